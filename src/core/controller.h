@@ -1,0 +1,19 @@
+/* The per-GPU control tick: what batond runs every epoch on real clocks and
+ * what the simulator runs on its virtual clock, unchanged.
+ *
+ *   1. learn each tenant's GPU seconds per frame k_i from the epoch's
+ *      gpu_busy_s / frames (EWMA, vGASA: "the proportional coefficient of
+ *      each game is calculated by the history FPS and GPU usage");
+ *   2. the policy sets references (ref_fps);
+ *   3. the PI loop turns each reference and the measured F_out into the
+ *      pacing target (target_fps): pinned tenants get fixed_fps, free ones 0.
+ *
+ * No I/O, no clock reads, no allocation: O(n) over the caller's array. */
+#pragma once
+
+#include "core/policy.h"
+
+void core_controller_tick(const struct core_policy *policy,
+			  const struct core_params *params,
+			  struct core_gpu *gpu, struct core_tenant *tenants,
+			  size_t n);

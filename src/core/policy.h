@@ -1,0 +1,80 @@
+/* Per-GPU pacing policies (vGASA Sec. 3.2, Algorithms 1-3) behind one small
+ * interface, so that later levers (caps, quality, harvesting) plug in the
+ * same way and the daemon runs exactly what the simulator ran.
+ *
+ * A policy only chooses each tenant's reference frame rate (ref_fps). The
+ * controller (controller.h) learns the per-tenant coefficients before the
+ * policy runs and turns references into pacing targets with the PI loop
+ * after it. Policies are pure: all state lives in the caller-allocated
+ * tenant array and struct core_gpu. */
+#pragma once
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "core/pi.h"
+
+/* Tunables shared by the policies; see core_params_default(). */
+struct core_params {
+	struct core_pi_gains pi;
+	double epoch_s;	    /* control period the driver ticks at (s) */
+	double sla_margin;  /* SA/FSA aim at sla * (1 + sla_margin) */
+	double util_target; /* ESA: fraction of the GPU to fill, (0, 1] */
+	double fsa_guard;   /* FSA: "below" means fps < sla * (1 + guard) */
+	double fsa_relax;   /* FSA: donors' references grow by this fraction
+			       per second while every tenant is safe */
+	double k_alpha;	    /* EWMA weight of a new GPU-seconds-per-frame
+			       sample, (0, 1] */
+};
+
+/* One tenant as the policy core sees it. The driver (simulator or daemon)
+ * fills the inputs each epoch; the core keeps its state here between ticks
+ * (a zeroed struct plus inputs is a fresh tenant); outputs are read back. */
+struct core_tenant {
+	/* inputs */
+	double sla_fps;	   /* criterion, > 0 */
+	double fixed_fps;  /* > 0: pinned rate, the policy leaves it alone */
+	double fps;	   /* F_out over the last epoch, <= 0 if unknown */
+	double gpu_busy_s; /* GPU time the tenant used in the last epoch */
+	uint32_t frames;   /* frames completed in the last epoch */
+
+	/* state kept by the core */
+	struct core_pi pi;
+	double k;	/* learned GPU seconds per frame (vGASA's k_i); 0 =
+			   unknown */
+	double ref_fps; /* the policy's reference; 0 = run free */
+
+	/* output */
+	double target_fps; /* pacing target for the shim; 0 = unpaced */
+};
+
+/* State of one GPU kept between ticks. */
+struct core_gpu {
+	double util;	     /* input: measured busy fraction, last epoch */
+	double common_fps;   /* ESA: last common reference (output) */
+	double safe_epochs;  /* FSA: consecutive epochs with no tenant below */
+};
+
+struct core_policy {
+	const char *name;
+	const char *summary; /* one line for --help and docs */
+	/* Sets every non-pinned tenant's ref_fps. Runs after the coefficients
+	 * (k) were updated for this epoch. */
+	void (*assign)(const struct core_params *p, struct core_gpu *gpu,
+		       struct core_tenant *t, size_t n);
+};
+
+extern const struct core_policy core_policy_none; /* every tenant free */
+extern const struct core_policy core_policy_sa;	  /* Algorithm 1 */
+extern const struct core_policy core_policy_fsa;  /* Algorithm 2 */
+extern const struct core_policy core_policy_esa;  /* Algorithm 3 */
+
+/* Defaults: vGASA's gains (kp 0.1, ki 0.05, clamp x4), 100 ms epoch, 1% SLA
+ * margin, 95% ESA utilization target, 5% FSA guard, 2%/s FSA relax,
+ * k_alpha 0.2. */
+struct core_params core_params_default(void);
+
+/* "none", "sa", "fsa", "esa"; NULL if unknown. */
+const struct core_policy *core_policy_find(const char *name);
+/* NULL-terminated list of every policy, for --help and --list. */
+const struct core_policy *const *core_policy_all(void);

@@ -1,0 +1,109 @@
+/* Scenario files: the GPU, the tenants, their SLA, the policy and its gains,
+ * the duration and the seed, in libconfig's text format (see
+ * docs/scenarios.md and scenarios/*.cfg). Errors name file, line and field. */
+#pragma once
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "core/policy.h"
+
+#define SIM_NAME_MAX 32
+
+enum sim_gpu_model {
+	/* Driver default: round robin in quanta among contexts with queued
+	 * work, a context-switch cost whenever the context changes. Every busy
+	 * tenant gets an equal slice, so a game with cheap frames runs far
+	 * above one with expensive frames (vGASA Fig. 1). */
+	SIM_GPU_TIMESLICE = 0,
+	/* Jobs run to completion in submission order. */
+	SIM_GPU_FCFS = 1,
+};
+
+struct sim_gpu_spec {
+	enum sim_gpu_model model;
+	double quantum_ms; /* time slice, timeslice model only */
+	double switch_us;  /* cost of switching between contexts */
+};
+
+enum sim_pacer_kind {
+	SIM_PACER_GRID = 0,	/* Baton: absolute deadline grid */
+	SIM_PACER_RELATIVE = 1, /* vGASA Eq. 1: relative sleep */
+};
+
+/* From at_s on, the tenant's mean costs change (a scene change). */
+struct sim_scene {
+	double at_s;
+	double cpu_ms;
+	double gpu_ms;
+};
+
+struct sim_tenant_spec {
+	char name[SIM_NAME_MAX];
+	double sla_fps;	  /* > 0 */
+	double fixed_fps; /* > 0: pinned rate (like baton run --fps) */
+	double cpu_ms;	  /* mean CPU time per frame (game logic) */
+	double gpu_ms;	  /* mean GPU execution time per frame */
+	double jitter;	  /* relative standard deviation of both costs */
+	struct sim_scene *scenes; /* sorted by at_s */
+	size_t n_scenes;
+	/* Trace-driven instead: per-frame costs read from a CSV file
+	 * (cpu_ms,gpu_ms per line), replayed in a loop. n_trace == 0: use the
+	 * parametric model above. */
+	double *trace_cpu_ms;
+	double *trace_gpu_ms;
+	size_t n_trace;
+	double start_s; /* joins at this time (default 0) */
+	double stop_s;	/* leaves at this time (0 = stays to the end) */
+	int max_in_flight; /* frames queued on the GPU before Present blocks
+			      (default 2); 0 = Present waits until the frame
+			      has finished on the GPU (vGASA's Flush) */
+	enum sim_pacer_kind pacer;
+	double sleep_granularity_ms; /* sleeps round up to this (0 = exact) */
+};
+
+/* A kp/ki pair to sweep (vGASA Fig. 8). */
+struct sim_gains {
+	double kp;
+	double ki;
+};
+
+struct sim_scenario {
+	char name[64];
+	char description[256];
+	double duration_s; /* simulated time, warm-up included */
+	double warmup_s;   /* left out of every figure */
+	uint64_t seed;
+	struct sim_gpu_spec gpu;
+	char policy[16]; /* "none", "sa", "fsa", "esa" */
+	struct core_params params;
+	struct sim_tenant_spec *tenants;
+	size_t n_tenants;
+	struct sim_gains *sweep; /* n_sweep > 0: run once per pair */
+	size_t n_sweep;
+};
+
+struct sim_error {
+	char file[256];	 /* the scenario file, or "<builtin NAME>" */
+	int line;	 /* 0 if unknown */
+	char field[96];	 /* e.g. "tenants.[1].gpu_ms"; empty if none */
+	char msg[256];
+};
+
+/* Formats "FILE:LINE: FIELD: MSG" (parts that are unknown left out). */
+void sim_error_format(const struct sim_error *err, char *buf, size_t len);
+
+/* Parses text. origin names it in errors; trace paths are resolved relative
+ * to base_dir (NULL: the current directory). On failure *out is left zeroed
+ * and err says why. */
+bool sim_scenario_parse(const char *text, const char *origin,
+			const char *base_dir, struct sim_scenario *out,
+			struct sim_error *err);
+/* Reads and parses a file; trace paths relative to the file's folder. */
+bool sim_scenario_load_file(const char *path, struct sim_scenario *out,
+			    struct sim_error *err);
+/* A built-in name (see builtin.h) or a file path. */
+bool sim_scenario_load(const char *name_or_path, struct sim_scenario *out,
+		       struct sim_error *err);
+void sim_scenario_finish(struct sim_scenario *sc);

@@ -1,0 +1,48 @@
+/* The discrete-event simulator: games on one shared GPU, driven by the same
+ * src/core controller tick the daemon runs, on a virtual clock. */
+#pragma once
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "sim/scenario.h"
+
+struct sim_tenant_result {
+	char name[SIM_NAME_MAX];
+	double sla_fps;
+	/* Over the measured time (after warm-up): */
+	double fps_mean;      /* frames / measured seconds */
+	double fps_p1;	      /* 1st percentile of per-second FPS */
+	double frame_ms_p99;  /* 99th percentile frame interval */
+	double below_sla_pct; /* % of one-second windows under sla_fps */
+	double gpu_share;     /* fraction of GPU time used, 0..1 */
+	/* Per one-second window over the whole run, warm-up included, for
+	 * plots: frames displayed, and the pacing target at the window's end
+	 * (0 = unpaced). n_secs entries each. */
+	double *fps_per_s;
+	double *target_per_s;
+	size_t n_secs;
+};
+
+struct sim_result {
+	char policy[16];
+	double gpu_util; /* busy fraction over the measured time, 0..1 */
+	double *util_per_s; /* per one-second window, whole run */
+	size_t n_secs;
+	double warmup_s;
+	double duration_s;
+	struct sim_tenant_result *tenants;
+	size_t n_tenants;
+	uint64_t events; /* events processed, for the throughput benchmark */
+};
+
+/* Runs the scenario as given (policy, seed, duration, gains from *sc). On
+ * failure (out of memory, nothing to simulate) returns false with err set. */
+bool sim_run(const struct sim_scenario *sc, struct sim_result *out,
+	     struct sim_error *err);
+void sim_result_finish(struct sim_result *r);
+
+/* Percentile with linear interpolation between closest ranks (numpy's
+ * default), p in [0, 100]. Sorts v in place. 0 for n == 0. */
+double sim_percentile(double *v, size_t n, double p);
