@@ -14,6 +14,6 @@
 #include "core/policy.h"
 
 void core_controller_tick(const struct core_policy *policy,
-			  const struct core_params *params,
-			  struct core_gpu *gpu, struct core_tenant *tenants,
-			  size_t n);
+                          const struct core_params *params,
+                          struct core_gpu *gpu, struct core_tenant *tenants,
+                          size_t n);

@@ -20,7 +20,7 @@ double core_pacing_sleep_relative(double fps, double cpu_s, double gpu_s);
 /* Caller-allocated; a zeroed struct is an unanchored pacer. */
 struct core_pacer {
 	int64_t deadline_ns; /* when the last paced frame should display */
-	bool anchored;	     /* deadline_ns is valid */
+	bool anchored;       /* deadline_ns is valid */
 };
 
 void core_pacer_reset(struct core_pacer *p);
@@ -32,4 +32,4 @@ void core_pacer_reset(struct core_pacer *p);
  * frame, and every late one, anchors the grid at now_ns + gpu_pred_ns and
  * returns now_ns. */
 int64_t core_pacer_next_wake(struct core_pacer *p, int64_t now_ns,
-			     int64_t period_ns, int64_t gpu_pred_ns);
+                             int64_t period_ns, int64_t gpu_pred_ns);

@@ -21,8 +21,8 @@
 #include <stdbool.h>
 
 struct core_pi_gains {
-	double kp;	  /* proportional gain; vGASA settles on 0.1 */
-	double ki;	  /* integral gain; vGASA settles on 0.05 */
+	double kp;        /* proportional gain; vGASA settles on 0.1 */
+	double ki;        /* integral gain; vGASA settles on 0.05 */
 	double max_ratio; /* output clamp around the reference, > 1 (e.g. 4) */
 };
 
@@ -30,7 +30,7 @@ struct core_pi_gains {
 struct core_pi {
 	double integral; /* I_k, sum of log errors */
 	double last_out; /* last control input F, in FPS (0 before the first) */
-	bool saturated;	 /* last output was clamped */
+	bool saturated;  /* last output was clamped */
 };
 
 /* The gains vGASA settles on: kp = 0.1, ki = 0.05, max_ratio = 4. */
@@ -47,4 +47,4 @@ double core_pi_pole(const struct core_pi_gains *g);
  * feed-forward plus the current integral term. Returns the control input F
  * in FPS, which the pacer turns into a frame period. */
 double core_pi_update(struct core_pi *pi, const struct core_pi_gains *g,
-		      double ref_fps, double measured_fps);
+                      double ref_fps, double measured_fps);

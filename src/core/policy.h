@@ -17,14 +17,16 @@
 /* Tunables shared by the policies; see core_params_default(). */
 struct core_params {
 	struct core_pi_gains pi;
-	double epoch_s;	    /* control period the driver ticks at (s) */
+	double epoch_s;     /* control period the driver ticks at (s) */
 	double sla_margin;  /* SA/FSA aim at sla * (1 + sla_margin) */
 	double util_target; /* ESA: fraction of the GPU to fill, (0, 1] */
 	double fsa_guard;   /* FSA: "below" means fps < sla * (1 + guard) */
 	double fsa_relax;   /* FSA: donors' references grow by this fraction
-			       per second while every tenant is safe */
-	double k_alpha;	    /* EWMA weight of a new GPU-seconds-per-frame
-			       sample, (0, 1] */
+	                       per second while every tenant is safe */
+	double fsa_hold_s;  /* FSA: after a reallocation, wait this long for
+	                       it to show in the measurements before the next */
+	double k_alpha;     /* EWMA weight of a new GPU-seconds-per-frame
+	                       sample, (0, 1] */
 };
 
 /* One tenant as the policy core sees it. The driver (simulator or daemon)
@@ -32,16 +34,16 @@ struct core_params {
  * (a zeroed struct plus inputs is a fresh tenant); outputs are read back. */
 struct core_tenant {
 	/* inputs */
-	double sla_fps;	   /* criterion, > 0 */
+	double sla_fps;    /* criterion, > 0 */
 	double fixed_fps;  /* > 0: pinned rate, the policy leaves it alone */
-	double fps;	   /* F_out over the last epoch, <= 0 if unknown */
+	double fps;        /* F_out over the last epoch, <= 0 if unknown */
 	double gpu_busy_s; /* GPU time the tenant used in the last epoch */
 	uint32_t frames;   /* frames completed in the last epoch */
 
 	/* state kept by the core */
 	struct core_pi pi;
-	double k;	/* learned GPU seconds per frame (vGASA's k_i); 0 =
-			   unknown */
+	double k;       /* learned GPU seconds per frame (vGASA's k_i); 0 =
+	                   unknown */
 	double ref_fps; /* the policy's reference; 0 = run free */
 
 	/* output */
@@ -50,9 +52,9 @@ struct core_tenant {
 
 /* State of one GPU kept between ticks. */
 struct core_gpu {
-	double util;	     /* input: measured busy fraction, last epoch */
-	double common_fps;   /* ESA: last common reference (output) */
-	double safe_epochs;  /* FSA: consecutive epochs with no tenant below */
+	double util;       /* input: measured busy fraction, last epoch */
+	double common_fps; /* ESA: last common reference (output) */
+	double fsa_hold_s; /* FSA: time left before the next reallocation */
 };
 
 struct core_policy {
@@ -61,17 +63,17 @@ struct core_policy {
 	/* Sets every non-pinned tenant's ref_fps. Runs after the coefficients
 	 * (k) were updated for this epoch. */
 	void (*assign)(const struct core_params *p, struct core_gpu *gpu,
-		       struct core_tenant *t, size_t n);
+	               struct core_tenant *t, size_t n);
 };
 
 extern const struct core_policy core_policy_none; /* every tenant free */
-extern const struct core_policy core_policy_sa;	  /* Algorithm 1 */
+extern const struct core_policy core_policy_sa;   /* Algorithm 1 */
 extern const struct core_policy core_policy_fsa;  /* Algorithm 2 */
 extern const struct core_policy core_policy_esa;  /* Algorithm 3 */
 
 /* Defaults: vGASA's gains (kp 0.1, ki 0.05, clamp x4), 100 ms epoch, 1% SLA
- * margin, 95% ESA utilization target, 5% FSA guard, 2%/s FSA relax,
- * k_alpha 0.2. */
+ * margin, 95% ESA utilization target, 5% FSA guard, 2%/s FSA relax, 0.5 s
+ * FSA hold, k_alpha 0.2. */
 struct core_params core_params_default(void);
 
 /* "none", "sa", "fsa", "esa"; NULL if unknown. */

@@ -1,0 +1,53 @@
+#include "core/policy.h"
+
+#include <string.h>
+
+struct core_params core_params_default(void)
+{
+	return (struct core_params){
+	    .pi = core_pi_default_gains(),
+	    .epoch_s = 0.1,
+	    .sla_margin = 0.01,
+	    .util_target = 0.95,
+	    .fsa_guard = 0.05,
+	    .fsa_relax = 0.02,
+	    .fsa_hold_s = 0.5,
+	    .k_alpha = 0.2,
+	};
+}
+
+static void assign_none(const struct core_params *p, struct core_gpu *gpu,
+                        struct core_tenant *t, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		t[i].ref_fps = 0.0;
+}
+
+const struct core_policy core_policy_none = {
+    .name = "none",
+    .summary = "no pacing: every game runs free (the driver's default)",
+    .assign = assign_none,
+};
+
+static const struct core_policy *const all_policies[] = {
+    &core_policy_none,
+    &core_policy_sa,
+    &core_policy_fsa,
+    &core_policy_esa,
+    NULL,
+};
+
+const struct core_policy *const *core_policy_all(void)
+{
+	return all_policies;
+}
+
+const struct core_policy *core_policy_find(const char *name)
+{
+	if (!name)
+		return NULL;
+	for (size_t i = 0; all_policies[i]; i++)
+		if (strcmp(all_policies[i]->name, name) == 0)
+			return all_policies[i];
+	return NULL;
+}

@@ -1,0 +1,89 @@
+/* Fair SLA-Aware scheduling, vGASA Algorithm 2: games above the criterion
+ * give up GPU share, in equal parts, to the games below it.
+ *
+ * Per epoch:
+ * - a tenant is "below" when its F_out is under sla * (1 + sla_margin); it
+ *   runs free and needs k_i * (floor_i - F_out_i) more of the GPU to reach
+ *   its floor, floor_i = sla_i * (1 + fsa_guard) (CalcGPUResource);
+ * - the needs add up and are split evenly over the n donors, the tenants
+ *   above their floor: donor j gives need / n, so its reference becomes
+ *   F_out_j - (need / n) / k_j (calcFPS, the reverse of CalcGPUResource),
+ *   but never less than its floor: FSA never pushes a donor under the
+ *   criterion;
+ * - a reallocation needs a few frames to show in F_out, so the next one
+ *   waits fsa_hold_s;
+ * - while no tenant is below, the donors' references grow by fsa_relax per
+ *   second, so the share they gave is taken back once it is not needed, and
+ *   a reference that no longer binds (well above what the donor achieves)
+ *   is dropped: the donor runs free again.
+ *
+ * The gap between the detection level (sla_margin) and the donors' floor
+ * (fsa_guard) keeps a donor held at its floor from being taken for a game
+ * in need because of measurement noise. */
+#include "core/policy.h"
+
+static bool is_below(const struct core_params *p, const struct core_tenant *t)
+{
+	return t->fps > 0.0 && t->fps < t->sla_fps * (1.0 + p->sla_margin);
+}
+
+static double floor_fps(const struct core_params *p,
+                        const struct core_tenant *t)
+{
+	return t->sla_fps * (1.0 + p->fsa_guard);
+}
+
+static void assign_fsa(const struct core_params *p, struct core_gpu *gpu,
+                       struct core_tenant *t, size_t n)
+{
+	if (gpu->fsa_hold_s > 0.0)
+		gpu->fsa_hold_s -= p->epoch_s;
+
+	double need = 0.0;
+	size_t below = 0, donors = 0;
+	for (size_t i = 0; i < n; i++) {
+		if (t[i].fixed_fps > 0.0)
+			continue;
+		if (is_below(p, &t[i])) {
+			below++;
+			t[i].ref_fps = 0.0;
+			need += t[i].k * (floor_fps(p, &t[i]) - t[i].fps);
+		} else if (t[i].fps > floor_fps(p, &t[i]) && t[i].k > 0.0) {
+			donors++;
+		}
+	}
+
+	if (below > 0) {
+		if (gpu->fsa_hold_s > 0.0 || donors == 0 || !(need > 0.0))
+			return;
+		double give = need / (double)donors;
+		for (size_t i = 0; i < n; i++) {
+			struct core_tenant *d = &t[i];
+			if (d->fixed_fps > 0.0 || is_below(p, d) ||
+			    !(d->fps > floor_fps(p, d)) || !(d->k > 0.0))
+				continue;
+			double want = d->fps - give / d->k;
+			double fl = floor_fps(p, d);
+			d->ref_fps = want > fl ? want : fl;
+		}
+		gpu->fsa_hold_s = p->fsa_hold_s;
+		return;
+	}
+
+	for (size_t i = 0; i < n; i++) {
+		struct core_tenant *d = &t[i];
+		if (d->fixed_fps > 0.0 || !(d->ref_fps > 0.0))
+			continue;
+		d->ref_fps *= 1.0 + p->fsa_relax * p->epoch_s;
+		if (d->fps > 0.0 &&
+		    d->ref_fps > d->fps * (1.0 + 2.0 * p->fsa_guard))
+			d->ref_fps = 0.0;
+	}
+}
+
+const struct core_policy core_policy_fsa = {
+    .name = "fsa",
+    .summary = "fair SLA-aware (vGASA Alg. 2): games above the SLA give "
+               "GPU share, evenly, to those below",
+    .assign = assign_fsa,
+};

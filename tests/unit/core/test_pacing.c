@@ -1,0 +1,113 @@
+/* Pacing math (vGASA Eq. 1 and Baton's deadline grid) and the GPU-time
+ * predictor. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include "core/pacing.h"
+#include "core/predictor.h"
+
+#define MS 1000000LL
+
+static void test_relative_sleep_is_eq1(void **state)
+{
+	(void)state;
+	/* 1000/30 - 12 - 9 ms */
+	assert_float_equal(core_pacing_sleep_relative(30.0, 0.012, 0.009),
+	                   1.0 / 30.0 - 0.021, 1e-12);
+	assert_float_equal(core_pacing_sleep_relative(30.0, 0.030, 0.009), 0.0,
+	                   0.0);
+	assert_float_equal(core_pacing_sleep_relative(0.0, 0.001, 0.001), 0.0,
+	                   0.0);
+}
+
+static void test_grid_holds_the_rate_despite_overshoot(void **state)
+{
+	(void)state;
+	struct core_pacer p = {0};
+	const int64_t period = 20 * MS, gpu = 3 * MS;
+	int64_t now = 0, first_display = 0, display = 0;
+	for (int k = 0; k < 100; k++) {
+		now += 5 * MS; /* CPU work */
+		int64_t wake = core_pacer_next_wake(&p, now, period, gpu);
+		assert_true(wake >= now);
+		now = wake + 400000; /* every sleep overshoots by 0.4 ms */
+		display = p.deadline_ns;
+		if (k == 0)
+			first_display = display;
+	}
+	/* 99 periods later, exactly: the overshoot did not accumulate */
+	assert_int_equal(display - first_display, 99 * period);
+}
+
+static void test_late_frame_reanchors_without_burst(void **state)
+{
+	(void)state;
+	struct core_pacer p = {0};
+	const int64_t period = 20 * MS;
+	int64_t now = 0;
+	core_pacer_next_wake(&p, now, period, 0);
+	now = 20 * MS;
+	assert_int_equal(core_pacer_next_wake(&p, now, period, 0), 20 * MS);
+	/* a 55 ms hitch: late, so no sleep and the grid moves to now */
+	now = 95 * MS;
+	assert_int_equal(core_pacer_next_wake(&p, now, period, 0), now);
+	assert_int_equal(p.deadline_ns, 95 * MS);
+	/* the next frame is a full period later, not an instant catch-up */
+	now = 96 * MS;
+	assert_int_equal(core_pacer_next_wake(&p, now, period, 0), 115 * MS);
+}
+
+static void test_unpaced_passes_through(void **state)
+{
+	(void)state;
+	struct core_pacer p = {0};
+	core_pacer_next_wake(&p, 0, 10 * MS, 0);
+	assert_int_equal(core_pacer_next_wake(&p, 7 * MS, 0, 0), 7 * MS);
+	assert_false(p.anchored);
+}
+
+static void test_predictor_ignores_a_spike(void **state)
+{
+	(void)state;
+	struct core_predictor p = {0};
+	assert_float_equal(core_predictor_predict(&p), 0.0, 0.0);
+	for (int i = 0; i < 10; i++)
+		core_predictor_add(&p, 0.010);
+	core_predictor_add(&p, 0.250); /* one shader-compile hitch */
+	assert_float_equal(core_predictor_predict(&p), 0.010, 1e-12);
+	/* a lasting change wins within half a window */
+	for (int i = 0; i < 4; i++)
+		core_predictor_add(&p, 0.020);
+	assert_float_equal(core_predictor_predict(&p), 0.020, 1e-12);
+	/* junk is ignored */
+	core_predictor_add(&p, -1.0);
+	core_predictor_add(&p, 1.0 / 0.0);
+	assert_int_equal(p.n, CORE_PREDICTOR_WINDOW);
+}
+
+static void test_predictor_even_count_median(void **state)
+{
+	(void)state;
+	struct core_predictor p = {0};
+	core_predictor_add(&p, 4.0);
+	core_predictor_add(&p, 1.0);
+	core_predictor_add(&p, 3.0);
+	core_predictor_add(&p, 2.0);
+	assert_float_equal(core_predictor_predict(&p), 2.5, 1e-12);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test(test_relative_sleep_is_eq1),
+	    cmocka_unit_test(test_grid_holds_the_rate_despite_overshoot),
+	    cmocka_unit_test(test_late_frame_reanchors_without_burst),
+	    cmocka_unit_test(test_unpaced_passes_through),
+	    cmocka_unit_test(test_predictor_ignores_a_spike),
+	    cmocka_unit_test(test_predictor_even_count_median),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,170 @@
+/* SA, FSA and ESA reference assignment (vGASA Algorithms 1-3). */
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <cmocka.h>
+
+#include "core/policy.h"
+
+static struct core_tenant tenant(double sla, double fps, double k)
+{
+	return (struct core_tenant){.sla_fps = sla, .fps = fps, .k = k};
+}
+
+static void test_find(void **state)
+{
+	(void)state;
+	assert_ptr_equal(core_policy_find("sa"), &core_policy_sa);
+	assert_ptr_equal(core_policy_find("fsa"), &core_policy_fsa);
+	assert_ptr_equal(core_policy_find("esa"), &core_policy_esa);
+	assert_ptr_equal(core_policy_find("none"), &core_policy_none);
+	assert_null(core_policy_find("SA"));
+	assert_null(core_policy_find(NULL));
+	size_t n = 0;
+	for (const struct core_policy *const *p = core_policy_all(); *p; p++)
+		n++;
+	assert_int_equal(n, 4);
+}
+
+static void test_sa_reference_is_the_criterion(void **state)
+{
+	(void)state;
+	struct core_params p = core_params_default();
+	struct core_gpu gpu = {0};
+	struct core_tenant t[2] = {tenant(30, 80, 0.005), tenant(60, 20, 0.02)};
+	core_policy_sa.assign(&p, &gpu, t, 2);
+	assert_float_equal(t[0].ref_fps, 30.0 * (1 + p.sla_margin), 1e-12);
+	assert_float_equal(t[1].ref_fps, 60.0 * (1 + p.sla_margin), 1e-12);
+}
+
+static void test_esa_common_reference_fills_the_gpu(void **state)
+{
+	(void)state;
+	struct core_params p = core_params_default();
+	p.util_target = 1.0;
+	struct core_gpu gpu = {0};
+	/* vGASA's example shape: F = 1 / sum k_i */
+	struct core_tenant t[3] = {tenant(30, 25, 0.0125),
+	                           tenant(30, 40, 0.0085),
+	                           tenant(30, 70, 0.006)};
+	core_policy_esa.assign(&p, &gpu, t, 3);
+	double F = 1.0 / (0.0125 + 0.0085 + 0.006);
+	double used = 0.0;
+	for (int i = 0; i < 3; i++) {
+		assert_float_equal(t[i].ref_fps, F, 1e-9);
+		used += t[i].k * t[i].ref_fps; /* g_i = k_i * F */
+	}
+	assert_float_equal(used, 1.0, 1e-12);
+	assert_float_equal(gpu.common_fps, F, 1e-9);
+
+	/* a utilization target below 100% scales the common rate */
+	p.util_target = 0.9;
+	core_policy_esa.assign(&p, &gpu, t, 3);
+	assert_float_equal(t[0].ref_fps, 0.9 * F, 1e-9);
+
+	/* a pinned tenant's share comes off the budget first */
+	t[2].fixed_fps = 50.0;
+	core_policy_esa.assign(&p, &gpu, t, 3);
+	double F2 = (0.9 - 0.006 * 50.0) / (0.0125 + 0.0085);
+	assert_float_equal(t[0].ref_fps, F2, 1e-9);
+	assert_float_equal(t[1].ref_fps, F2, 1e-9);
+
+	/* until every game has a coefficient there is no common rate */
+	t[1].k = 0.0;
+	core_policy_esa.assign(&p, &gpu, t, 3);
+	assert_float_equal(t[0].ref_fps, 0.0, 0.0);
+}
+
+static void test_fsa_moves_share_to_the_game_below(void **state)
+{
+	(void)state;
+	struct core_params p = core_params_default();
+	struct core_gpu gpu = {0};
+	struct core_tenant t[3] = {tenant(30, 26, 0.0125),
+	                           tenant(30, 40, 0.0085),
+	                           tenant(30, 70, 0.006)};
+	core_policy_fsa.assign(&p, &gpu, t, 3);
+	/* the game below runs free and needs k * (floor - fps) */
+	assert_float_equal(t[0].ref_fps, 0.0, 0.0);
+	double floor = 30 * (1 + p.fsa_guard);
+	double need = 0.0125 * (floor - 26);
+	/* each donor gives half, at its own k */
+	assert_float_equal(t[1].ref_fps, 40 - need / 2 / 0.0085, 1e-9);
+	assert_float_equal(t[2].ref_fps, 70 - need / 2 / 0.006, 1e-9);
+	/* and the GPU share given adds up to the need */
+	double given =
+	    0.0085 * (40 - t[1].ref_fps) + 0.006 * (70 - t[2].ref_fps);
+	assert_float_equal(given, need, 1e-12);
+	/* the next reallocation waits for the hold */
+	double before = t[1].ref_fps;
+	t[0].fps = 27;
+	core_policy_fsa.assign(&p, &gpu, t, 3);
+	assert_float_equal(t[1].ref_fps, before, 0.0);
+}
+
+/* Property: whatever the mix, no donor's reference is put under its floor
+ * (which is above the criterion). */
+static void test_fsa_never_pushes_a_donor_under_the_criterion(void **state)
+{
+	(void)state;
+	struct core_params p = core_params_default();
+	srand(7);
+	for (int round = 0; round < 2000; round++) {
+		struct core_gpu gpu = {0};
+		struct core_tenant t[6];
+		int n = 2 + rand() % 5;
+		for (int i = 0; i < n; i++) {
+			double sla = 30 + 30 * (rand() % 2);
+			t[i] = tenant(sla, 5 + rand() % 150,
+			              0.001 + 0.02 * rand() / (double)RAND_MAX);
+		}
+		core_policy_fsa.assign(&p, &gpu, t, (size_t)n);
+		for (int i = 0; i < n; i++) {
+			if (t[i].ref_fps > 0.0)
+				assert_true(t[i].ref_fps >= t[i].sla_fps);
+		}
+	}
+}
+
+static void test_fsa_gives_back_when_nobody_needs(void **state)
+{
+	(void)state;
+	struct core_params p = core_params_default();
+	struct core_gpu gpu = {0};
+	struct core_tenant d = tenant(30, 40, 0.01);
+	d.ref_fps = 40;
+	core_policy_fsa.assign(&p, &gpu, &d, 1);
+	assert_float_equal(d.ref_fps, 40 * (1 + p.fsa_relax * p.epoch_s), 1e-9);
+	/* a reference far above what it achieves no longer binds: free */
+	d.ref_fps = 50;
+	core_policy_fsa.assign(&p, &gpu, &d, 1);
+	assert_float_equal(d.ref_fps, 0.0, 0.0);
+}
+
+static void test_none_frees_everyone(void **state)
+{
+	(void)state;
+	struct core_params p = core_params_default();
+	struct core_gpu gpu = {0};
+	struct core_tenant t = tenant(30, 20, 0.01);
+	t.ref_fps = 33;
+	core_policy_none.assign(&p, &gpu, &t, 1);
+	assert_float_equal(t.ref_fps, 0.0, 0.0);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test(test_find),
+	    cmocka_unit_test(test_sa_reference_is_the_criterion),
+	    cmocka_unit_test(test_esa_common_reference_fills_the_gpu),
+	    cmocka_unit_test(test_fsa_moves_share_to_the_game_below),
+	    cmocka_unit_test(test_fsa_never_pushes_a_donor_under_the_criterion),
+	    cmocka_unit_test(test_fsa_gives_back_when_nobody_needs),
+	    cmocka_unit_test(test_none_frees_everyone),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
