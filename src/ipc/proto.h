@@ -1,0 +1,41 @@
+/* The control plane: a Unix stream socket, one JSON object per line (at most
+ * BATON_MSG_MAX bytes including the newline), protocol BATON_PROTO_VERSION.
+ *
+ * Every connection starts with a hello; the daemon answers welcome or error:
+ *
+ *   shim  -> {"type":"hello","version":1,"role":"tenant","name":"glxgears",
+ *             "sla_fps":45,"fixed_fps":0,"api":"gl"}   + SCM_RIGHTS memfd
+ *   batond-> {"type":"welcome","version":1,"id":7}
+ *   cli   -> {"type":"hello","version":1,"role":"client"}
+ *   batond-> {"type":"welcome","version":1}
+ *
+ * sla_fps 0 means "the daemon's default SLA". A tenant may then change its
+ * own registration on its own connection ({"type":"set","sla_fps":N} or
+ * "fixed_fps"); clients whose peer uid is the daemon's, or who are in its
+ * group, may send admin requests:
+ *
+ *   {"type":"status"}                       -> {"type":"status", ...}
+ *   {"type":"set","name":"x","fixed_fps":N} -> {"type":"ok"}
+ *   {"type":"set","name":"x","sla_fps":N}   -> {"type":"ok"}
+ *   {"type":"policy","name":"esa"}          -> {"type":"ok"}
+ *
+ * Any failure is answered {"type":"error","code":"...","message":"..."}
+ * (codes below); a malformed, oversized or wrong-version message ends that
+ * connection only. The status reply:
+ *
+ *   {"type":"status","policy":"sa","gpu_util":0.62,"tenants":[{"name":...,
+ *    "pid":1234,"sla_fps":30,"target_fps":30.3,"fps":30.2,
+ *    "frame_ms_p99":34.1,"gpu_share":0.21,"below_sla_s":0}]}
+ */
+#pragma once
+
+#define BATON_PROTO_VERSION 1
+#define BATON_MSG_MAX 4096
+
+/* error codes */
+#define BATON_ERR_PROTOCOL "protocol"	/* malformed, oversized, no hello */
+#define BATON_ERR_VERSION "version"	/* unsupported protocol version */
+#define BATON_ERR_DENIED "denied"	/* peer may not do that */
+#define BATON_ERR_NOT_FOUND "not_found" /* no tenant of that name */
+#define BATON_ERR_INVALID "invalid"	/* a field is missing or out of range */
+#define BATON_ERR_SHM "shm"		/* the memfd failed validation */

@@ -1,0 +1,47 @@
+/* The API-neutral half of the shim: what the OpenGL preload and the Vulkan
+ * layer both call at Present. Everything here runs inside someone else's
+ * game, so (ARCHITECTURE.md, "the frame path is sacred"):
+ * - per frame: read the control block, predict, maybe sleep, write one ring
+ *   record; no locks, no allocation, no syscalls beyond clock reads and the
+ *   sleep;
+ * - libc, libdl and libpthread only; every symbol hidden except the hooks;
+ *   silent unless BATON_LOG asks;
+ * - fail open: no daemon means free running (or BATON_FPS); a daemon that
+ *   dies leaves the last target in force; registration and reconnection
+ *   happen on a background thread and never block a frame.
+ *
+ * Environment (read once, at the first Present):
+ *   BATON_FPS=N        pin N FPS locally; works with no daemon at all
+ *   BATON_SLA=N        SLA to register with batond (0/unset: its default)
+ *   BATON_NAME=S       tenant name (default: the program's name)
+ *   BATON_SOCKET=PATH  the daemon's socket (default: see ipc/socket_path.h)
+ *   BATON_DISABLE=1    do nothing at all
+ *   BATON_LOG=LEVEL    error|warn|info|debug, to stderr
+ */
+#pragma once
+
+#include <stdbool.h>
+#include <stdint.h>
+
+enum shim_api {
+	SHIM_API_GL = 0,
+	SHIM_API_VULKAN = 1,
+};
+
+/* Called by a front-end right before it calls the real Present. The first
+ * call sets the shim up and registers the process (so launchers that only
+ * inherit the preload never become tenants). Paces: returns after the sleep.
+ * Returns the frame's sequence number (1, 2, ...), or 0 if the shim is
+ * disabled, in which case shim_frame_end must not be called. */
+uint64_t shim_frame_begin(enum shim_api api);
+
+/* Called right after the real Present returns; writes the ring record. */
+void shim_frame_end(uint64_t frame);
+
+/* A GPU-time measurement for an earlier frame, from the front-end's
+ * timestamp queries or fence waiter. Safe from any thread, lock-free: the
+ * latest report wins and is picked up by the next frame. */
+void shim_gpu_time(uint64_t frame, int64_t gpu_ns, bool from_fence);
+
+/* CLOCK_MONOTONIC in nanoseconds. */
+int64_t shim_now_ns(void);
