@@ -1,6 +1,6 @@
 /* Scenario files: the GPU, the tenants, their SLA, the policy and its gains,
  * the duration and the seed, in libconfig's text format (see
- * docs/scenarios.md and scenarios/*.cfg). Errors name file, line and field. */
+ * docs/scenarios.md and scenarios/NAME.cfg). Errors name file, line and field. */
 #pragma once
 
 #include <stdbool.h>
