@@ -31,10 +31,12 @@ double core_pi_update(struct core_pi *pi, const struct core_pi_gains *g,
 	double log_ref = log(ref_fps);
 	double lo = log_ref - log(ratio), hi = log_ref + log(ratio);
 
+	/* Error in the log domain, against what the last command aimed at
+	 * (see pi.h). No previous step, no measurement: no error. */
 	double e = 0.0;
-	bool measured = measured_fps > 0.0 && isfinite(measured_fps);
-	if (measured)
-		e = log_ref - log(measured_fps); /* error in the log domain */
+	if (pi->last_ref > 0.0 && measured_fps > 0.0 && isfinite(measured_fps))
+		e = log(pi->last_ref) - log(measured_fps);
+	pi->last_ref = ref_fps;
 
 	/* Eq. 3 in positional form, I_k = I_{k-1} + e_k, with the reference
 	 * fed forward (see pi.h). */

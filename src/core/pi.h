@@ -13,6 +13,14 @@
  * only removes what the pacer alone gets wrong (timer overshoot, contention,
  * missed deadlines).
  *
+ * The measurement of step k is the plant's answer to the command of step
+ * k-1, so the error is taken against the reference that command aimed at:
+ * e_k = ln r_{k-1} - ln F_out. For a constant reference this is vGASA's
+ * error; when the policy moves the reference (FSA, ESA, or a new tenant that
+ * was running free) it keeps the step from being mistaken for a plant error
+ * and wound into the integral. The first step after a reset has no previous
+ * reference and uses the feed-forward alone.
+ *
  * The output is clamped to [r / max_ratio, r * max_ratio]. Anti-windup by
  * conditional integration: a step whose output saturates does not grow the
  * integral further in the saturated direction. */
@@ -29,6 +37,7 @@ struct core_pi_gains {
 /* Caller-allocated; a zeroed struct is a fresh controller. */
 struct core_pi {
 	double integral; /* I_k, sum of log errors */
+	double last_ref; /* reference of the previous step (0 before one) */
 	double last_out; /* last control input F, in FPS (0 before the first) */
 	bool saturated;  /* last output was clamped */
 };
@@ -44,7 +53,8 @@ double core_pi_pole(const struct core_pi_gains *g);
 /* One controller step. ref_fps > 0 is the reference r, measured_fps the
  * achieved rate F_out of the last step. measured_fps <= 0 means "no
  * measurement": the integral is left alone and the output is the
- * feed-forward plus the current integral term. Returns the control input F
+ * feed-forward plus the current integral term. ref_fps <= 0 resets the
+ * controller and returns 0. Returns the control input F
  * in FPS, which the pacer turns into a frame period. */
 double core_pi_update(struct core_pi *pi, const struct core_pi_gains *g,
                       double ref_fps, double measured_fps);

@@ -16,3 +16,6 @@ uint64_t sim_rng_next(struct sim_rng *r);
 double sim_rng_uniform(struct sim_rng *r);
 /* Standard normal (Box-Muller). */
 double sim_rng_normal(struct sim_rng *r);
+/* Two independent standard normals from one Box-Muller step: half the
+ * cost of two sim_rng_normal() calls. */
+void sim_rng_normal_pair(struct sim_rng *r, double *z0, double *z1);

@@ -104,6 +104,25 @@ static void test_feed_forward_without_measurement(void **state)
 	assert_float_equal(core_pi_update(&pi, &g, 0.0, 30.0), 0.0, 0.0);
 }
 
+/* A reference step (FSA or ESA moving a game, or a game that was running
+ * free) is not a plant error: with a plant that does what it is told, the
+ * output follows the reference at once and nothing winds up. */
+static void test_reference_step_is_not_an_error(void **state)
+{
+	(void)state;
+	struct core_pi_gains g = core_pi_default_gains();
+	struct core_pi pi = {0};
+	double cmd = core_pi_update(&pi, &g, 60.0, 320.0); /* was free */
+	assert_float_equal(cmd, 60.0, 1e-9);
+	for (int k = 0; k < 10; k++)
+		cmd = core_pi_update(&pi, &g, 60.0, cmd);
+	cmd = core_pi_update(&pi, &g, 30.0, cmd); /* step down */
+	assert_float_equal(cmd, 30.0, 1e-9);
+	cmd = core_pi_update(&pi, &g, 30.0, cmd);
+	assert_float_equal(cmd, 30.0, 1e-9);
+	assert_float_equal(pi.integral, 0.0, 1e-12);
+}
+
 static void test_clamp_and_anti_windup(void **state)
 {
 	(void)state;
@@ -144,6 +163,7 @@ int main(void)
 	    cmocka_unit_test(test_proportional_only_leaves_steady_state_error),
 	    cmocka_unit_test(test_delayed_loop_converges_to_reference),
 	    cmocka_unit_test(test_feed_forward_without_measurement),
+	    cmocka_unit_test(test_reference_step_is_not_an_error),
 	    cmocka_unit_test(test_clamp_and_anti_windup),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

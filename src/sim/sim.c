@@ -1,0 +1,397 @@
+/* The discrete-event engine: games, one GPU and the control tick on a
+ * virtual clock in nanoseconds.
+ *
+ * Every pending event is one of: a game's end of CPU phase, a game's end of
+ * pacing sleep (Present), the GPU's end of segment, the controller's tick.
+ * Each game and the GPU have at most one pending at a time, so the heap
+ * holds at most n + 2 events and nothing is ever cancelled. Per event the
+ * work is a heap operation and O(1) bookkeeping; only the tick is O(n).
+ *
+ * The controller is the one batond runs (core_controller_tick), fed what the
+ * shim would report, so a policy behaves here as it does for real. */
+#include "sim/sim.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "core/controller.h"
+#include "sim/game.h"
+#include "sim/gpu.h"
+#include "sim/heap.h"
+#include "sim/metrics.h"
+#include "sim/validate.h"
+
+enum sim_event_kind {
+	EV_CPU_DONE, /* target: tenant */
+	EV_PRESENT,  /* target: tenant; its pacing sleep is over */
+	EV_GPU,      /* the GPU's current segment ends */
+	EV_TICK,     /* the controller's epoch ends */
+};
+
+struct sim {
+	const struct sim_scenario *sc;
+	const struct core_policy *policy;
+	struct sim_heap heap;
+	struct sim_gpu gpu;
+	struct sim_game *games;
+	uint32_t n;
+	int64_t warmup_ns, end_ns, epoch_ns;
+	size_t n_secs; /* one-second windows */
+
+	/* Controller: per-tenant core state, kept across ticks, and the
+	 * compacted array of the tenants on the roster this tick. */
+	struct core_tenant *core;
+	struct core_tenant *roster;
+	uint32_t *roster_of;
+	struct core_gpu core_gpu;
+	uint64_t ticks;
+	int64_t tick_busy_ns;  /* GPU busy at the last tick */
+	int64_t *tick_exec_ns; /* per tenant, at the last tick */
+
+	/* Sampling at window ends and at the end of the warm-up. */
+	int64_t next_sample_ns;
+	size_t window;          /* the window whose end comes next */
+	int64_t window_busy_ns; /* GPU busy at the last window end */
+	double *util_per_s;
+	bool warm_done;
+	int64_t warm_busy_ns;
+	int64_t *warm_exec_ns;
+
+	uint64_t events;
+	/* The event being handled is still the heap's top: the first event
+	 * the handler schedules takes its place in one sift (most handlers
+	 * schedule exactly one), else it is popped after the handler. */
+	bool top_consumed;
+	bool oom;
+};
+
+static void push(struct sim *s, int64_t t, uint32_t kind, uint32_t target)
+{
+	if (s->top_consumed) {
+		s->top_consumed = false;
+		sim_heap_replace_top(&s->heap, t, kind, target);
+		return;
+	}
+	/* The heap is sized for every event that can be pending at once, so
+	 * this only fails if that reasoning is wrong or memory runs out. */
+	if (!sim_heap_push(&s->heap, t, kind, target))
+		s->oom = true;
+}
+
+static void begin_frame(struct sim *s, uint32_t i, int64_t now)
+{
+	struct sim_game *g = &s->games[i];
+	if (sim_game_begin_frame(g, now))
+		push(s, now + g->cpu_ns, EV_CPU_DONE, i);
+}
+
+/* Present hands the frame to the GPU. A pipelined game starts its next
+ * frame's CPU phase at once; a synchronous one waits for this frame. */
+static void submit(struct sim *s, uint32_t i, int64_t now)
+{
+	struct sim_game *g = &s->games[i];
+	g->in_flight++;
+	int64_t wake = sim_gpu_submit(&s->gpu, now, i, g->gpu_ns);
+	if (wake >= 0)
+		push(s, wake, EV_GPU, 0);
+	if (g->spec->max_in_flight <= 0)
+		g->state = SIM_GAME_FLUSHING;
+	else
+		begin_frame(s, i, now);
+}
+
+static void present(struct sim *s, uint32_t i, int64_t now)
+{
+	struct sim_game *g = &s->games[i];
+	if (sim_game_can_submit(g))
+		submit(s, i, now);
+	else
+		g->state = SIM_GAME_BLOCKED;
+}
+
+static void on_cpu_done(struct sim *s, uint32_t i, int64_t now)
+{
+	int64_t wake = sim_game_pace(&s->games[i], now);
+	if (wake > now)
+		push(s, wake, EV_PRESENT, i);
+	else
+		present(s, i, now);
+}
+
+static void on_gpu(struct sim *s, int64_t now)
+{
+	struct sim_gpu_done done;
+	int64_t next;
+	bool finished = sim_gpu_event(&s->gpu, now, &done, &next);
+	if (next >= 0)
+		push(s, next, EV_GPU, 0);
+	if (!finished)
+		return;
+	struct sim_game *g = &s->games[done.ctx];
+	if (!sim_game_displayed(g, now, done.submit_ns))
+		s->oom = true;
+	if (g->state == SIM_GAME_BLOCKED)
+		submit(s, done.ctx, now);
+	else if (g->state == SIM_GAME_FLUSHING)
+		begin_frame(s, done.ctx, now);
+}
+
+/* One control epoch ends at now: vGASA's scheduling controller collecting
+ * FPS and GPU usage from every VM's monitor and sending back what the
+ * schedulers apply (Sec. 2.2), as batond does each tick with what the shims
+ * reported. Tenants not on the roster (not started, or past stop_s) are
+ * left out of the array the core sees, so they weigh in no policy (ESA's
+ * common rate, FSA's donors); their core state is kept and they run
+ * unpaced. */
+static void on_tick(struct sim *s, int64_t now)
+{
+	int64_t len = now - (int64_t)s->ticks * s->epoch_ns;
+	int64_t busy = sim_gpu_busy_ns(&s->gpu, now);
+	s->core_gpu.util = (double)(busy - s->tick_busy_ns) / (double)len;
+	s->tick_busy_ns = busy;
+
+	uint32_t k = 0;
+	for (uint32_t i = 0; i < s->n; i++) {
+		struct sim_game *g = &s->games[i];
+		struct core_tenant *t = &s->core[i];
+		int64_t exec = sim_gpu_exec_ns(&s->gpu, i, now);
+		double fps;
+		uint32_t frames;
+		sim_game_end_epoch(g, now, &fps, &frames);
+		if (sim_game_active(g, now)) {
+			t->sla_fps = g->spec->sla_fps;
+			t->fixed_fps = g->spec->fixed_fps;
+			t->fps = fps;
+			t->frames = frames;
+			t->gpu_busy_s =
+			    (double)(exec - s->tick_exec_ns[i]) / 1e9;
+			s->roster[k] = *t;
+			s->roster_of[k++] = i;
+		} else {
+			sim_game_set_target(g, 0.0);
+		}
+		s->tick_exec_ns[i] = exec;
+	}
+	core_controller_tick(s->policy, &s->sc->params, &s->core_gpu, s->roster,
+	                     k);
+	for (uint32_t j = 0; j < k; j++) {
+		uint32_t i = s->roster_of[j];
+		s->core[i] = s->roster[j];
+		sim_game_set_target(&s->games[i], s->roster[j].target_fps);
+	}
+
+	s->ticks++;
+	int64_t next = (int64_t)(s->ticks + 1) * s->epoch_ns;
+	if (next < s->end_ns)
+		push(s, next, EV_TICK, 0);
+}
+
+static int64_t window_end(const struct sim *s, size_t w)
+{
+	int64_t t = (int64_t)(w + 1) * SIM_NS_PER_S;
+	return t < s->end_ns ? t : s->end_ns;
+}
+
+static void plan_next_sample(struct sim *s)
+{
+	s->next_sample_ns = INT64_MAX;
+	if (s->window < s->n_secs)
+		s->next_sample_ns = window_end(s, s->window);
+	if (!s->warm_done && s->warmup_ns < s->next_sample_ns)
+		s->next_sample_ns = s->warmup_ns;
+}
+
+/* Takes every sample due at or before t, before the events at t run: a
+ * window's figures are those of [w, w + 1) s, and its target the one in
+ * force at its very end. GPU time is exact at any instant between events,
+ * so sampling late loses nothing. */
+static void sample(struct sim *s, int64_t t)
+{
+	while (s->next_sample_ns <= t) {
+		int64_t at = s->next_sample_ns;
+		int64_t busy = sim_gpu_busy_ns(&s->gpu, at);
+		if (!s->warm_done && at == s->warmup_ns) {
+			s->warm_done = true;
+			s->warm_busy_ns = busy;
+			for (uint32_t i = 0; i < s->n; i++)
+				s->warm_exec_ns[i] =
+				    sim_gpu_exec_ns(&s->gpu, i, at);
+		}
+		size_t w = s->window;
+		if (w < s->n_secs && at == window_end(s, w)) {
+			int64_t len = at - (int64_t)w * SIM_NS_PER_S;
+			s->util_per_s[w] =
+			    (double)(busy - s->window_busy_ns) / (double)len;
+			s->window_busy_ns = busy;
+			for (uint32_t i = 0; i < s->n; i++)
+				s->games[i].metrics.target_per_s[w] =
+				    s->games[i].target_fps;
+			s->window++;
+		}
+		plan_next_sample(s);
+	}
+}
+
+static void sim_free(struct sim *s)
+{
+	if (s->games)
+		for (uint32_t i = 0; i < s->n; i++)
+			sim_game_finish(&s->games[i]);
+	free(s->games);
+	free(s->core);
+	free(s->roster);
+	free(s->roster_of);
+	free(s->tick_exec_ns);
+	free(s->warm_exec_ns);
+	free(s->util_per_s);
+	sim_gpu_finish(&s->gpu);
+	sim_heap_finish(&s->heap);
+}
+
+static bool sim_setup(struct sim *s, const struct sim_scenario *sc)
+{
+	*s = (struct sim){0};
+	s->sc = sc;
+	s->policy = core_policy_find(sc->policy);
+	s->n = (uint32_t)sc->n_tenants;
+	s->warmup_ns = llround(sc->warmup_s * 1e9);
+	s->end_ns = llround(sc->duration_s * 1e9);
+	s->epoch_ns = llround(sc->params.epoch_s * 1e9);
+	s->n_secs = sim_metrics_windows(s->end_ns);
+	if (s->epoch_ns < 1)
+		s->epoch_ns = 1;
+
+	uint32_t n = s->n;
+	s->games = calloc(n, sizeof(*s->games));
+	s->core = calloc(n, sizeof(*s->core));
+	s->roster = calloc(n, sizeof(*s->roster));
+	s->roster_of = calloc(n, sizeof(*s->roster_of));
+	s->tick_exec_ns = calloc(n, sizeof(*s->tick_exec_ns));
+	s->warm_exec_ns = calloc(n, sizeof(*s->warm_exec_ns));
+	s->util_per_s = calloc(s->n_secs, sizeof(*s->util_per_s));
+	uint32_t *caps = calloc(n, sizeof(*caps));
+	bool ok = s->games && s->core && s->roster && s->roster_of &&
+	          s->tick_exec_ns && s->warm_exec_ns && s->util_per_s && caps;
+	for (uint32_t i = 0; ok && i < n; i++) {
+		int mif = sc->tenants[i].max_in_flight;
+		caps[i] = mif > 0 ? (uint32_t)mif : 1;
+		ok = sim_game_init(&s->games[i], &sc->tenants[i], sc->seed, i,
+		                   s->warmup_ns, s->end_ns);
+	}
+	ok = ok && sim_gpu_init(&s->gpu, &sc->gpu, n, caps) &&
+	     sim_heap_init(&s->heap, (size_t)n + 4);
+	free(caps);
+	if (!ok)
+		return false;
+
+	/* Everyone runs unpaced until the first tick, at one epoch. */
+	for (uint32_t i = 0; i < n; i++)
+		if (s->games[i].start_ns < s->end_ns)
+			begin_frame(s, i, s->games[i].start_ns);
+	if (s->epoch_ns < s->end_ns)
+		push(s, s->epoch_ns, EV_TICK, 0);
+	plan_next_sample(s);
+	return !s->oom;
+}
+
+static void run_events(struct sim *s)
+{
+	const struct sim_event *top;
+	while (!s->oom && (top = sim_heap_top(&s->heap))) {
+		struct sim_event ev = *top;
+		/* Measured time is half-open: nothing at end_ns counts. */
+		if (ev.t_ns >= s->end_ns)
+			break;
+		s->top_consumed = true;
+		if (ev.t_ns >= s->next_sample_ns)
+			sample(s, ev.t_ns);
+		s->events++;
+		switch (ev.kind) {
+		case EV_CPU_DONE:
+			on_cpu_done(s, ev.target, ev.t_ns);
+			break;
+		case EV_PRESENT:
+			present(s, ev.target, ev.t_ns);
+			break;
+		case EV_GPU:
+			on_gpu(s, ev.t_ns);
+			break;
+		case EV_TICK:
+			on_tick(s, ev.t_ns);
+			break;
+		}
+		if (s->top_consumed) {
+			s->top_consumed = false;
+			sim_heap_pop(&s->heap, &ev);
+		}
+	}
+	sample(s, s->end_ns);
+}
+
+static bool collect(struct sim *s, struct sim_result *out)
+{
+	const struct sim_scenario *sc = s->sc;
+	double measured_s = (double)(s->end_ns - s->warmup_ns) / 1e9;
+	snprintf(out->policy, sizeof(out->policy), "%s", s->policy->name);
+	out->warmup_s = sc->warmup_s;
+	out->duration_s = sc->duration_s;
+	out->events = s->events;
+	out->gpu_util =
+	    (double)(sim_gpu_busy_ns(&s->gpu, s->end_ns) - s->warm_busy_ns) /
+	    1e9 / measured_s;
+	out->n_secs = s->n_secs;
+	out->util_per_s = s->util_per_s;
+	s->util_per_s = NULL;
+	out->tenants = calloc(s->n, sizeof(*out->tenants));
+	if (!out->tenants)
+		return false;
+	out->n_tenants = s->n;
+	for (uint32_t i = 0; i < s->n; i++) {
+		struct sim_tenant_result *r = &out->tenants[i];
+		snprintf(r->name, sizeof(r->name), "%s", sc->tenants[i].name);
+		r->sla_fps = sc->tenants[i].sla_fps;
+		int64_t exec =
+		    sim_gpu_exec_ns(&s->gpu, i, s->end_ns) - s->warm_exec_ns[i];
+		r->gpu_share = (double)exec / 1e9 / measured_s;
+		if (!sim_metrics_summarize(&s->games[i].metrics, r))
+			return false;
+	}
+	return true;
+}
+
+bool sim_run(const struct sim_scenario *sc, struct sim_result *out,
+             struct sim_error *err)
+{
+	*out = (struct sim_result){0};
+	if (!sim_validate(sc, err))
+		return false;
+	struct sim s;
+	bool ok = sim_setup(&s, sc);
+	if (ok) {
+		run_events(&s);
+		ok = !s.oom && collect(&s, out);
+	}
+	sim_free(&s);
+	if (!ok) {
+		sim_result_finish(out);
+		if (err) {
+			*err = (struct sim_error){0};
+			snprintf(err->msg, sizeof(err->msg), "out of memory");
+		}
+	}
+	return ok;
+}
+
+void sim_result_finish(struct sim_result *r)
+{
+	if (r->tenants) {
+		for (size_t i = 0; i < r->n_tenants; i++) {
+			free(r->tenants[i].fps_per_s);
+			free(r->tenants[i].target_per_s);
+		}
+	}
+	free(r->tenants);
+	free(r->util_per_s);
+	*r = (struct sim_result){0};
+}

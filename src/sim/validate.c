@@ -1,0 +1,126 @@
+/* What sim_run() refuses to simulate, with the field to blame. The parser
+ * checks what a file says; this checks what the engine needs, for any
+ * struct sim_scenario, including ones built in code. */
+#include "sim/validate.h"
+
+#include <math.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "core/policy.h"
+
+static void set_error(struct sim_error *err, const char *field, const char *fmt,
+                      ...) __attribute__((format(printf, 3, 4)));
+
+static void set_error(struct sim_error *err, const char *field, const char *fmt,
+                      ...)
+{
+	if (!err)
+		return;
+	*err = (struct sim_error){0};
+	snprintf(err->field, sizeof(err->field), "%s", field);
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(err->msg, sizeof(err->msg), fmt, ap);
+	va_end(ap);
+}
+
+static bool trace_costs_time(const struct sim_tenant_spec *t)
+{
+	for (size_t i = 0; i < t->n_trace; i++)
+		if (t->trace_cpu_ms[i] > 0.0 || t->trace_gpu_ms[i] > 0.0)
+			return true;
+	return false;
+}
+
+bool sim_validate(const struct sim_scenario *sc, struct sim_error *err)
+{
+	char field[96];
+	if (!(sc->duration_s > 0.0) || !isfinite(sc->duration_s) ||
+	    sc->duration_s > 1e9) {
+		set_error(err, "duration_s",
+		          "must be > 0 (and < 1e9 s), not %g", sc->duration_s);
+		return false;
+	}
+	if (!(sc->warmup_s >= 0.0) || sc->warmup_s >= sc->duration_s) {
+		set_error(err, "warmup_s",
+		          "warm-up (%g s) must be >= 0 and shorter than the "
+		          "duration (%g s): nothing would be measured",
+		          sc->warmup_s, sc->duration_s);
+		return false;
+	}
+	if (sc->n_tenants == 0 || sc->n_tenants > UINT32_MAX / 2) {
+		set_error(err, "tenants", "nothing to simulate: %zu tenants",
+		          sc->n_tenants);
+		return false;
+	}
+	if (!core_policy_find(sc->policy)) {
+		set_error(err, "policy.name", "unknown policy \"%.16s\"",
+		          sc->policy);
+		return false;
+	}
+	if (!(sc->params.epoch_s > 0.0) || !isfinite(sc->params.epoch_s)) {
+		set_error(err, "policy.epoch_ms", "control epoch must be > 0");
+		return false;
+	}
+	if (sc->gpu.model != SIM_GPU_TIMESLICE &&
+	    sc->gpu.model != SIM_GPU_FCFS) {
+		set_error(err, "gpu.model", "unknown GPU model %d",
+		          (int)sc->gpu.model);
+		return false;
+	}
+	if (sc->gpu.model == SIM_GPU_TIMESLICE &&
+	    !(llround(sc->gpu.quantum_ms * 1e6) > 0)) {
+		set_error(err, "gpu.quantum_ms",
+		          "time slice must be > 0 (at least 1 ns)");
+		return false;
+	}
+	if (!(sc->gpu.switch_us >= 0.0)) {
+		set_error(err, "gpu.switch_us", "must be >= 0");
+		return false;
+	}
+	for (size_t i = 0; i < sc->n_tenants; i++) {
+		const struct sim_tenant_spec *t = &sc->tenants[i];
+		if (t->max_in_flight < 0) {
+			snprintf(field, sizeof(field),
+			         "tenants.[%zu].max_in_flight", i);
+			set_error(err, field, "must be >= 0, not %d",
+			          t->max_in_flight);
+			return false;
+		}
+		if (t->n_trace > 0 && (!t->trace_cpu_ms || !t->trace_gpu_ms)) {
+			snprintf(field, sizeof(field), "tenants.[%zu].trace",
+			         i);
+			set_error(err, field, "trace has no data");
+			return false;
+		}
+		/* Frames that cost nothing anywhere would repeat forever at
+		 * one instant: the virtual clock would never move. */
+		if (t->n_trace > 0 && !trace_costs_time(t)) {
+			snprintf(field, sizeof(field), "tenants.[%zu].trace",
+			         i);
+			set_error(err, field, "every frame costs 0 ms");
+			return false;
+		}
+		if (t->n_trace == 0 && !(t->cpu_ms + t->gpu_ms > 0.0)) {
+			snprintf(field, sizeof(field), "tenants.[%zu].gpu_ms",
+			         i);
+			set_error(err, field,
+			          "cpu_ms + gpu_ms must be > 0 (%g + %g)",
+			          t->cpu_ms, t->gpu_ms);
+			return false;
+		}
+		for (size_t j = 1; j < t->n_scenes; j++) {
+			if (t->scenes[j].at_s < t->scenes[j - 1].at_s) {
+				snprintf(field, sizeof(field),
+				         "tenants.[%zu].scenes.[%zu].at_s", i,
+				         j);
+				set_error(err, field,
+				          "scenes must be sorted by at_s");
+				return false;
+			}
+		}
+	}
+	return true;
+}
