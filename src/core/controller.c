@@ -17,13 +17,30 @@ static void learn_coefficient(const struct core_params *p,
 		t->k += p->k_alpha * (sample - t->k);
 }
 
+/* F_out over one epoch is a handful of frames: at 30 FPS and 100 ms, three.
+ * Decisions about who is below the SLA (FSA) look at a smoothed rate, as
+ * vGASA's per-second detection does; the PI loop keeps the raw one. */
+static void smooth_fps(const struct core_params *p, struct core_tenant *t)
+{
+	if (!(t->fps > 0.0) || !isfinite(t->fps))
+		return;
+	if (t->fps_smooth <= 0.0 || !(p->fps_smooth_s > 0.0)) {
+		t->fps_smooth = t->fps;
+		return;
+	}
+	double a = 1.0 - exp(-p->epoch_s / p->fps_smooth_s);
+	t->fps_smooth += a * (t->fps - t->fps_smooth);
+}
+
 void core_controller_tick(const struct core_policy *policy,
                           const struct core_params *params,
                           struct core_gpu *gpu, struct core_tenant *tenants,
                           size_t n)
 {
-	for (size_t i = 0; i < n; i++)
+	for (size_t i = 0; i < n; i++) {
 		learn_coefficient(params, &tenants[i]);
+		smooth_fps(params, &tenants[i]);
+	}
 
 	policy->assign(params, gpu, tenants, n);
 

@@ -3,7 +3,8 @@
  *
  *   1. learn each tenant's GPU seconds per frame k_i from the epoch's
  *      gpu_busy_s / frames (EWMA, vGASA: "the proportional coefficient of
- *      each game is calculated by the history FPS and GPU usage");
+ *      each game is calculated by the history FPS and GPU usage"), and
+ *      smooth F_out for the policies that decide on it;
  *   2. the policy sets references (ref_fps);
  *   3. the PI loop turns each reference and the measured F_out into the
  *      pacing target (target_fps): pinned tenants get fixed_fps, free ones 0.

@@ -13,6 +13,7 @@ struct core_params core_params_default(void)
 	    .fsa_relax = 0.02,
 	    .fsa_hold_s = 0.5,
 	    .k_alpha = 0.2,
+	    .fps_smooth_s = 0.5,
 	};
 }
 

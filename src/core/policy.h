@@ -17,16 +17,19 @@
 /* Tunables shared by the policies; see core_params_default(). */
 struct core_params {
 	struct core_pi_gains pi;
-	double epoch_s;     /* control period the driver ticks at (s) */
-	double sla_margin;  /* SA/FSA aim at sla * (1 + sla_margin) */
-	double util_target; /* ESA: fraction of the GPU to fill, (0, 1] */
-	double fsa_guard;   /* FSA: "below" means fps < sla * (1 + guard) */
-	double fsa_relax;   /* FSA: donors' references grow by this fraction
-	                       per second while every tenant is safe */
-	double fsa_hold_s;  /* FSA: after a reallocation, wait this long for
-	                       it to show in the measurements before the next */
-	double k_alpha;     /* EWMA weight of a new GPU-seconds-per-frame
-	                       sample, (0, 1] */
+	double epoch_s;      /* control period the driver ticks at (s) */
+	double sla_margin;   /* SA/FSA aim at sla * (1 + sla_margin) */
+	double util_target;  /* ESA: fraction of the GPU to fill, (0, 1] */
+	double fsa_guard;    /* FSA: "below" means fps < sla * (1 + guard);
+	                        donors never go under sla * (1 + 2 guard) */
+	double fsa_relax;    /* FSA: donors' references grow by this fraction
+	                        per second while every tenant is safe */
+	double fsa_hold_s;   /* FSA: after a reallocation, wait this long for
+	                        it to show in the measurements before the next */
+	double k_alpha;      /* EWMA weight of a new GPU-seconds-per-frame
+	                        sample, (0, 1] */
+	double fps_smooth_s; /* time constant of the smoothed F_out that FSA
+	                        decides on (s) */
 };
 
 /* One tenant as the policy core sees it. The driver (simulator or daemon)
@@ -42,9 +45,10 @@ struct core_tenant {
 
 	/* state kept by the core */
 	struct core_pi pi;
-	double k;       /* learned GPU seconds per frame (vGASA's k_i); 0 =
-	                   unknown */
-	double ref_fps; /* the policy's reference; 0 = run free */
+	double k;          /* learned GPU seconds per frame (vGASA's k_i); 0 =
+	                      unknown */
+	double ref_fps;    /* the policy's reference; 0 = run free */
+	double fps_smooth; /* F_out smoothed over fps_smooth_s; 0 = none yet */
 
 	/* output */
 	double target_fps; /* pacing target for the shim; 0 = unpaced */
@@ -73,7 +77,7 @@ extern const struct core_policy core_policy_esa;  /* Algorithm 3 */
 
 /* Defaults: vGASA's gains (kp 0.1, ki 0.05, clamp x4), 100 ms epoch, 1% SLA
  * margin, 95% ESA utilization target, 5% FSA guard, 2%/s FSA relax, 0.5 s
- * FSA hold, k_alpha 0.2. */
+ * FSA hold, k_alpha 0.2, 0.5 s F_out smoothing. */
 struct core_params core_params_default(void);
 
 /* "none", "sa", "fsa", "esa"; NULL if unknown. */

@@ -1,10 +1,14 @@
 /* Fair SLA-Aware scheduling, vGASA Algorithm 2: games above the criterion
  * give up GPU share, in equal parts, to the games below it.
  *
- * Per epoch:
- * - a tenant is "below" when its F_out is under sla * (1 + sla_margin); it
- *   runs free and needs k_i * (floor_i - F_out_i) more of the GPU to reach
- *   its floor, floor_i = sla_i * (1 + fsa_guard) (CalcGPUResource);
+ * Per epoch, on F_out smoothed over fps_smooth_s (controller.c) rather than
+ * the raw per-epoch rate:
+ *
+ * - a tenant is "below" when its F_out is under sla * (1 + fsa_guard): it is
+ *   caught while still above the criterion, so the reallocation lands before
+ *   the SLA is missed. It runs free and needs k_i * (floor_i - F_out_i) more
+ *   of the GPU to reach the floor, floor_i = sla_i * (1 + 2 fsa_guard)
+ *   (CalcGPUResource);
  * - the needs add up and are split evenly over the n donors, the tenants
  *   above their floor: donor j gives need / n, so its reference becomes
  *   F_out_j - (need / n) / k_j (calcFPS, the reverse of CalcGPUResource),
@@ -17,20 +21,21 @@
  *   a reference that no longer binds (well above what the donor achieves)
  *   is dropped: the donor runs free again.
  *
- * The gap between the detection level (sla_margin) and the donors' floor
- * (fsa_guard) keeps a donor held at its floor from being taken for a game
- * in need because of measurement noise. */
+ * The gap between the detection level and the donors' floor (one
+ * fsa_guard) keeps a donor held at its floor from being taken for a game in
+ * need because of measurement noise. */
 #include "core/policy.h"
 
 static bool is_below(const struct core_params *p, const struct core_tenant *t)
 {
-	return t->fps > 0.0 && t->fps < t->sla_fps * (1.0 + p->sla_margin);
+	return t->fps_smooth > 0.0 &&
+	       t->fps_smooth < t->sla_fps * (1.0 + p->fsa_guard);
 }
 
 static double floor_fps(const struct core_params *p,
                         const struct core_tenant *t)
 {
-	return t->sla_fps * (1.0 + p->fsa_guard);
+	return t->sla_fps * (1.0 + 2.0 * p->fsa_guard);
 }
 
 static void assign_fsa(const struct core_params *p, struct core_gpu *gpu,
@@ -47,8 +52,10 @@ static void assign_fsa(const struct core_params *p, struct core_gpu *gpu,
 		if (is_below(p, &t[i])) {
 			below++;
 			t[i].ref_fps = 0.0;
-			need += t[i].k * (floor_fps(p, &t[i]) - t[i].fps);
-		} else if (t[i].fps > floor_fps(p, &t[i]) && t[i].k > 0.0) {
+			need +=
+			    t[i].k * (floor_fps(p, &t[i]) - t[i].fps_smooth);
+		} else if (t[i].fps_smooth > floor_fps(p, &t[i]) &&
+		           t[i].k > 0.0) {
 			donors++;
 		}
 	}
@@ -60,9 +67,9 @@ static void assign_fsa(const struct core_params *p, struct core_gpu *gpu,
 		for (size_t i = 0; i < n; i++) {
 			struct core_tenant *d = &t[i];
 			if (d->fixed_fps > 0.0 || is_below(p, d) ||
-			    !(d->fps > floor_fps(p, d)) || !(d->k > 0.0))
+			    !(d->fps_smooth > floor_fps(p, d)) || !(d->k > 0.0))
 				continue;
-			double want = d->fps - give / d->k;
+			double want = d->fps_smooth - give / d->k;
 			double fl = floor_fps(p, d);
 			d->ref_fps = want > fl ? want : fl;
 		}
@@ -75,8 +82,8 @@ static void assign_fsa(const struct core_params *p, struct core_gpu *gpu,
 		if (d->fixed_fps > 0.0 || !(d->ref_fps > 0.0))
 			continue;
 		d->ref_fps *= 1.0 + p->fsa_relax * p->epoch_s;
-		if (d->fps > 0.0 &&
-		    d->ref_fps > d->fps * (1.0 + 2.0 * p->fsa_guard))
+		if (d->fps_smooth > 0.0 &&
+		    d->ref_fps > d->fps_smooth * (1.0 + 2.0 * p->fsa_guard))
 			d->ref_fps = 0.0;
 	}
 }

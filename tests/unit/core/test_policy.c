@@ -11,7 +11,8 @@
 
 static struct core_tenant tenant(double sla, double fps, double k)
 {
-	return (struct core_tenant){.sla_fps = sla, .fps = fps, .k = k};
+	return (struct core_tenant){
+	    .sla_fps = sla, .fps = fps, .fps_smooth = fps, .k = k};
 }
 
 static void test_find(void **state)
@@ -89,7 +90,7 @@ static void test_fsa_moves_share_to_the_game_below(void **state)
 	core_policy_fsa.assign(&p, &gpu, t, 3);
 	/* the game below runs free and needs k * (floor - fps) */
 	assert_float_equal(t[0].ref_fps, 0.0, 0.0);
-	double floor = 30 * (1 + p.fsa_guard);
+	double floor = 30 * (1 + 2 * p.fsa_guard);
 	double need = 0.0125 * (floor - 26);
 	/* each donor gives half, at its own k */
 	assert_float_equal(t[1].ref_fps, 40 - need / 2 / 0.0085, 1e-9);
@@ -100,7 +101,7 @@ static void test_fsa_moves_share_to_the_game_below(void **state)
 	assert_float_equal(given, need, 1e-12);
 	/* the next reallocation waits for the hold */
 	double before = t[1].ref_fps;
-	t[0].fps = 27;
+	t[0].fps = t[0].fps_smooth = 27;
 	core_policy_fsa.assign(&p, &gpu, t, 3);
 	assert_float_equal(t[1].ref_fps, before, 0.0);
 }
