@@ -1,0 +1,75 @@
+/* The human summary of `baton sim`: a header line per run and an aligned
+ * table with one row per tenant. */
+#include <string.h>
+
+#include "cli/cli.h"
+
+static void header(FILE *out, const struct cli_report *r,
+                   const struct sim_result *res)
+{
+	fprintf(out,
+	        "scenario %s  policy %s  seed %llu  measured %.1f s  "
+	        "GPU utilization %.1f%%\n",
+	        r->sc->name, r->sc->policy, (unsigned long long)r->sc->seed,
+	        res->duration_s - res->warmup_s, res->gpu_util * 100.0);
+}
+
+static void table(FILE *out, const struct sim_result *res)
+{
+	int w = (int)strlen("tenant");
+
+	for (size_t i = 0; i < res->n_tenants; i++) {
+		int len = (int)strlen(res->tenants[i].name);
+		if (len > w)
+			w = len;
+	}
+	fprintf(out, "%-*s %7s %9s %7s %7s %10s %10s\n", w, "tenant", "SLA",
+	        "mean FPS", "p1 FPS", "p99 ms", "below SLA", "GPU share");
+	for (size_t i = 0; i < res->n_tenants; i++) {
+		const struct sim_tenant_result *t = &res->tenants[i];
+		fprintf(out, "%-*s %7.1f %9.1f %7.1f %7.2f %9.1f%% %9.1f%%\n",
+		        w, t->name, t->sla_fps, t->fps_mean, t->fps_p1,
+		        t->frame_ms_p99, t->below_sla_pct,
+		        t->gpu_share * 100.0);
+	}
+}
+
+/* Per pair of a sweep: where each tenant ended up (mean over the last
+ * seconds) and when it settled near its reference. */
+static void sweep_figures(FILE *out, const struct cli_report *r,
+                          const struct sim_result *res)
+{
+	for (size_t i = 0; i < res->n_tenants; i++) {
+		const struct sim_tenant_result *t = &res->tenants[i];
+		double ref = cli_reference_fps(r->sc, t, i);
+		double settle = cli_settle_s(t, ref, CLI_SETTLE_TOL);
+		fprintf(out, "  %s: last %g s %.2f FPS (reference %.2f), ",
+		        t->name, CLI_TAIL_S, cli_tail_fps(t, CLI_TAIL_S), ref);
+		if (settle >= 0)
+			fprintf(out, "settled within %g%% after %g s\n",
+			        CLI_SETTLE_TOL * 100.0, settle);
+		else
+			fprintf(out, "never settled within %g%%\n",
+			        CLI_SETTLE_TOL * 100.0);
+	}
+}
+
+void report_text(FILE *out, const struct cli_report *r)
+{
+	for (size_t i = 0; i < r->n_runs; i++) {
+		const struct cli_run *run = &r->runs[i];
+		if (i > 0)
+			fputc('\n', out);
+		if (r->sweep) {
+			struct core_pi_gains g = r->sc->params.pi;
+			g.kp = run->gains.kp;
+			g.ki = run->gains.ki;
+			fprintf(out, "kp=%g ki=%g (closed-loop pole %.3f)\n",
+			        g.kp, g.ki, core_pi_pole(&g));
+		}
+		header(out, r, &run->result);
+		table(out, &run->result);
+		if (r->sweep)
+			sweep_figures(out, r, &run->result);
+	}
+}

@@ -1,0 +1,61 @@
+/* libFuzzer: the control-socket input path of batond. Arbitrary bytes are
+ * cut into receive-sized chunks (the first byte picks the chunk size), fed
+ * through the line framer, and every complete line goes to the message
+ * parser, exactly as conn.c does. Also parses the raw input as one line. */
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "ipc/linebuf.h"
+#include "ipc/msg.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+static void parse(const char *line, size_t len)
+{
+	struct ipc_msg m;
+	struct ipc_msg_error e;
+	if (ipc_msg_parse(line, len, &m, &e)) {
+		/* Whatever parsed must be self-consistent. */
+		if (m.type == IPC_MSG_HELLO &&
+		    m.hello.role == IPC_ROLE_TENANT &&
+		    (m.hello.name[0] == '\0' ||
+		     !(m.hello.sla_fps >= 0 && m.hello.sla_fps <= IPC_FPS_MAX)))
+			__builtin_trap();
+		if (m.type == IPC_MSG_SET && !m.set.has_sla && !m.set.has_fixed)
+			__builtin_trap();
+	} else if (!e.code || !e.message[0]) {
+		__builtin_trap();
+	}
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	static struct ipc_linebuf lb;
+	static char line[BATON_MSG_MAX];
+	if (size == 0)
+		return 0;
+	size_t chunk = 1 + data[0] % 200;
+	data++;
+	size--;
+	ipc_linebuf_init(&lb);
+	size_t off = 0;
+	while (off < size) {
+		size_t n = size - off < chunk ? size - off : chunk;
+		size_t took = ipc_linebuf_feed(&lb, data + off, n);
+		off += took;
+		size_t len;
+		int r;
+		while ((r = ipc_linebuf_take(&lb, line, &len)) == 1) {
+			if (len >= BATON_MSG_MAX || line[len] != '\0')
+				__builtin_trap();
+			parse(line, len);
+		}
+		if (r < 0)
+			break; /* too long: the daemon closes the connection */
+		if (took == 0)
+			__builtin_trap(); /* full yet no error: impossible */
+	}
+	parse((const char *)data, size);
+	return 0;
+}
