@@ -36,13 +36,13 @@ void log_set_level(enum log_level level)
 }
 
 void log_write(enum log_level level, const char *file, int line,
-	       const char *fmt, ...)
+               const char *fmt, ...)
 {
 	if ((int)level > (int)log_get_level())
 		return;
 	const char *base = strrchr(file, '/');
 	fprintf(stderr, "baton %s %s:%d: ", level_names[level],
-		base ? base + 1 : file, line);
+	        base ? base + 1 : file, line);
 	va_list ap;
 	va_start(ap, fmt);
 	vfprintf(stderr, fmt, ap);

@@ -20,9 +20,9 @@ enum log_level log_get_level(void);
 bool log_parse_level(const char *name, enum log_level *out);
 
 void log_write(enum log_level level, const char *file, int line,
-	       const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+               const char *fmt, ...) __attribute__((format(printf, 4, 5)));
 
 #define log_error(...) log_write(LOG_ERROR, __FILE__, __LINE__, __VA_ARGS__)
-#define log_warn(...) log_write(LOG_WARN, __FILE__, __LINE__, __VA_ARGS__)
-#define log_info(...) log_write(LOG_INFO, __FILE__, __LINE__, __VA_ARGS__)
+#define log_warn(...)  log_write(LOG_WARN, __FILE__, __LINE__, __VA_ARGS__)
+#define log_info(...)  log_write(LOG_INFO, __FILE__, __LINE__, __VA_ARGS__)
 #define log_debug(...) log_write(LOG_DEBUG, __FILE__, __LINE__, __VA_ARGS__)

@@ -1,0 +1,163 @@
+/* baton status: what batond is doing, one row per tenant. */
+#include <getopt.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cli/cli.h"
+#include "cli/client.h"
+
+void cmd_status_help(FILE *out)
+{
+	fprintf(out,
+	        "Usage: baton status [--json] [--watch]\n"
+	        "Show the tenants batond paces and the GPU they share.\n"
+	        "\n"
+	        "  --json    one JSON object: {\"policy\", \"gpu_util\", "
+	        "\"tenants\": [{\"name\",\n"
+	        "            \"pid\", \"sla_fps\", \"target_fps\", \"fps\", "
+	        "\"frame_ms_p99\",\n"
+	        "            \"gpu_share\", \"below_sla_s\"}]}\n"
+	        "  --watch   redraw every second until interrupted (with "
+	        "--json, one\n"
+	        "            object per line)\n"
+	        "  --help    this text\n"
+	        "\n"
+	        "Columns: SLA and TARGET in FPS (target 0 = unpaced), FPS "
+	        "over the last\n"
+	        "second, P99 frame time over the last two seconds, GPU share, "
+	        "and the\n"
+	        "whole seconds spent below the SLA.\n"
+	        "Exit status: 0 ok, 1 error reply or I/O failure, 2 usage "
+	        "error,\n"
+	        "4 batond not running.\n");
+}
+
+static volatile sig_atomic_t interrupted;
+
+static void on_sigint(int sig)
+{
+	(void)sig;
+	interrupted = 1;
+}
+
+static double num(json_t *o, const char *key)
+{
+	return json_number_value(json_object_get(o, key));
+}
+
+static void print_table(FILE *out, json_t *st)
+{
+	fprintf(out, "%-20s %8s %7s %7s %7s %8s %6s %11s\n", "NAME", "PID",
+	        "SLA", "TARGET", "FPS", "P99 ms", "GPU %", "BELOW-SLA s");
+	json_t *tenants = json_object_get(st, "tenants");
+	size_t i;
+	json_t *t;
+	json_array_foreach(tenants, i, t)
+	{
+		const char *name =
+		    json_string_value(json_object_get(t, "name"));
+		fprintf(
+		    out,
+		    "%-20.20s %8lld %7.1f %7.1f %7.1f %8.1f %6.1f %11lld\n",
+		    name ? name : "?",
+		    (long long)json_integer_value(json_object_get(t, "pid")),
+		    num(t, "sla_fps"), num(t, "target_fps"), num(t, "fps"),
+		    num(t, "frame_ms_p99"), 100.0 * num(t, "gpu_share"),
+		    (long long)json_integer_value(
+		        json_object_get(t, "below_sla_s")));
+	}
+	if (json_array_size(tenants) == 0)
+		fprintf(out, "(no tenants)\n");
+	const char *policy = json_string_value(json_object_get(st, "policy"));
+	fprintf(out, "GPU 0: policy %s, utilization %.1f%%\n",
+	        policy ? policy : "?", 100.0 * num(st, "gpu_util"));
+}
+
+/* Drops the protocol's "type" so that --json prints just the report. */
+static bool print_json(FILE *out, json_t *st)
+{
+	json_object_del(st, "type");
+	if (json_dumpf(st, out, JSON_COMPACT) < 0)
+		return false;
+	fputc('\n', out);
+	return true;
+}
+
+int cmd_status(int argc, char **argv)
+{
+	static const struct option opts[] = {
+	    {"json", no_argument, NULL, 'j'},
+	    {"watch", no_argument, NULL, 'w'},
+	    {"help", no_argument, NULL, 'h'},
+	    {0},
+	};
+	bool json = false, watch = false;
+	int c;
+	optind = 1;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "jwh", opts, NULL)) != -1) {
+		switch (c) {
+		case 'j':
+			json = true;
+			break;
+		case 'w':
+			watch = true;
+			break;
+		case 'h':
+			cmd_status_help(stdout);
+			return CLI_EXIT_OK;
+		default:
+			fprintf(stderr,
+			        "baton status: unknown option '%s'\n"
+			        "Try 'baton status --help'.\n",
+			        argv[optind - 1]);
+			return CLI_EXIT_USAGE;
+		}
+	}
+	if (optind < argc) {
+		fprintf(stderr, "baton status: unexpected argument '%s'\n",
+		        argv[optind]);
+		return CLI_EXIT_USAGE;
+	}
+
+	struct cli_client cl;
+	int rc = cli_client_open(&cl, "baton status");
+	if (rc != CLI_EXIT_OK)
+		return rc;
+	if (watch) {
+		interrupted = 0;
+		struct sigaction sa = {.sa_handler = on_sigint};
+		sigaction(SIGINT, &sa, NULL);
+	}
+	bool tty = isatty(STDOUT_FILENO);
+	do {
+		json_t *st;
+		rc = cli_client_request(
+		    &cl, json_pack("{s:s}", "type", "status"), &st);
+		if (rc != CLI_EXIT_OK)
+			break;
+		if (watch && tty && !json)
+			fputs("\033[H\033[2J", stdout); /* home, clear */
+		if (json) {
+			if (!print_json(stdout, st))
+				rc = CLI_EXIT_FAILURE;
+		} else {
+			print_table(stdout, st);
+		}
+		json_decref(st);
+		if (fflush(stdout) != 0)
+			rc = CLI_EXIT_FAILURE;
+		if (!watch || rc != CLI_EXIT_OK)
+			break;
+		/* SIGINT cuts the sleep short (no SA_RESTART). */
+		struct timespec one = {1, 0};
+		nanosleep(&one, NULL);
+	} while (!interrupted);
+	cli_client_close(&cl);
+	if (watch)
+		signal(SIGINT, SIG_DFL);
+	return rc;
+}

@@ -1,0 +1,403 @@
+/* batond's settings (config.h): defaults < --config file < command line. */
+#include "daemon/config.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <libconfig.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ipc/socket_path.h"
+
+bool daemon_config_defaults(struct daemon_config *cfg)
+{
+	*cfg = (struct daemon_config){
+	    .policy = &core_policy_sa,
+	    .default_sla = DAEMON_DEFAULT_SLA,
+	    .epoch_ms = DAEMON_DEFAULT_EPOCH_MS,
+	    .params = core_params_default(),
+	};
+	cfg->params.epoch_s = cfg->epoch_ms / 1000.0;
+	daemon_config_metrics(cfg, DAEMON_DEFAULT_METRICS);
+	return ipc_socket_path(cfg->socket_path, sizeof(cfg->socket_path));
+}
+
+bool daemon_config_metrics(struct daemon_config *cfg, const char *spec)
+{
+	if (strcmp(spec, "off") == 0) {
+		cfg->metrics_on = false;
+		return true;
+	}
+	const char *colon = strrchr(spec, ':');
+	if (!colon || !colon[1])
+		return false;
+	const char *host = spec;
+	size_t hlen = (size_t)(colon - spec);
+	if (hlen >= 2 && host[0] == '[' && host[hlen - 1] == ']') {
+		host++;
+		hlen -= 2;
+	}
+	if (hlen == 0 || hlen >= sizeof(cfg->metrics_host))
+		return false;
+	char *end;
+	errno = 0;
+	unsigned long port = strtoul(colon + 1, &end, 10);
+	if (errno || *end || port > 65535 || colon[1] == '-' || colon[1] == '+')
+		return false;
+	memcpy(cfg->metrics_host, host, hlen);
+	cfg->metrics_host[hlen] = '\0';
+	cfg->metrics_port = (unsigned)port;
+	cfg->metrics_on = true;
+	return true;
+}
+
+/* Validators shared by the file and the command line. */
+static bool set_policy(struct daemon_config *cfg, const char *name)
+{
+	const struct core_policy *p = core_policy_find(name);
+	if (!p)
+		return false;
+	cfg->policy = p;
+	return true;
+}
+
+static bool set_sla(struct daemon_config *cfg, double v)
+{
+	if (!isfinite(v) || v <= 0.0 || v > 1000.0)
+		return false;
+	cfg->default_sla = v;
+	return true;
+}
+
+static bool set_epoch(struct daemon_config *cfg, long long ms)
+{
+	if (ms < 1 || ms > 10000)
+		return false;
+	cfg->epoch_ms = (int)ms;
+	cfg->params.epoch_s = (double)ms / 1000.0;
+	return true;
+}
+
+static bool set_socket(struct daemon_config *cfg, const char *path)
+{
+	size_t n = strlen(path);
+	if (n == 0 || n >= sizeof(cfg->socket_path))
+		return false;
+	memcpy(cfg->socket_path, path, n + 1);
+	return true;
+}
+
+/* ---- the config file ---- */
+
+struct file_ctx {
+	const char *path;
+	char *err;
+	size_t errlen;
+};
+
+static bool file_error(struct file_ctx *f, const config_setting_t *s,
+                       const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+static bool file_error(struct file_ctx *f, const config_setting_t *s,
+                       const char *fmt, ...)
+{
+	int n = snprintf(f->err, f->errlen, "%s:%d: %s: ", f->path,
+	                 config_setting_source_line(s),
+	                 config_setting_name(s) ? config_setting_name(s)
+	                                        : "(setting)");
+	if (n < 0 || (size_t)n >= f->errlen)
+		return false;
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(f->err + n, f->errlen - (size_t)n, fmt, ap);
+	va_end(ap);
+	return false;
+}
+
+static bool number(const config_setting_t *s, double *out)
+{
+	switch (config_setting_type(s)) {
+	case CONFIG_TYPE_INT:
+	case CONFIG_TYPE_INT64:
+		*out = (double)config_setting_get_int64(s);
+		return true;
+	case CONFIG_TYPE_FLOAT:
+		*out = config_setting_get_float(s);
+		return true;
+	default:
+		return false;
+	}
+}
+
+struct param_field {
+	const char *name;
+	size_t offset; /* of a double in struct core_params */
+	double lo, hi;
+	bool lo_open; /* lo itself is not allowed */
+};
+
+#define PF(field, lo, hi, open)                                                \
+	{                                                                      \
+#field, offsetof(struct core_params, field), lo, hi, open      \
+	}
+
+static const struct param_field param_fields[] = {
+    {"kp", offsetof(struct core_params, pi.kp), 0.0, 10.0, false},
+    {"ki", offsetof(struct core_params, pi.ki), 0.0, 10.0, false},
+    {"max_ratio", offsetof(struct core_params, pi.max_ratio), 1.0, 100.0, true},
+    PF(sla_margin, 0.0, 1.0, false),
+    PF(util_target, 0.0, 1.0, true),
+    PF(fsa_guard, 0.0, 1.0, false),
+    PF(fsa_relax, 0.0, 1.0, false),
+    PF(fsa_hold_s, 0.0, 60.0, false),
+    PF(k_alpha, 0.0, 1.0, true),
+};
+
+static bool file_params(struct file_ctx *f, struct daemon_config *cfg,
+                        const config_setting_t *group)
+{
+	if (!config_setting_is_group(group))
+		return file_error(f, group, "must be a group { ... }");
+	for (int i = 0; i < config_setting_length(group); i++) {
+		const config_setting_t *s = config_setting_get_elem(group, i);
+		const struct param_field *pf = NULL;
+		for (size_t k = 0;
+		     k < sizeof(param_fields) / sizeof(param_fields[0]); k++)
+			if (strcmp(param_fields[k].name,
+			           config_setting_name(s)) == 0)
+				pf = &param_fields[k];
+		if (!pf)
+			return file_error(f, s, "unknown parameter");
+		double v;
+		if (!number(s, &v))
+			return file_error(f, s, "must be a number");
+		if (!isfinite(v) || v < pf->lo || v > pf->hi ||
+		    (pf->lo_open && v == pf->lo))
+			return file_error(f, s, "must lie in %s%g, %g]",
+			                  pf->lo_open ? "(" : "[", pf->lo,
+			                  pf->hi);
+		*(double *)((char *)&cfg->params + pf->offset) = v;
+	}
+	return true;
+}
+
+static bool file_setting(struct file_ctx *f, struct daemon_config *cfg,
+                         const config_setting_t *s)
+{
+	const char *name = config_setting_name(s);
+	const char *str = config_setting_get_string(s);
+	double v;
+	if (strcmp(name, "socket") == 0) {
+		if (!str || !set_socket(cfg, str))
+			return file_error(f, s,
+			                  "must be a socket path of 1 "
+			                  "to 107 bytes");
+	} else if (strcmp(name, "policy") == 0) {
+		if (!str || !set_policy(cfg, str))
+			return file_error(f, s,
+			                  "must be \"sa\", \"fsa\", \"esa\" or "
+			                  "\"none\"");
+	} else if (strcmp(name, "sla") == 0) {
+		if (!number(s, &v) || !set_sla(cfg, v))
+			return file_error(f, s,
+			                  "must be a number in (0, 1000]");
+	} else if (strcmp(name, "epoch_ms") == 0) {
+		int t = config_setting_type(s);
+		if ((t != CONFIG_TYPE_INT && t != CONFIG_TYPE_INT64) ||
+		    !set_epoch(cfg, config_setting_get_int64(s)))
+			return file_error(f, s,
+			                  "must be an integer in [1, 10000]");
+	} else if (strcmp(name, "metrics") == 0) {
+		if (!str || !daemon_config_metrics(cfg, str))
+			return file_error(f, s,
+			                  "must be \"HOST:PORT\" or "
+			                  "\"off\"");
+	} else if (strcmp(name, "params") == 0) {
+		return file_params(f, cfg, s);
+	} else {
+		return file_error(f, s, "unknown setting");
+	}
+	return true;
+}
+
+bool daemon_config_file(struct daemon_config *cfg, const char *path, char *err,
+                        size_t errlen)
+{
+	struct file_ctx f = {.path = path, .err = err, .errlen = errlen};
+	config_t c;
+	config_init(&c);
+	bool ok = false;
+	if (!config_read_file(&c, path)) {
+		if (config_error_type(&c) == CONFIG_ERR_FILE_IO)
+			snprintf(err, errlen, "%s: cannot read: %s", path,
+			         strerror(errno));
+		else
+			snprintf(err, errlen, "%s:%d: %s",
+			         config_error_file(&c) ? config_error_file(&c)
+			                               : path,
+			         config_error_line(&c), config_error_text(&c));
+		goto out;
+	}
+	const config_setting_t *root = config_root_setting(&c);
+	for (int i = 0; i < config_setting_length(root); i++)
+		if (!file_setting(&f, cfg, config_setting_get_elem(root, i)))
+			goto out;
+	ok = true;
+out:
+	config_destroy(&c);
+	return ok;
+}
+
+/* ---- the command line ---- */
+
+void daemon_usage(FILE *out)
+{
+	fprintf(out,
+	        "Usage: batond [OPTION]...\n"
+	        "The Baton daemon: paces the games that share this GPU.\n"
+	        "\n"
+	        "  --socket PATH     control socket (default: $BATON_SOCKET,\n"
+	        "                    $XDG_RUNTIME_DIR/baton/batond.sock or\n"
+	        "                    /run/baton/batond.sock)\n"
+	        "  --policy NAME     sa, fsa, esa or none (default sa)\n"
+	        "  --sla FPS         SLA of tenants that register without one "
+	        "(default %g)\n"
+	        "  --epoch-ms N      control epoch in ms (default %d)\n"
+	        "  --metrics HOST:PORT|off\n"
+	        "                    Prometheus endpoint (default %s; port 0 "
+	        "picks one)\n"
+	        "  --config FILE     libconfig file with the same keys "
+	        "(socket, policy,\n"
+	        "                    sla, epoch_ms, metrics) and a params "
+	        "group (kp, ki,\n"
+	        "                    max_ratio, sla_margin, util_target, "
+	        "fsa_guard,\n"
+	        "                    fsa_relax, fsa_hold_s, k_alpha); the "
+	        "command line wins\n"
+	        "  --help            this text\n"
+	        "  --version         the version\n"
+	        "\n"
+	        "Logs go to stderr; BATON_LOG=error|warn|info|debug sets the "
+	        "level.\n"
+	        "Exit status: 0 after SIGTERM or SIGINT, 1 on a runtime "
+	        "failure,\n"
+	        "2 on a usage or configuration error.\n",
+	        DAEMON_DEFAULT_SLA, DAEMON_DEFAULT_EPOCH_MS,
+	        DAEMON_DEFAULT_METRICS);
+}
+
+enum daemon_args_result daemon_config_args(struct daemon_config *cfg, int argc,
+                                           char **argv, FILE *err_out)
+{
+	enum {
+		O_SOCKET = 256,
+		O_POLICY,
+		O_SLA,
+		O_EPOCH,
+		O_METRICS,
+		O_CONFIG,
+		O_HELP,
+		O_VERSION
+	};
+	static const struct option opts[] = {
+	    {"socket", required_argument, NULL, O_SOCKET},
+	    {"policy", required_argument, NULL, O_POLICY},
+	    {"sla", required_argument, NULL, O_SLA},
+	    {"epoch-ms", required_argument, NULL, O_EPOCH},
+	    {"metrics", required_argument, NULL, O_METRICS},
+	    {"config", required_argument, NULL, O_CONFIG},
+	    {"help", no_argument, NULL, O_HELP},
+	    {"version", no_argument, NULL, O_VERSION},
+	    {0},
+	};
+	/* Collected first, applied after the config file. */
+	const char *given[O_VERSION + 1] = {0};
+	optind = 1;
+	opterr = 0;
+	int c;
+	while ((c = getopt_long(argc, argv, ":", opts, NULL)) != -1) {
+		switch (c) {
+		case O_HELP:
+			daemon_usage(stdout);
+			return DAEMON_ARGS_EXIT_OK;
+		case O_VERSION:
+			printf("batond %s\n", BATON_VERSION);
+			return DAEMON_ARGS_EXIT_OK;
+		case ':':
+			fprintf(err_out, "batond: %s needs a value\n",
+			        argv[optind - 1]);
+			return DAEMON_ARGS_USAGE;
+		case '?':
+			fprintf(err_out,
+			        "batond: unknown option %s (see --help)\n",
+			        argv[optind - 1]);
+			return DAEMON_ARGS_USAGE;
+		default:
+			given[c] = optarg;
+		}
+	}
+	if (optind < argc) {
+		fprintf(err_out, "batond: unexpected argument %s\n",
+		        argv[optind]);
+		return DAEMON_ARGS_USAGE;
+	}
+	if (!daemon_config_defaults(cfg) && !given[O_SOCKET]) {
+		fprintf(err_out, "batond: the default socket path is too long; "
+		                 "use --socket\n");
+		return DAEMON_ARGS_USAGE;
+	}
+	if (given[O_CONFIG]) {
+		char err[512];
+		if (!daemon_config_file(cfg, given[O_CONFIG], err,
+		                        sizeof(err))) {
+			fprintf(err_out, "batond: %s\n", err);
+			return DAEMON_ARGS_USAGE;
+		}
+	}
+	char *end;
+	if (given[O_SOCKET] && !set_socket(cfg, given[O_SOCKET])) {
+		fprintf(err_out, "batond: --socket: 1 to %zu bytes\n",
+		        sizeof(cfg->socket_path) - 1);
+		return DAEMON_ARGS_USAGE;
+	}
+	if (given[O_POLICY] && !set_policy(cfg, given[O_POLICY])) {
+		fprintf(
+		    err_out,
+		    "batond: --policy: \"%s\" is not sa, fsa, esa or none\n",
+		    given[O_POLICY]);
+		return DAEMON_ARGS_USAGE;
+	}
+	if (given[O_SLA]) {
+		errno = 0;
+		double v = strtod(given[O_SLA], &end);
+		if (errno || end == given[O_SLA] || *end || !set_sla(cfg, v)) {
+			fprintf(err_out,
+			        "batond: --sla: \"%s\" is not a number in "
+			        "(0, 1000]\n",
+			        given[O_SLA]);
+			return DAEMON_ARGS_USAGE;
+		}
+	}
+	if (given[O_EPOCH]) {
+		errno = 0;
+		long long v = strtoll(given[O_EPOCH], &end, 10);
+		if (errno || end == given[O_EPOCH] || *end ||
+		    !set_epoch(cfg, v)) {
+			fprintf(err_out,
+			        "batond: --epoch-ms: \"%s\" is not an integer "
+			        "in [1, 10000]\n",
+			        given[O_EPOCH]);
+			return DAEMON_ARGS_USAGE;
+		}
+	}
+	if (given[O_METRICS] && !daemon_config_metrics(cfg, given[O_METRICS])) {
+		fprintf(err_out,
+		        "batond: --metrics: \"%s\" is not HOST:PORT or off\n",
+		        given[O_METRICS]);
+		return DAEMON_ARGS_USAGE;
+	}
+	return DAEMON_ARGS_RUN;
+}

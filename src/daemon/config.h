@@ -1,0 +1,50 @@
+/* batond's settings: defaults, then a libconfig file (--config), then the
+ * command line, each overriding the one before. */
+#pragma once
+
+#include <stdbool.h>
+#include <stdio.h>
+#include <sys/un.h>
+
+#include "core/policy.h"
+
+#define DAEMON_DEFAULT_SLA      30.0
+#define DAEMON_DEFAULT_EPOCH_MS 100
+#define DAEMON_DEFAULT_METRICS  "127.0.0.1:9477"
+
+struct daemon_config {
+	char socket_path[sizeof(((struct sockaddr_un *)0)->sun_path)];
+	const struct core_policy *policy;
+	double default_sla; /* for tenants that registered with sla_fps 0 */
+	int epoch_ms;
+	bool metrics_on;
+	char metrics_host[64]; /* numeric or a name; no brackets */
+	unsigned metrics_port; /* 0 = ephemeral */
+	struct core_params params;
+};
+
+/* Defaults: the socket of ipc_socket_path(), sa, 30 FPS, 100 ms, metrics on
+ * 127.0.0.1:9477, core_params_default(). false if the socket path does not
+ * fit. */
+bool daemon_config_defaults(struct daemon_config *cfg);
+
+/* Reads a libconfig file into cfg. On failure false with "file:line:
+ * field: reason" in err. */
+bool daemon_config_file(struct daemon_config *cfg, const char *path, char *err,
+                        size_t errlen);
+
+/* "off" or HOST:PORT ("[::1]:9477" for IPv6). false if malformed. */
+bool daemon_config_metrics(struct daemon_config *cfg, const char *spec);
+
+enum daemon_args_result {
+	DAEMON_ARGS_RUN = 0,
+	DAEMON_ARGS_EXIT_OK, /* --help or --version printed */
+	DAEMON_ARGS_USAGE,   /* error printed; exit 2 */
+};
+
+/* The whole command line of batond, config file included. Errors go to
+ * err_out. */
+enum daemon_args_result daemon_config_args(struct daemon_config *cfg, int argc,
+                                           char **argv, FILE *err_out);
+
+void daemon_usage(FILE *out);

@@ -1,0 +1,139 @@
+/* The tenant registry and the status reply (daemon.h). */
+#include "daemon/daemon.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "util/log.h"
+
+int64_t daemon_now_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000000000LL + ts.tv_nsec;
+}
+
+bool daemon_init(struct daemon *d, const struct daemon_config *cfg)
+{
+	*d = (struct daemon){0};
+	d->cfg = *cfg;
+	d->policy = cfg->policy;
+	d->next_id = 1;
+	d->intervals = malloc(STATS_WINDOW * sizeof(*d->intervals));
+	d->frames = malloc(BATON_RING_CAPACITY * sizeof(*d->frames));
+	if (!d->intervals || !d->frames) {
+		daemon_finish(d);
+		return false;
+	}
+	return true;
+}
+
+void daemon_finish(struct daemon *d)
+{
+	for (size_t i = 0; i < d->n_tenants; i++)
+		tenant_destroy(d->tenants[i]);
+	free(d->tenants);
+	free(d->core);
+	free(d->snap);
+	free(d->intervals);
+	free(d->frames);
+	*d = (struct daemon){0};
+}
+
+/* The per-tick scratch arrays follow the registry's size, so a tick never
+ * allocates. */
+static bool grow(struct daemon *d, size_t want)
+{
+	if (want <= d->cap_tenants)
+		return true;
+	size_t cap = d->cap_tenants ? d->cap_tenants * 2 : 16;
+	while (cap < want)
+		cap *= 2;
+	struct tenant **t = realloc(d->tenants, cap * sizeof(*t));
+	if (!t)
+		return false;
+	d->tenants = t;
+	struct core_tenant *c = realloc(d->core, cap * sizeof(*c));
+	if (!c)
+		return false;
+	d->core = c;
+	struct metrics_tenant *s = realloc(d->snap, cap * sizeof(*s));
+	if (!s)
+		return false;
+	d->snap = s;
+	d->cap_tenants = cap;
+	return true;
+}
+
+struct tenant *daemon_add_tenant(struct daemon *d, const char *name, pid_t pid,
+                                 double sla_fps, double fixed_fps,
+                                 struct ipc_shm *shm, int64_t now_ns)
+{
+	if (!grow(d, d->n_tenants + 1))
+		return NULL;
+	struct tenant *t = tenant_create(d->next_id, name, pid, sla_fps,
+	                                 fixed_fps, shm, now_ns);
+	if (!t)
+		return NULL;
+	d->next_id++;
+	d->tenants[d->n_tenants++] = t;
+	log_info("tenant %u \"%s\" pid %d registered (sla %g, fixed %g)", t->id,
+	         t->name, (int)pid, sla_fps, fixed_fps);
+	return t;
+}
+
+void daemon_remove_tenant(struct daemon *d, struct tenant *t)
+{
+	for (size_t i = 0; i < d->n_tenants; i++) {
+		if (d->tenants[i] != t)
+			continue;
+		/* Keep registration order: status lists tenants stably. */
+		memmove(&d->tenants[i], &d->tenants[i + 1],
+		        (d->n_tenants - i - 1) * sizeof(*d->tenants));
+		d->n_tenants--;
+		log_info("tenant %u \"%s\" pid %d gone", t->id, t->name,
+		         (int)t->pid);
+		tenant_destroy(t);
+		return;
+	}
+}
+
+double daemon_tenant_sla(const struct daemon *d, const struct tenant *t)
+{
+	return t->sla_fps > 0.0 ? t->sla_fps : d->cfg.default_sla;
+}
+
+json_t *daemon_status(struct daemon *d)
+{
+	json_t *list = json_array();
+	int64_t now = d->last_tick_ns;
+	for (size_t i = 0; i < d->n_tenants && list; i++) {
+		struct tenant *t = d->tenants[i];
+		if (t->corrupt)
+			continue;
+		double fps = stats_fps(&t->win, now, 1000000000LL);
+		size_t n =
+		    stats_intervals(&t->win, now, 2000000000LL, d->intervals);
+		double q = 0.99, p99;
+		stats_quantiles(d->intervals, n, &q, &p99, 1);
+		json_array_append_new(
+		    list,
+		    json_pack("{s:s, s:i, s:f, s:f, s:f, s:f, s:f, s:I, s:I, "
+		              "s:f}",
+		              "name", t->name, "pid", (int)t->pid, "sla_fps",
+		              daemon_tenant_sla(d, t), "target_fps",
+		              t->core.target_fps, "fps", fps, "frame_ms_p99",
+		              p99 * 1e3, "gpu_share", t->gpu_share,
+		              "below_sla_s", (json_int_t)t->below_sla_s,
+		              /* beyond proto.h: the id of its welcome and
+		                 its pin (0 = none) */
+		              "id", (json_int_t)t->id, "fixed_fps",
+		              t->fixed_fps));
+	}
+	if (!list)
+		return NULL;
+	return json_pack("{s:s, s:s, s:f, s:o}", "type", "status", "policy",
+	                 d->policy->name, "gpu_util", d->gpu.util, "tenants",
+	                 list);
+}

@@ -1,0 +1,63 @@
+/* batond's state apart from its sockets: the tenant registry, the policy
+ * and its per-GPU state, and the epoch tick that drives src/core exactly
+ * as the simulator does. The event loop (loop.c) owns the file descriptors
+ * and calls in here; the benchmark and tests call in directly. */
+#pragma once
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <jansson.h>
+
+#include "core/policy.h"
+#include "daemon/config.h"
+#include "daemon/metrics.h"
+#include "daemon/tenant.h"
+
+struct daemon {
+	struct daemon_config cfg;
+	const struct core_policy *policy; /* changeable at run time */
+	struct core_gpu gpu;
+
+	struct tenant **tenants;
+	size_t n_tenants, cap_tenants;
+	uint32_t next_id;
+
+	uint64_t ticks;
+	int64_t last_tick_ns; /* 0 before the first */
+	double tick_cost_s;   /* wall time of the last daemon_tick */
+
+	struct metrics *metrics; /* NULL: no endpoint */
+
+	/* scratch reused by every tick, grown with the registry */
+	struct core_tenant *core;
+	struct metrics_tenant *snap;
+	size_t scratch_cap;
+	double *intervals;          /* STATS_WINDOW */
+	struct baton_frame *frames; /* BATON_RING_CAPACITY */
+};
+
+bool daemon_init(struct daemon *d, const struct daemon_config *cfg);
+void daemon_finish(struct daemon *d);
+
+/* Registers a tenant that takes over *shm. NULL when out of memory. */
+struct tenant *daemon_add_tenant(struct daemon *d, const char *name, pid_t pid,
+                                 double sla_fps, double fixed_fps,
+                                 struct ipc_shm *shm, int64_t now_ns);
+void daemon_remove_tenant(struct daemon *d, struct tenant *t);
+
+/* The SLA the policy uses for t: its own, else the daemon's default. */
+double daemon_tenant_sla(const struct daemon *d, const struct tenant *t);
+
+/* One control epoch ending at now_ns (CLOCK_MONOTONIC): reads every ring,
+ * runs core_controller_tick, writes every control block, publishes the
+ * metrics snapshot. A tenant whose ring fails validation is marked
+ * corrupt and left out; the caller drops it. */
+void daemon_tick(struct daemon *d, int64_t now_ns);
+
+/* The status reply of proto.h (a new reference). */
+json_t *daemon_status(struct daemon *d);
+
+/* CLOCK_MONOTONIC in nanoseconds. */
+int64_t daemon_now_ns(void);

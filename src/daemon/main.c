@@ -1,0 +1,66 @@
+/* batond: the Baton daemon. Foreground; see daemon_usage() and
+ * data/batond.service. */
+#include <stdio.h>
+#include <string.h>
+
+#include "daemon/config.h"
+#include "daemon/daemon.h"
+#include "daemon/server.h"
+#include "util/log.h"
+
+int main(int argc, char **argv)
+{
+	struct daemon_config cfg;
+	switch (daemon_config_args(&cfg, argc, argv, stderr)) {
+	case DAEMON_ARGS_RUN:
+		break;
+	case DAEMON_ARGS_EXIT_OK:
+		return 0;
+	case DAEMON_ARGS_USAGE:
+		return 2;
+	}
+
+	struct daemon d;
+	if (!daemon_init(&d, &cfg)) {
+		log_error("out of memory");
+		return 1;
+	}
+	char err[256];
+	struct server s;
+	/* Before any thread exists: it blocks the signals we take from the
+	 * signalfd, and the metrics thread inherits that mask. */
+	if (!server_open(&s, &d, err, sizeof(err))) {
+		fprintf(stderr, "batond: %s\n", err);
+		daemon_finish(&d);
+		return 1;
+	}
+	if (cfg.metrics_on) {
+		unsigned port = 0;
+		d.metrics = metrics_start(cfg.metrics_host, cfg.metrics_port,
+		                          &port, err, sizeof(err));
+		if (!d.metrics) {
+			fprintf(stderr, "batond: %s\n", err);
+			server_close(&s);
+			daemon_finish(&d);
+			return 1;
+		}
+		bool v6 = strchr(cfg.metrics_host, ':') != NULL;
+		log_info("metrics on %s%s%s:%u", v6 ? "[" : "",
+		         cfg.metrics_host, v6 ? "]" : "", port);
+		/* Always, whatever the log level: scripts and tests find an
+		 * ephemeral port here. */
+		fprintf(stderr, "batond: metrics on http://%s%s%s:%u/metrics\n",
+		        v6 ? "[" : "", cfg.metrics_host, v6 ? "]" : "", port);
+		fflush(stderr);
+	}
+	log_info("listening on %s, policy %s, default SLA %g FPS, epoch %d ms",
+	         cfg.socket_path, cfg.policy->name, cfg.default_sla,
+	         cfg.epoch_ms);
+
+	int rc = server_run(&s);
+	server_close(&s);
+	metrics_stop(d.metrics);
+	d.metrics = NULL;
+	daemon_finish(&d);
+	return rc;
+}

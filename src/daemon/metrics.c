@@ -1,0 +1,171 @@
+/* The HTTP side of metrics.h: libmicrohttpd in its own polling thread. */
+#include "daemon/metrics.h"
+
+#include <errno.h>
+#include <netdb.h>
+#include <netinet/in.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+
+#include <microhttpd.h>
+
+struct metrics {
+	struct MHD_Daemon *mhd;
+	pthread_mutex_t lock;
+	/* the published snapshot, owned */
+	char policy[16];
+	double gpu_util, tick_s;
+	struct metrics_tenant *tenants;
+	size_t n, cap;
+};
+
+static enum MHD_Result reply(struct MHD_Connection *c, unsigned status,
+                             const char *type, char *body, size_t len)
+{
+	struct MHD_Response *r =
+	    MHD_create_response_from_buffer(len, body, MHD_RESPMEM_MUST_FREE);
+	if (!r) {
+		free(body);
+		return MHD_NO;
+	}
+	MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE, type);
+	enum MHD_Result ret = MHD_queue_response(c, status, r);
+	MHD_destroy_response(r);
+	return ret;
+}
+
+static enum MHD_Result text(struct MHD_Connection *c, unsigned status,
+                            const char *msg)
+{
+	char *body = strdup(msg);
+	if (!body)
+		return MHD_NO;
+	return reply(c, status, "text/plain; charset=utf-8", body,
+	             strlen(body));
+}
+
+/* Formats under the lock: the snapshot is small and a scrape is rare (a
+ * few per minute), so copying it out first would buy nothing. */
+static enum MHD_Result handle(void *cls, struct MHD_Connection *c,
+                              const char *url, const char *method,
+                              const char *version, const char *upload,
+                              size_t *upload_size, void **state)
+{
+	struct metrics *m = cls;
+	if (strcmp(method, MHD_HTTP_METHOD_GET) != 0 &&
+	    strcmp(method, MHD_HTTP_METHOD_HEAD) != 0)
+		return text(c, MHD_HTTP_METHOD_NOT_ALLOWED,
+		            "only GET is served\n");
+	if (strcmp(url, "/metrics") != 0)
+		return text(c, MHD_HTTP_NOT_FOUND, "not found; try /metrics\n");
+	pthread_mutex_lock(&m->lock);
+	struct metrics_snapshot s = {
+	    .policy = m->policy,
+	    .gpu_util = m->gpu_util,
+	    .tick_s = m->tick_s,
+	    .tenants = m->tenants,
+	    .n = m->n,
+	};
+	size_t len = 0;
+	char *body = metrics_format(&s, &len);
+	pthread_mutex_unlock(&m->lock);
+	if (!body)
+		return MHD_NO;
+	return reply(c, MHD_HTTP_OK, "text/plain; version=0.0.4", body, len);
+}
+
+bool metrics_publish(struct metrics *m, const struct metrics_snapshot *s)
+{
+	pthread_mutex_lock(&m->lock);
+	bool ok = true;
+	if (s->n > m->cap) {
+		struct metrics_tenant *t =
+		    realloc(m->tenants, s->n * sizeof(*t));
+		if (t) {
+			m->tenants = t;
+			m->cap = s->n;
+		} else {
+			ok = false;
+		}
+	}
+	if (ok) {
+		snprintf(m->policy, sizeof(m->policy), "%s", s->policy);
+		m->gpu_util = s->gpu_util;
+		m->tick_s = s->tick_s;
+		if (s->n)
+			memcpy(m->tenants, s->tenants,
+			       s->n * sizeof(*m->tenants));
+		m->n = s->n;
+	}
+	pthread_mutex_unlock(&m->lock);
+	return ok;
+}
+
+struct metrics *metrics_start(const char *host, unsigned port, unsigned *bound,
+                              char *err, size_t errlen)
+{
+	char service[8];
+	snprintf(service, sizeof(service), "%u", port);
+	struct addrinfo hints = {
+	    .ai_family = AF_UNSPEC,
+	    .ai_socktype = SOCK_STREAM,
+	    .ai_flags = AI_PASSIVE | AI_NUMERICSERV,
+	};
+	struct addrinfo *ai = NULL;
+	int rc = getaddrinfo(host, service, &hints, &ai);
+	if (rc != 0) {
+		snprintf(err, errlen, "metrics address %s: %s", host,
+		         gai_strerror(rc));
+		return NULL;
+	}
+	struct metrics *m = calloc(1, sizeof(*m));
+	if (!m) {
+		freeaddrinfo(ai);
+		snprintf(err, errlen, "out of memory");
+		return NULL;
+	}
+	pthread_mutex_init(&m->lock, NULL);
+	snprintf(m->policy, sizeof(m->policy), "none");
+	unsigned flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_ERROR_LOG;
+	if (ai->ai_family == AF_INET6)
+		flags |= MHD_USE_IPv6;
+	m->mhd = MHD_start_daemon(
+	    flags, (uint16_t)port, NULL, NULL, handle, m, MHD_OPTION_SOCK_ADDR,
+	    ai->ai_addr, MHD_OPTION_CONNECTION_LIMIT, 16u,
+	    MHD_OPTION_CONNECTION_TIMEOUT, 10u, MHD_OPTION_END);
+	freeaddrinfo(ai);
+	if (!m->mhd) {
+		snprintf(err, errlen,
+		         "cannot serve metrics on %s:%u (address in use?)",
+		         host, port);
+		metrics_stop(m);
+		return NULL;
+	}
+	*bound = port;
+	const union MHD_DaemonInfo *info =
+	    MHD_get_daemon_info(m->mhd, MHD_DAEMON_INFO_LISTEN_FD);
+	struct sockaddr_storage sa;
+	socklen_t salen = sizeof(sa);
+	if (info &&
+	    getsockname(info->listen_fd, (struct sockaddr *)&sa, &salen) == 0) {
+		if (sa.ss_family == AF_INET)
+			*bound = ntohs(((struct sockaddr_in *)&sa)->sin_port);
+		else if (sa.ss_family == AF_INET6)
+			*bound = ntohs(((struct sockaddr_in6 *)&sa)->sin6_port);
+	}
+	return m;
+}
+
+void metrics_stop(struct metrics *m)
+{
+	if (!m)
+		return;
+	if (m->mhd)
+		MHD_stop_daemon(m->mhd);
+	pthread_mutex_destroy(&m->lock);
+	free(m->tenants);
+	free(m);
+}

@@ -1,0 +1,46 @@
+/* The Prometheus endpoint: libmicrohttpd serves GET /metrics from its own
+ * thread, out of a snapshot the event loop publishes under a mutex after
+ * each tick, so a slow scraper never delays a control epoch. */
+#pragma once
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "ipc/msg.h"
+
+struct metrics_tenant {
+	char name[IPC_NAME_MAX];
+	pid_t pid;
+	double target_fps;
+	double fps;
+	double frame_s[3]; /* quantiles 0.5, 0.9, 0.99 over the last 2 s */
+	double below_sla_s;
+	double gpu_share;
+};
+
+struct metrics_snapshot {
+	const char *policy;
+	double gpu_util;
+	double tick_s;
+	const struct metrics_tenant *tenants;
+	size_t n;
+};
+
+struct metrics;
+
+/* Starts listening on host:port (port 0 = ephemeral). On success returns
+ * the endpoint and the bound port in *bound; NULL with a reason in err. */
+struct metrics *metrics_start(const char *host, unsigned port, unsigned *bound,
+                              char *err, size_t errlen);
+/* Stops the thread and frees everything (NULL is fine). */
+void metrics_stop(struct metrics *m);
+
+/* Copies *s in; the next scrape serves it. false when out of memory (the
+ * previous snapshot stays). */
+bool metrics_publish(struct metrics *m, const struct metrics_snapshot *s);
+
+/* The exposition text of one snapshot, malloc'ed and NUL-terminated; NULL
+ * when out of memory. */
+char *metrics_format(const struct metrics_snapshot *s, size_t *len);

@@ -1,0 +1,141 @@
+/* Prometheus text exposition format 0.0.4 for one snapshot (metrics.h). */
+#include "daemon/metrics.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+/* A growing string; once an allocation fails it stays failed. */
+struct buf {
+	char *s;
+	size_t len, cap;
+	bool failed;
+};
+
+static void put(struct buf *b, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+
+static void put(struct buf *b, const char *fmt, ...)
+{
+	if (b->failed)
+		return;
+	for (;;) {
+		va_list ap;
+		va_start(ap, fmt);
+		int n = vsnprintf(b->s + b->len, b->cap - b->len, fmt, ap);
+		va_end(ap);
+		if (n < 0) {
+			b->failed = true;
+			return;
+		}
+		if ((size_t)n < b->cap - b->len) {
+			b->len += (size_t)n;
+			return;
+		}
+		size_t cap = b->cap * 2 + (size_t)n;
+		char *s = realloc(b->s, cap);
+		if (!s) {
+			b->failed = true;
+			return;
+		}
+		b->s = s;
+		b->cap = cap;
+	}
+}
+
+/* Label values escape backslash, double quote and newline. */
+static void put_label(struct buf *b, const char *v)
+{
+	for (; *v; v++) {
+		if (*v == '\\')
+			put(b, "\\\\");
+		else if (*v == '"')
+			put(b, "\\\"");
+		else if (*v == '\n')
+			put(b, "\\n");
+		else
+			put(b, "%c", *v);
+	}
+}
+
+static void header(struct buf *b, const char *name, const char *type,
+                   const char *help)
+{
+	put(b, "# HELP %s %s\n# TYPE %s %s\n", name, help, name, type);
+}
+
+static void tenant_labels(struct buf *b, const struct metrics_tenant *t)
+{
+	put(b, "{name=\"");
+	put_label(b, t->name);
+	put(b, "\",pid=\"%d\"", (int)t->pid);
+}
+
+/* One line per tenant of a plain per-tenant value. */
+static void per_tenant(struct buf *b, const struct metrics_snapshot *s,
+                       const char *name, const char *type, const char *help,
+                       size_t offset)
+{
+	header(b, name, type, help);
+	for (size_t i = 0; i < s->n; i++) {
+		const struct metrics_tenant *t = &s->tenants[i];
+		double v = *(const double *)((const char *)t + offset);
+		put(b, "%s", name);
+		tenant_labels(b, t);
+		put(b, "} %.9g\n", v);
+	}
+}
+
+char *metrics_format(const struct metrics_snapshot *s, size_t *len)
+{
+	struct buf b = {.cap = 4096};
+	b.s = malloc(b.cap);
+	if (!b.s)
+		return NULL;
+	b.s[0] = '\0';
+
+	per_tenant(&b, s, "baton_tenant_target_fps", "gauge",
+	           "Pacing target the daemon gives the tenant (0 = unpaced).",
+	           offsetof(struct metrics_tenant, target_fps));
+	per_tenant(&b, s, "baton_tenant_fps", "gauge",
+	           "Frames per second over the last second.",
+	           offsetof(struct metrics_tenant, fps));
+
+	static const char *const quantiles[3] = {"0.5", "0.9", "0.99"};
+	header(&b, "baton_tenant_frame_time_seconds", "summary",
+	       "Frame time (present to present) over the last two seconds.");
+	for (size_t i = 0; i < s->n; i++) {
+		for (size_t q = 0; q < 3; q++) {
+			put(&b, "baton_tenant_frame_time_seconds");
+			tenant_labels(&b, &s->tenants[i]);
+			put(&b, ",quantile=\"%s\"} %.9g\n", quantiles[q],
+			    s->tenants[i].frame_s[q]);
+		}
+	}
+	per_tenant(&b, s, "baton_tenant_below_sla_seconds_total", "counter",
+	           "Whole seconds in which the tenant presented fewer frames "
+	           "than its SLA.",
+	           offsetof(struct metrics_tenant, below_sla_s));
+	per_tenant(&b, s, "baton_tenant_gpu_share", "gauge",
+	           "Fraction of the GPU the tenant used (smoothed).",
+	           offsetof(struct metrics_tenant, gpu_share));
+
+	header(&b, "baton_gpu_utilization", "gauge",
+	       "GPU busy fraction: the sum of the tenants' reported GPU time "
+	       "per epoch.");
+	put(&b, "baton_gpu_utilization{gpu=\"0\"} %.9g\n", s->gpu_util);
+	header(&b, "baton_policy_info", "gauge", "The pacing policy in force.");
+	put(&b, "baton_policy_info{policy=\"");
+	put_label(&b, s->policy);
+	put(&b, "\"} 1\n");
+	header(&b, "baton_daemon_tick_seconds", "gauge",
+	       "Wall time of the last control tick.");
+	put(&b, "baton_daemon_tick_seconds %.9g\n", s->tick_s);
+
+	if (b.failed) {
+		free(b.s);
+		return NULL;
+	}
+	*len = b.len;
+	return b.s;
+}

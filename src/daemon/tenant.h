@@ -1,0 +1,58 @@
+/* One registered tenant: its mapped memfd, the ring reader, the policy
+ * core's per-tenant state and the statistics status and metrics report. */
+#pragma once
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "core/policy.h"
+#include "daemon/stats.h"
+#include "ipc/msg.h"
+#include "ipc/ring.h"
+#include "ipc/shm_layout.h"
+
+struct tenant {
+	uint32_t id;
+	char name[IPC_NAME_MAX];
+	pid_t pid;        /* from SO_PEERCRED, not the header */
+	double sla_fps;   /* as registered or set; 0 = the daemon's default */
+	double fixed_fps; /* > 0: pinned */
+
+	struct ipc_shm shm; /* owned: unmapped when the tenant goes */
+	struct ipc_ring_reader reader;
+	struct core_tenant core;
+
+	struct stats_window win;
+	int64_t last_present_ns; /* 0 = no frame yet */
+	double gpu_share;        /* GPU busy / epoch, smoothed */
+	/* Frame-time quantiles 0.5, 0.9, 0.99 over 2 s for the metrics,
+	 * refreshed once a second (at frame_q_ns): a scrape comes every 15 s
+	 * or so, and selecting them every epoch for every tenant would be
+	 * most of the tick's cost. */
+	double frame_q[3];
+	int64_t frame_q_ns;
+
+	/* Below-SLA accounting in whole seconds of wall time since
+	 * registration: the second [second_start, +1 s) holds second_frames. */
+	int64_t second_start_ns;
+	uint32_t second_frames;
+	uint64_t below_sla_s;
+
+	bool corrupt; /* the ring failed validation: drop at once */
+};
+
+/* Allocates a tenant that takes over *shm (cleared) and starts reading its
+ * ring at the current head. NULL when out of memory. */
+struct tenant *tenant_create(uint32_t id, const char *name, pid_t pid,
+                             double sla_fps, double fixed_fps,
+                             struct ipc_shm *shm, int64_t now_ns);
+void tenant_destroy(struct tenant *t);
+
+/* Accounts one accepted frame to the current and the elapsed seconds. */
+void tenant_count_frame(struct tenant *t, int64_t present_ns);
+
+/* Closes every whole second that ended at least grace_ns before now,
+ * adding one below-SLA second for each that held fewer than sla frames. */
+void tenant_close_seconds(struct tenant *t, double sla, int64_t now_ns,
+                          int64_t grace_ns);

@@ -1,0 +1,190 @@
+/* The control epoch (daemon.h): measurements from the rings, one
+ * core_controller_tick, targets into the control blocks.
+ *
+ * Frames are counted in the epoch in which the daemon reads them, not by
+ * present_ns: a record is written after Present returns, so one presented
+ * just before a tick can only be read at the next; counting by read time
+ * counts every frame exactly once. */
+#include "daemon/daemon.h"
+
+#include <math.h>
+#include <stdio.h>
+
+#include "core/controller.h"
+#include "ipc/control.h"
+#include "util/log.h"
+
+#define NS_PER_S 1000000000LL
+/* How long after a second ends its late records may still arrive. */
+#define SECOND_GRACE_NS (NS_PER_S / 4)
+/* EWMA weight of one epoch's GPU share in the reported share. */
+#define SHARE_ALPHA 0.2
+
+/* What one epoch's records say about one tenant. */
+struct epoch_sample {
+	uint32_t frames;
+	double interval_sum_s;
+	uint32_t intervals;
+	double gpu_busy_s;
+};
+
+static bool read_ring(struct daemon *d, struct tenant *t, int64_t now,
+                      struct epoch_sample *s)
+{
+	char err[160];
+	*s = (struct epoch_sample){0};
+	uint64_t lost = t->reader.lost;
+	/* At most one ring's worth per tick: a producer faster than
+	 * capacity per epoch loses records (counted), never stalls us. */
+	ssize_t n = ipc_ring_read(&t->reader, d->frames, BATON_RING_CAPACITY,
+	                          now, err, sizeof(err));
+	if (n < 0) {
+		log_error("tenant %u \"%s\" pid %d: corrupt ring: %s", t->id,
+		          t->name, (int)t->pid, err);
+		t->corrupt = true;
+		return false;
+	}
+	if (t->reader.lost != lost)
+		log_debug("tenant %u: %llu records lost", t->id,
+		          (unsigned long long)(t->reader.lost - lost));
+	int64_t gpu_ns = 0;
+	for (ssize_t k = 0; k < n; k++) {
+		const struct baton_frame *f = &d->frames[k];
+		if (t->last_present_ns > 0) {
+			s->interval_sum_s +=
+			    (double)(f->present_ns - t->last_present_ns) * 1e-9;
+			s->intervals++;
+		}
+		t->last_present_ns = f->present_ns;
+		stats_add(&t->win, f->present_ns);
+		tenant_count_frame(t, f->present_ns);
+		if (f->gpu_ns >= 0)
+			gpu_ns += f->gpu_ns; /* each < 10 s: no overflow */
+	}
+	s->frames = (uint32_t)n;
+	s->gpu_busy_s = (double)gpu_ns * 1e-9;
+	return true;
+}
+
+/* F_out: 1 / mean present interval of the epoch's frames; without one, the
+ * rate the time since the last present allows (a stalled game decays
+ * towards 0); 0 if it never presented. */
+static double measured_fps(const struct tenant *t, const struct epoch_sample *s,
+                           int64_t now)
+{
+	if (s->intervals > 0 && s->interval_sum_s > 0.0)
+		return (double)s->intervals / s->interval_sum_s;
+	if (s->frames > 0 || t->last_present_ns <= 0)
+		return 0.0;
+	int64_t since = now - t->last_present_ns;
+	return since > 0 ? (double)NS_PER_S / (double)since : 0.0;
+}
+
+/* The shim echoes the period into its records, which the ring reader
+ * bounds to IPC_FRAME_MAX_PERIOD_NS: never ask for a longer one. */
+static int64_t period_ns(double target_fps)
+{
+	if (!(target_fps > 0.0) || !isfinite(target_fps))
+		return 0;
+	double p = 1e9 / target_fps;
+	if (p > (double)IPC_FRAME_MAX_PERIOD_NS)
+		return IPC_FRAME_MAX_PERIOD_NS;
+	return p < 1.0 ? 1 : (int64_t)llround(p);
+}
+
+static void publish(struct daemon *d, size_t n_snap)
+{
+	if (!d->metrics)
+		return;
+	struct metrics_snapshot s = {
+	    .policy = d->policy->name,
+	    .gpu_util = d->gpu.util,
+	    .tick_s = d->tick_cost_s,
+	    .tenants = d->snap,
+	    .n = n_snap,
+	};
+	if (!metrics_publish(d->metrics, &s))
+		log_warn("metrics: out of memory, serving the last snapshot");
+}
+
+static void fill_snapshot(struct daemon *d, struct tenant *t, int64_t now,
+                          struct metrics_tenant *m)
+{
+	static const double qs[3] = {0.5, 0.9, 0.99};
+	if (t->frame_q_ns == 0 || now - t->frame_q_ns >= NS_PER_S) {
+		size_t n =
+		    stats_intervals(&t->win, now, 2 * NS_PER_S, d->intervals);
+		stats_quantiles(d->intervals, n, qs, t->frame_q, 3);
+		t->frame_q_ns = now;
+	}
+	*m = (struct metrics_tenant){
+	    .pid = t->pid,
+	    .target_fps = t->core.target_fps,
+	    .fps = stats_fps(&t->win, now, NS_PER_S),
+	    .frame_s = {t->frame_q[0], t->frame_q[1], t->frame_q[2]},
+	    .below_sla_s = (double)t->below_sla_s,
+	    .gpu_share = t->gpu_share,
+	};
+	snprintf(m->name, sizeof(m->name), "%s", t->name);
+}
+
+void daemon_tick(struct daemon *d, int64_t now)
+{
+	int64_t t0 = daemon_now_ns();
+	int64_t epoch_ns = (int64_t)d->cfg.epoch_ms * 1000000LL;
+	/* The real length of this epoch: the timer may fire late. */
+	int64_t dt_ns = d->last_tick_ns > 0 ? now - d->last_tick_ns : epoch_ns;
+	if (dt_ns < 1000000)
+		dt_ns = 1000000;
+	double dt = (double)dt_ns * 1e-9;
+
+	/* On llvmpipe (and any GPU without a usable counter) there is no
+	 * hardware utilisation to read: the GPU's busy fraction is the sum of
+	 * the GPU time the tenants report, clamped to one GPU. */
+	double busy = 0.0;
+	size_t n = 0;
+	for (size_t i = 0; i < d->n_tenants; i++) {
+		struct tenant *t = d->tenants[i];
+		struct epoch_sample s;
+		if (t->corrupt || !read_ring(d, t, now, &s))
+			continue;
+		double gpu = s.gpu_busy_s < dt ? s.gpu_busy_s : dt;
+		busy += gpu;
+		t->gpu_share += SHARE_ALPHA * (gpu / dt - t->gpu_share);
+		t->core.sla_fps = daemon_tenant_sla(d, t);
+		t->core.fixed_fps = t->fixed_fps;
+		t->core.fps = measured_fps(t, &s, now);
+		t->core.gpu_busy_s = gpu;
+		t->core.frames = s.frames;
+		/* The core wants one contiguous array. */
+		d->core[n++] = t->core;
+	}
+	d->gpu.util = fmin(busy / dt, 1.0);
+	core_controller_tick(d->policy, &d->cfg.params, &d->gpu, d->core, n);
+	d->ticks++;
+
+	size_t k = 0;
+	for (size_t i = 0; i < d->n_tenants; i++) {
+		struct tenant *t = d->tenants[i];
+		if (t->corrupt)
+			continue;
+		t->core = d->core[k++];
+		struct ipc_control_values v = {
+		    .target_period_ns = period_ns(t->core.target_fps),
+		    .policy_epoch = d->ticks,
+		    .flags = BATON_CONTROL_VALID,
+		};
+		ipc_control_write(t->shm.control, &v);
+		tenant_close_seconds(t, daemon_tenant_sla(d, t), now,
+		                     SECOND_GRACE_NS);
+	}
+	d->last_tick_ns = now;
+
+	if (d->metrics)
+		for (size_t i = 0, j = 0; i < d->n_tenants; i++)
+			if (!d->tenants[i]->corrupt)
+				fill_snapshot(d, d->tenants[i], now,
+				              &d->snap[j++]);
+	d->tick_cost_s = (double)(daemon_now_ns() - t0) * 1e-9;
+	publish(d, n);
+}

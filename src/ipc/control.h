@@ -1,0 +1,31 @@
+/* The control block of shm.h under its seqlock.
+ *
+ * The daemon writes (seq odd, fields, seq even). The shim reads once per
+ * frame, lock-free and wait-free: one try, and on a torn or in-progress
+ * read it keeps what it had and tries again at the next frame. It never
+ * spins on the writer, which lives in another process and may be stopped
+ * half-way through a write forever. */
+#pragma once
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "ipc/shm.h"
+
+struct ipc_control_values {
+	int64_t target_period_ns; /* 0 = unpaced */
+	uint64_t policy_epoch;
+	uint32_t flags; /* BATON_CONTROL_* */
+	uint32_t version;
+};
+
+/* Daemon side. Publishes v (v->version is ignored: BATON_SHM_VERSION is
+ * written). Copes with a seq the tenant scribbled on. */
+void ipc_control_write(struct baton_control *c,
+                       const struct ipc_control_values *v);
+
+/* Shim side (libc only). One attempt: true and *out filled if a complete
+ * write was seen; false (and *out untouched) if a write was in progress or
+ * raced with the read. */
+bool ipc_control_read(const struct baton_control *c,
+                      struct ipc_control_values *out);

@@ -1,0 +1,25 @@
+/* The shim's seqlock reader (control.h): libc only, no loop. */
+#include "ipc/control.h"
+
+#define GET(src) __atomic_load_n(&(src), __ATOMIC_RELAXED)
+
+bool ipc_control_read(const struct baton_control *c,
+                      struct ipc_control_values *out)
+{
+	uint32_t s1 = atomic_load_explicit(&c->seq, memory_order_acquire);
+	if (s1 & 1u)
+		return false;
+	struct ipc_control_values v = {
+	    .target_period_ns = GET(c->target_period_ns),
+	    .policy_epoch = GET(c->policy_epoch),
+	    .flags = GET(c->flags),
+	    .version = GET(c->version),
+	};
+	/* The field loads must complete before seq is read again. */
+	atomic_thread_fence(memory_order_acquire);
+	uint32_t s2 = atomic_load_explicit(&c->seq, memory_order_relaxed);
+	if (s1 != s2)
+		return false;
+	*out = v;
+	return true;
+}

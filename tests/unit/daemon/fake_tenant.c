@@ -1,0 +1,133 @@
+#include "fake_tenant.h"
+
+#include <errno.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "ipc/control.h"
+#include "ipc/fdpass.h"
+#include "ipc/ring.h"
+
+static int64_t now_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000000000LL + ts.tv_nsec;
+}
+
+static void sleep_until(int64_t t)
+{
+	struct timespec ts = {t / 1000000000LL, t % 1000000000LL};
+	while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) ==
+	       EINTR)
+		;
+}
+
+static void *render(void *arg)
+{
+	struct fake_tenant *t = arg;
+	int64_t base = (int64_t)(1e9 / t->base_fps);
+	int64_t last = now_ns();
+	struct ipc_control_values ctl = {0};
+	while (!atomic_load(&t->stop)) {
+		/* Like the shim: one seqlock try per frame, else keep the
+		 * last values. */
+		ipc_control_read(t->shm.control, &ctl);
+		int64_t period = (ctl.flags & BATON_CONTROL_VALID)
+		                     ? ctl.target_period_ns
+		                     : 0;
+		atomic_store(&t->period_ns, period);
+		atomic_store(&t->epoch, ctl.policy_epoch);
+		int64_t next = last + (period > base ? period : base);
+		sleep_until(next);
+		int64_t present = now_ns();
+		uint64_t seq = atomic_load(&t->frames) + 1;
+		struct baton_frame f = {
+		    .present_ns = present,
+		    .cpu_ns = base / 2,
+		    .sleep_ns = period > base ? period - base : 0,
+		    .target_period_ns = period,
+		    .gpu_ns = 2000000,
+		    .gpu_frame = seq,
+		};
+		ipc_ring_push(t->shm.ring, t->shm.records, &f);
+		atomic_store(&t->frames, seq);
+		last = next;
+	}
+	return NULL;
+}
+
+bool fake_tenant_start(struct fake_tenant *t, const char *socket_path,
+                       const char *name, double sla_fps, double base_fps,
+                       char *err, size_t errlen)
+{
+	memset(t, 0, sizeof(*t));
+	t->base_fps = base_fps;
+	t->memfd = ipc_shm_create((uint32_t)getpid(), &t->shm);
+	if (t->memfd < 0) {
+		snprintf(err, errlen, "memfd: %s", strerror(-t->memfd));
+		return false;
+	}
+	struct sockaddr_un sa = {.sun_family = AF_UNIX};
+	snprintf(sa.sun_path, sizeof(sa.sun_path), "%s", socket_path);
+	t->sock = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (connect(t->sock, (struct sockaddr *)&sa, sizeof(sa)) < 0) {
+		snprintf(err, errlen, "connect: %s", strerror(errno));
+		goto fail;
+	}
+	char hello[256];
+	int n = snprintf(hello, sizeof(hello),
+	                 "{\"type\":\"hello\",\"version\":1,\"role\":"
+	                 "\"tenant\",\"name\":\"%s\",\"sla_fps\":%g,"
+	                 "\"fixed_fps\":0,\"api\":\"gl\"}\n",
+	                 name, sla_fps);
+	if (ipc_send_with_fd(t->sock, hello, (size_t)n, t->memfd) != n) {
+		snprintf(err, errlen, "send hello failed");
+		goto fail;
+	}
+	char reply[512];
+	struct pollfd p = {.fd = t->sock, .events = POLLIN};
+	ssize_t got = poll(&p, 1, 5000) == 1
+	                  ? recv(t->sock, reply, sizeof(reply) - 1, 0)
+	                  : -1;
+	if (got <= 0) {
+		snprintf(err, errlen, "no welcome");
+		goto fail;
+	}
+	reply[got] = '\0';
+	const char *id = strstr(reply, "\"id\":");
+	if (!strstr(reply, "\"welcome\"") || !id) {
+		snprintf(err, errlen, "%s", reply);
+		goto fail;
+	}
+	t->id = atoll(id + 5);
+	if (pthread_create(&t->thread, NULL, render, t) != 0) {
+		snprintf(err, errlen, "pthread_create failed");
+		goto fail;
+	}
+	t->running = true;
+	return true;
+fail:
+	close(t->sock);
+	close(t->memfd);
+	ipc_shm_unmap(&t->shm);
+	return false;
+}
+
+void fake_tenant_stop(struct fake_tenant *t)
+{
+	if (!t->running)
+		return;
+	atomic_store(&t->stop, true);
+	pthread_join(t->thread, NULL);
+	close(t->sock);
+	close(t->memfd);
+	ipc_shm_unmap(&t->shm);
+	t->running = false;
+}

@@ -1,0 +1,37 @@
+/* A stand-in for a game with the shim: creates and seals its memfd with
+ * ipc_shim_lib, registers over the control socket, then "renders" at a
+ * base rate on a thread, pacing itself to the control block's period as
+ * the shim does and pushing one ring record per frame. */
+#pragma once
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "ipc/shm_layout.h"
+
+struct fake_tenant {
+	int sock;
+	int memfd;
+	struct ipc_shm shm;
+	double base_fps; /* unpaced rate */
+	pthread_t thread;
+	bool running;
+	atomic_bool stop;
+	atomic_uint_fast64_t frames;
+	atomic_int_fast64_t period_ns; /* last period read from the block */
+	atomic_uint_fast64_t epoch;    /* last policy_epoch read */
+	long long id;                  /* from the welcome */
+};
+
+/* Registers as name (written into the JSON string as given, so escape
+ * quotes) with sla_fps and starts rendering. false (with the
+ * daemon's reply or the failure in err) if registration failed. */
+bool fake_tenant_start(struct fake_tenant *t, const char *socket_path,
+                       const char *name, double sla_fps, double base_fps,
+                       char *err, size_t errlen);
+
+/* Stops rendering and closes the connection (the daemon should drop the
+ * tenant). */
+void fake_tenant_stop(struct fake_tenant *t);

@@ -1,0 +1,203 @@
+/* baton status / set / policy (src/cli/cmd_*.c) against a real batond. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <fcntl.h>
+#include <jansson.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cli/client.h"
+#include "fake_tenant.h"
+#include "harness.h"
+
+/* What a command printed, and its exit status. */
+struct run {
+	int rc;
+	char out[16384];
+	char err[4096];
+};
+
+static void slurp(int fd, char *buf, size_t len)
+{
+	lseek(fd, 0, SEEK_SET);
+	ssize_t n = read(fd, buf, len - 1);
+	buf[n > 0 ? n : 0] = '\0';
+	close(fd);
+}
+
+static void run_cmd(struct run *r, int (*cmd)(int, char **), int argc, ...)
+{
+	char *argv[8];
+	va_list ap;
+	va_start(ap, argc);
+	for (int i = 0; i < argc; i++)
+		argv[i] = va_arg(ap, char *);
+	va_end(ap);
+	argv[argc] = NULL;
+	char o[] = "/tmp/baton-cli-out-XXXXXX",
+	     e[] = "/tmp/baton-cli-err-XXXXXX";
+	int ofd = mkstemp(o), efd = mkstemp(e);
+	unlink(o);
+	unlink(e);
+	fflush(stdout);
+	fflush(stderr);
+	int so = dup(1), se = dup(2);
+	dup2(ofd, 1);
+	dup2(efd, 2);
+	r->rc = cmd(argc, argv);
+	fflush(stdout);
+	fflush(stderr);
+	dup2(so, 1);
+	dup2(se, 2);
+	close(so);
+	close(se);
+	slurp(ofd, r->out, sizeof(r->out));
+	slurp(efd, r->err, sizeof(r->err));
+}
+
+static void test_daemon_not_running(void **state)
+{
+	(void)state;
+	setenv("BATON_SOCKET", "/tmp/baton-nobody-here.sock", 1);
+	struct run *r = malloc(sizeof(*r));
+	run_cmd(r, cmd_status, 1, "status");
+	assert_int_equal(r->rc, CLI_EXIT_NO_DAEMON);
+	assert_non_null(strstr(r->err, "/tmp/baton-nobody-here.sock"));
+	run_cmd(r, cmd_set, 3, "set", "game", "fps=30");
+	assert_int_equal(r->rc, CLI_EXIT_NO_DAEMON);
+	run_cmd(r, cmd_policy, 2, "policy", "sa");
+	assert_int_equal(r->rc, CLI_EXIT_NO_DAEMON);
+	free(r);
+}
+
+static void test_usage(void **state)
+{
+	(void)state;
+	struct run *r = malloc(sizeof(*r));
+	run_cmd(r, cmd_status, 2, "status", "--help");
+	assert_int_equal(r->rc, 0);
+	assert_non_null(strstr(r->out, "Usage: baton status"));
+	run_cmd(r, cmd_status, 2, "status", "--bogus");
+	assert_int_equal(r->rc, 2);
+	run_cmd(r, cmd_set, 2, "set", "--help");
+	assert_int_equal(r->rc, 0);
+	run_cmd(r, cmd_set, 2, "set", "game");
+	assert_int_equal(r->rc, 2);
+	run_cmd(r, cmd_set, 3, "set", "game", "speed=3");
+	assert_int_equal(r->rc, 2);
+	run_cmd(r, cmd_set, 3, "set", "game", "fps=-1");
+	assert_int_equal(r->rc, 2);
+	run_cmd(r, cmd_set, 3, "set", "game", "sla=0");
+	assert_int_equal(r->rc, 2);
+	run_cmd(r, cmd_policy, 2, "policy", "--help");
+	assert_int_equal(r->rc, 0);
+	assert_non_null(strstr(r->out, "esa"));
+	run_cmd(r, cmd_policy, 2, "policy", "fastest");
+	assert_int_equal(r->rc, 2);
+	free(r);
+}
+
+static void test_against_daemon(void **state)
+{
+	(void)state;
+	struct batond_proc p;
+	if (!batond_spawn(&p, NULL)) {
+		batond_dump_log(&p);
+		fail_msg("batond did not start");
+	}
+	static struct fake_tenant t;
+	char err[256];
+	if (!fake_tenant_start(&t, p.sock, "game", 30, 50, err, sizeof(err)))
+		fail_msg("tenant: %s", err);
+	struct timespec settle = {0, 500000000};
+	nanosleep(&settle, NULL);
+	struct run *r = malloc(sizeof(*r));
+
+	run_cmd(r, cmd_status, 1, "status");
+	assert_int_equal(r->rc, 0);
+	assert_non_null(strstr(r->out, "NAME"));
+	assert_non_null(strstr(r->out, "game"));
+	assert_non_null(strstr(r->out, "GPU 0: policy sa, utilization"));
+
+	run_cmd(r, cmd_status, 2, "status", "--json");
+	assert_int_equal(r->rc, 0);
+	json_t *j = json_loads(r->out, 0, NULL);
+	assert_non_null(j);
+	assert_true(json_is_string(json_object_get(j, "policy")));
+	assert_true(json_is_number(json_object_get(j, "gpu_util")));
+	json_t *g = json_array_get(json_object_get(j, "tenants"), 0);
+	assert_string_equal(json_string_value(json_object_get(g, "name")),
+	                    "game");
+	assert_true(json_is_integer(json_object_get(g, "pid")));
+	const char *nums[] = {"sla_fps", "target_fps", "fps", "frame_ms_p99",
+	                      "gpu_share"};
+	for (int i = 0; i < 5; i++)
+		assert_true(json_is_number(json_object_get(g, nums[i])));
+	json_decref(j);
+
+	run_cmd(r, cmd_set, 3, "set", "game", "fps=20");
+	assert_int_equal(r->rc, 0);
+	run_cmd(r, cmd_set, 4, "set", "game", "fps=0", "sla=40");
+	assert_int_equal(r->rc, 0);
+	run_cmd(r, cmd_set, 3, "set", "nobody", "fps=20");
+	assert_int_equal(r->rc, 1);
+	assert_non_null(strstr(r->err, "not_found"));
+
+	run_cmd(r, cmd_policy, 2, "policy", "esa");
+	assert_int_equal(r->rc, 0);
+	run_cmd(r, cmd_policy, 1, "policy");
+	assert_int_equal(r->rc, 0);
+	assert_string_equal(r->out, "esa\n");
+	run_cmd(r, cmd_status, 2, "status", "--json");
+	j = json_loads(r->out, 0, NULL);
+	assert_string_equal(json_string_value(json_object_get(j, "policy")),
+	                    "esa");
+	g = json_array_get(json_object_get(j, "tenants"), 0);
+	assert_float_equal(json_number_value(json_object_get(g, "sla_fps")), 40,
+	                   0);
+	json_decref(j);
+
+	/* --watch redraws until SIGINT, then exits 0. */
+	pid_t pid = fork();
+	if (pid == 0) {
+		run_cmd(r, cmd_status, 2, "status", "--watch");
+		int n = 0;
+		for (char *s = r->out; (s = strstr(s, "GPU 0:")); s++)
+			n++;
+		_exit(r->rc == 0 && n >= 2 ? 0 : 10 + n);
+	}
+	struct timespec wait = {2, 500000000};
+	nanosleep(&wait, NULL);
+	kill(pid, SIGINT);
+	int status;
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	assert_true(WIFEXITED(status));
+	assert_int_equal(WEXITSTATUS(status), 0);
+
+	/* The daemon goes away: an I/O failure is 4 on connect. */
+	fake_tenant_stop(&t);
+	assert_int_equal(batond_term(&p), 0);
+	run_cmd(r, cmd_status, 1, "status");
+	assert_int_equal(r->rc, CLI_EXIT_NO_DAEMON);
+	batond_cleanup(&p);
+	free(r);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test(test_daemon_not_running),
+	    cmocka_unit_test(test_usage),
+	    cmocka_unit_test(test_against_daemon),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,184 @@
+/* batond's command line and config file (config.h). */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "daemon/config.h"
+
+static char path[64];
+
+static void write_config(const char *text)
+{
+	snprintf(path, sizeof(path), "/tmp/batond-cfg-XXXXXX");
+	int fd = mkstemp(path);
+	assert_true(fd >= 0);
+	assert_int_equal(write(fd, text, strlen(text)), (ssize_t)strlen(text));
+	close(fd);
+}
+
+/* Runs the parser on argv; what it printed lands in out. */
+static enum daemon_args_result run(struct daemon_config *cfg, char *out,
+                                   size_t len, int argc, char **argv)
+{
+	FILE *f = fmemopen(out, len, "w");
+	enum daemon_args_result r = daemon_config_args(cfg, argc, argv, f);
+	fclose(f);
+	return r;
+}
+
+static void test_defaults(void **state)
+{
+	(void)state;
+	setenv("BATON_SOCKET", "/tmp/d.sock", 1);
+	struct daemon_config cfg;
+	char out[512];
+	char *argv[] = {"batond", NULL};
+	assert_int_equal(run(&cfg, out, sizeof(out), 1, argv), DAEMON_ARGS_RUN);
+	assert_string_equal(cfg.socket_path, "/tmp/d.sock");
+	assert_string_equal(cfg.policy->name, "sa");
+	assert_float_equal(cfg.default_sla, 30, 0);
+	assert_int_equal(cfg.epoch_ms, 100);
+	assert_true(cfg.metrics_on);
+	assert_string_equal(cfg.metrics_host, "127.0.0.1");
+	assert_int_equal(cfg.metrics_port, 9477);
+	assert_float_equal(cfg.params.sla_margin, 0.01, 0);
+}
+
+static void test_command_line(void **state)
+{
+	(void)state;
+	struct daemon_config cfg;
+	char out[512];
+	char *argv[] = {"batond", "--socket",  "/tmp/x.sock", "--policy",
+	                "esa",    "--sla",     "45.5",        "--epoch-ms",
+	                "50",     "--metrics", "[::1]:0",     NULL};
+	assert_int_equal(run(&cfg, out, sizeof(out), 11, argv),
+	                 DAEMON_ARGS_RUN);
+	assert_string_equal(cfg.socket_path, "/tmp/x.sock");
+	assert_string_equal(cfg.policy->name, "esa");
+	assert_float_equal(cfg.default_sla, 45.5, 0);
+	assert_int_equal(cfg.epoch_ms, 50);
+	assert_float_equal(cfg.params.epoch_s, 0.05, 1e-12);
+	assert_string_equal(cfg.metrics_host, "::1");
+	assert_int_equal(cfg.metrics_port, 0);
+
+	char *off[] = {"batond", "--metrics", "off", NULL};
+	assert_int_equal(run(&cfg, out, sizeof(out), 3, off), DAEMON_ARGS_RUN);
+	assert_false(cfg.metrics_on);
+}
+
+static void test_usage_errors(void **state)
+{
+	(void)state;
+	struct daemon_config cfg;
+	char out[512];
+	struct {
+		int argc;
+		char *argv[4];
+		const char *says;
+	} cases[] = {
+	    {2, {"batond", "--bogus"}, "unknown option"},
+	    {2, {"batond", "--sla"}, "needs a value"},
+	    {3, {"batond", "--policy", "fastest"}, "--policy"},
+	    {3, {"batond", "--sla", "0"}, "--sla"},
+	    {3, {"batond", "--sla", "30x"}, "--sla"},
+	    {3, {"batond", "--epoch-ms", "0"}, "--epoch-ms"},
+	    {3, {"batond", "--metrics", "localhost"}, "--metrics"},
+	    {3, {"batond", "--metrics", "h:70000"}, "--metrics"},
+	    {2, {"batond", "extra"}, "unexpected"},
+	};
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		memset(out, 0, sizeof(out));
+		assert_int_equal(
+		    run(&cfg, out, sizeof(out), cases[i].argc, cases[i].argv),
+		    DAEMON_ARGS_USAGE);
+		if (!strstr(out, cases[i].says))
+			fail_msg("case %zu: \"%s\" lacks \"%s\"", i, out,
+			         cases[i].says);
+	}
+}
+
+static void test_config_file_and_override(void **state)
+{
+	(void)state;
+	write_config("socket = \"/tmp/cfg.sock\";\n"
+	             "policy = \"fsa\";\n"
+	             "sla = 60;\n"
+	             "epoch_ms = 200;\n"
+	             "metrics = \"off\";\n"
+	             "params = { kp = 0.2; ki = 0.1; sla_margin = 0.05;\n"
+	             "           util_target = 0.9; k_alpha = 1; };\n");
+	struct daemon_config cfg;
+	char out[512];
+	char *argv[] = {"batond", "--config", path, "--policy", "sa", NULL};
+	assert_int_equal(run(&cfg, out, sizeof(out), 5, argv), DAEMON_ARGS_RUN);
+	assert_string_equal(cfg.socket_path, "/tmp/cfg.sock");
+	assert_string_equal(cfg.policy->name, "sa"); /* the command line */
+	assert_float_equal(cfg.default_sla, 60, 0);
+	assert_int_equal(cfg.epoch_ms, 200);
+	assert_false(cfg.metrics_on);
+	assert_float_equal(cfg.params.pi.kp, 0.2, 0);
+	assert_float_equal(cfg.params.pi.ki, 0.1, 0);
+	assert_float_equal(cfg.params.sla_margin, 0.05, 0);
+	assert_float_equal(cfg.params.util_target, 0.9, 0);
+	assert_float_equal(cfg.params.k_alpha, 1.0, 0);
+	assert_float_equal(cfg.params.epoch_s, 0.2, 1e-12);
+	unlink(path);
+}
+
+static void test_config_file_errors(void **state)
+{
+	(void)state;
+	struct {
+		const char *text;
+		const char *says; /* after "path:" */
+	} cases[] = {
+	    {"policy = \"sa\";\nsla = \"fast\";\n", ":2: sla: "},
+	    {"\n\nepoch_ms = 2.5;\n", ":3: epoch_ms: "},
+	    {"sockett = \"/x\";\n", ":1: sockett: unknown setting"},
+	    {"params = { kp = -1; };\n", ":1: kp: must lie in"},
+	    {"params = {\n util_target = 0; };\n", ":2: util_target: "},
+	    {"params = { speed = 1; };\n", ":1: speed: unknown parameter"},
+	    {"params = 3;\n", ":1: params: must be a group"},
+	    {"metrics = \"nowhere\";\n", ":1: metrics: "},
+	    {"policy = \"sa\"\nsla = ;\n", ":2: "}, /* a syntax error */
+	};
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		write_config(cases[i].text);
+		struct daemon_config cfg;
+		char out[512] = "";
+		char *argv[] = {"batond", "--config", path, NULL};
+		assert_int_equal(run(&cfg, out, sizeof(out), 3, argv),
+		                 DAEMON_ARGS_USAGE);
+		char want[128];
+		snprintf(want, sizeof(want), "%s%s", path, cases[i].says);
+		if (!strstr(out, want))
+			fail_msg("case %zu: \"%s\" lacks \"%s\"", i, out, want);
+		unlink(path);
+	}
+	struct daemon_config cfg;
+	char out[512] = "";
+	char *argv[] = {"batond", "--config", "/nonexistent/b.cfg", NULL};
+	assert_int_equal(run(&cfg, out, sizeof(out), 3, argv),
+	                 DAEMON_ARGS_USAGE);
+	assert_non_null(strstr(out, "/nonexistent/b.cfg"));
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test(test_defaults),
+	    cmocka_unit_test(test_command_line),
+	    cmocka_unit_test(test_usage_errors),
+	    cmocka_unit_test(test_config_file_and_override),
+	    cmocka_unit_test(test_config_file_errors),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

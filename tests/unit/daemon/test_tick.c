@@ -1,0 +1,241 @@
+/* The daemon's epoch tick in-process, on a virtual clock: measurements
+ * from the rings, the policy core, the control blocks, status. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "daemon/daemon.h"
+#include "ipc/control.h"
+#include "ipc/ring.h"
+
+#define MS 1000000LL
+#define T0 (1000 * 1000 * MS) /* virtual clock starts at 1000 s */
+
+struct game {
+	int fd;
+	struct ipc_shm shm; /* the shim's mapping */
+	struct tenant *t;
+	int64_t next_present;
+	uint64_t seq;
+};
+
+struct fixture {
+	struct daemon d;
+	struct game g[2];
+	int64_t now;
+};
+
+static void add_game(struct fixture *f, int i, const char *name, double sla)
+{
+	struct game *g = &f->g[i];
+	g->fd = ipc_shm_create(100 + (uint32_t)i, &g->shm);
+	assert_true(g->fd >= 0);
+	struct ipc_shm mine;
+	char err[160];
+	assert_true(ipc_shm_map(g->fd, &mine, err, sizeof(err)));
+	g->t = daemon_add_tenant(&f->d, name, 100 + i, sla, 0, &mine, f->now);
+	assert_non_null(g->t);
+	assert_null(mine.base); /* taken over */
+	g->next_present = f->now + 5 * MS;
+}
+
+static int setup(void **state)
+{
+	struct fixture *f = calloc(1, sizeof(*f));
+	struct daemon_config cfg;
+	daemon_config_defaults(&cfg);
+	cfg.metrics_on = false;
+	assert_true(daemon_init(&f->d, &cfg));
+	f->now = T0;
+	*state = f;
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	struct fixture *f = *state;
+	daemon_finish(&f->d);
+	for (int i = 0; i < 2; i++) {
+		if (f->g[i].shm.base) {
+			ipc_shm_unmap(&f->g[i].shm);
+			close(f->g[i].fd);
+		}
+	}
+	free(f);
+	return 0;
+}
+
+/* Game i renders until the epoch's end: free at free_fps, or paced to the
+ * control block's period when it is longer, as the shim would. */
+static void render(struct fixture *f, int i, double free_fps, int64_t gpu_ns,
+                   int64_t until)
+{
+	struct game *g = &f->g[i];
+	struct ipc_control_values v = {0};
+	ipc_control_read(g->shm.control, &v);
+	int64_t base = (int64_t)(1e9 / free_fps);
+	int64_t period = v.target_period_ns > base ? v.target_period_ns : base;
+	while (g->next_present <= until) {
+		g->seq++;
+		struct baton_frame fr = {
+		    .present_ns = g->next_present,
+		    .cpu_ns = base / 2,
+		    .target_period_ns = v.target_period_ns,
+		    .gpu_ns = gpu_ns,
+		    .gpu_frame = g->seq,
+		};
+		ipc_ring_push(g->shm.ring, g->shm.records, &fr);
+		g->next_present += period;
+	}
+}
+
+static void epoch(struct fixture *f, int games, double free_fps)
+{
+	f->now += 100 * MS;
+	for (int i = 0; i < games; i++)
+		render(f, i, free_fps, 2 * MS, f->now);
+	daemon_tick(&f->d, f->now);
+}
+
+static void test_sa_settles_on_reference(void **state)
+{
+	struct fixture *f = *state;
+	add_game(f, 0, "a", 0);  /* default SLA 30 */
+	add_game(f, 1, "b", 60); /* its own */
+	for (int e = 0; e < 100; e++)
+		epoch(f, 2, 120.0);
+	struct ipc_control_values v;
+	assert_true(ipc_control_read(f->g[0].shm.control, &v));
+	assert_int_equal(v.flags, BATON_CONTROL_VALID);
+	assert_int_equal(v.policy_epoch, 100);
+	assert_float_equal(1e9 / (double)v.target_period_ns, 30.3, 0.3);
+	assert_true(ipc_control_read(f->g[1].shm.control, &v));
+	assert_float_equal(1e9 / (double)v.target_period_ns, 60.6, 0.6);
+	assert_float_equal(f->g[0].t->core.fps, 30.3, 0.3);
+
+	/* GPU: 2 ms per frame at ~30 and ~60 FPS, about 6% + 12%. */
+	assert_float_equal(f->g[0].t->gpu_share, 0.0606, 0.01);
+	assert_float_equal(f->g[1].t->gpu_share, 0.1212, 0.01);
+	assert_float_equal(f->d.gpu.util, 0.18, 0.03);
+
+	json_t *st = daemon_status(&f->d);
+	json_t *a = json_array_get(json_object_get(st, "tenants"), 0);
+	assert_string_equal(json_string_value(json_object_get(a, "name")), "a");
+	assert_int_equal(json_integer_value(json_object_get(a, "pid")), 100);
+	assert_float_equal(json_number_value(json_object_get(a, "sla_fps")), 30,
+	                   0);
+	assert_float_equal(json_number_value(json_object_get(a, "fps")), 30.3,
+	                   0.3);
+	assert_float_equal(
+	    json_number_value(json_object_get(a, "frame_ms_p99")), 33.0, 0.5);
+	/* Above its SLA in every whole second. */
+	assert_int_equal(json_integer_value(json_object_get(a, "below_sla_s")),
+	                 0);
+	json_decref(st);
+	assert_true(f->d.tick_cost_s > 0.0);
+}
+
+static void test_below_sla_seconds_counted(void **state)
+{
+	struct fixture *f = *state;
+	add_game(f, 0, "slow", 30);
+	/* It cannot do better than 20 FPS: every second is below its SLA. */
+	for (int e = 0; e < 50; e++)
+		epoch(f, 1, 20.0);
+	/* 5 s of wall time; the last second closes 250 ms after its end. */
+	assert_int_equal(f->g[0].t->below_sla_s, 4);
+	for (int e = 0; e < 3; e++)
+		epoch(f, 1, 20.0);
+	assert_int_equal(f->g[0].t->below_sla_s, 5);
+}
+
+static void test_pinned_and_none(void **state)
+{
+	struct fixture *f = *state;
+	add_game(f, 0, "a", 30);
+	f->g[0].t->fixed_fps = 45;
+	epoch(f, 1, 120.0);
+	struct ipc_control_values v;
+	assert_true(ipc_control_read(f->g[0].shm.control, &v));
+	assert_int_equal(v.target_period_ns, 22222222);
+	f->g[0].t->fixed_fps = 0;
+	f->d.policy = &core_policy_none;
+	epoch(f, 1, 120.0);
+	assert_true(ipc_control_read(f->g[0].shm.control, &v));
+	assert_int_equal(v.target_period_ns, 0);
+	assert_int_equal(v.flags, BATON_CONTROL_VALID);
+}
+
+static void test_stalled_game_decays(void **state)
+{
+	struct fixture *f = *state;
+	add_game(f, 0, "a", 30);
+	for (int e = 0; e < 10; e++)
+		epoch(f, 1, 60.0);
+	int64_t last = f->g[0].t->last_present_ns;
+	/* No frame for 900 ms: F_out falls back to 1 / time since. */
+	f->now += 900 * MS;
+	f->g[0].next_present = INT64_MAX;
+	daemon_tick(&f->d, f->now);
+	assert_float_equal(f->g[0].t->core.fps, 1e9 / (double)(f->now - last),
+	                   1e-9);
+	assert_int_equal(f->g[0].t->core.frames, 0);
+}
+
+static void test_corrupt_ring_left_out(void **state)
+{
+	struct fixture *f = *state;
+	add_game(f, 0, "bad", 30);
+	add_game(f, 1, "good", 30);
+	epoch(f, 2, 60.0);
+	/* Head backwards in game 0. */
+	atomic_store(&f->g[0].shm.ring->head, 1);
+	uint64_t epoch_before;
+	struct ipc_control_values v;
+	assert_true(ipc_control_read(f->g[0].shm.control, &v));
+	epoch_before = v.policy_epoch;
+	epoch(f, 1, 60.0);
+	assert_true(f->g[0].t->corrupt);
+	assert_false(f->g[1].t->corrupt);
+	/* Its block is no longer written; the other's is. */
+	assert_true(ipc_control_read(f->g[0].shm.control, &v));
+	assert_int_equal(v.policy_epoch, epoch_before);
+	assert_true(ipc_control_read(f->g[1].shm.control, &v));
+	assert_int_equal(v.policy_epoch, epoch_before + 1);
+	json_t *st = daemon_status(&f->d);
+	assert_int_equal(json_array_size(json_object_get(st, "tenants")), 1);
+	json_decref(st);
+	daemon_remove_tenant(&f->d, f->g[0].t);
+	assert_int_equal(f->d.n_tenants, 1);
+	assert_ptr_equal(f->d.tenants[0], f->g[1].t);
+}
+
+static void test_period_bounded(void **state)
+{
+	struct fixture *f = *state;
+	add_game(f, 0, "a", 30);
+	f->g[0].t->fixed_fps = 0.01; /* 100 s: longer than a record allows */
+	epoch(f, 1, 60.0);
+	struct ipc_control_values v;
+	assert_true(ipc_control_read(f->g[0].shm.control, &v));
+	assert_int_equal(v.target_period_ns, IPC_FRAME_MAX_PERIOD_NS);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+#define T(fn) cmocka_unit_test_setup_teardown(fn, setup, teardown)
+	    T(test_sa_settles_on_reference), T(test_below_sla_seconds_counted),
+	    T(test_pinned_and_none),         T(test_stalled_game_decays),
+	    T(test_corrupt_ring_left_out),   T(test_period_bounded),
+#undef T
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
