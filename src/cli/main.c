@@ -3,13 +3,20 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "baton/version.h"
 #include "cli/cli.h"
-
-#ifndef BATON_VERSION
-#error "BATON_VERSION must be defined by the build (src/cli/meson.build)"
-#endif
+#include "cli/client.h"
+#include "cli/cmd_run.h"
 
 static const struct cli_command commands[] = {
+    {"run", "launch a game under the pacing shim (OpenGL and Vulkan)", cmd_run,
+     cmd_run_help},
+    {"status", "show batond's tenants and the GPU", cmd_status,
+     cmd_status_help},
+    {"set", "pin a tenant's frame rate or change its SLA", cmd_set,
+     cmd_set_help},
+    {"policy", "show or change batond's pacing policy", cmd_policy,
+     cmd_policy_help},
     {"sim", "simulate a scenario and report each tenant's frame rate", cmd_sim,
      cmd_sim_help},
 };
@@ -43,7 +50,9 @@ static void usage(FILE *out)
 	        "options.\n"
 	        "\n"
 	        "Exit status: 0 success, 1 runtime failure, 2 usage error, "
-	        "3 invalid scenario.\n");
+	        "3 invalid scenario,\n4 batond not running; baton run: 126/127 "
+	        "when the command cannot be run\nor is not found, else the "
+	        "command's own status.\n");
 }
 
 static int unknown_command(const char *name)

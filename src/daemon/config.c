@@ -1,4 +1,5 @@
 /* batond's settings (config.h): defaults < --config file < command line. */
+#include "baton/version.h"
 #include "daemon/config.h"
 
 #include <errno.h>
