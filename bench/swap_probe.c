@@ -1,0 +1,90 @@
+/* A frame-time probe that sits outside every frame limiter: preloaded
+ * after it, it timestamps the moment Mesa's software GLX path hands a
+ * finished frame to the X server (XShmPutImage, or XPutImage without
+ * MIT-SHM). That is the frame's real presentation time on Xvfb, whoever
+ * hooked glXSwapBuffers and however they reached it: MangoHud calls the
+ * real glXSwapBuffers through its own dlopen handle, past any preload
+ * placed after it, but Mesa's calls into libX11/libXext still bind to us.
+ *
+ * Timestamps (CLOCK_MONOTONIC ns) go to the file named by
+ * BATON_PROBE_OUT: a uint64 count followed by int64 times, in a shared
+ * mapping, so they survive the process being killed. */
+#include <dlfcn.h>
+#include <fcntl.h>
+#include <stdatomic.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <sys/mman.h>
+#include <time.h>
+#include <unistd.h>
+
+#define MAX_FRAMES (1u << 20)
+#define EXPORT     __attribute__((visibility("default")))
+
+struct probe_file {
+	_Atomic uint64_t count;
+	int64_t t[MAX_FRAMES];
+};
+
+static struct probe_file *out;
+
+__attribute__((constructor)) static void probe_open(void)
+{
+	const char *path = getenv("BATON_PROBE_OUT");
+	if (!path)
+		return;
+	int fd = open(path, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (fd < 0)
+		return;
+	if (ftruncate(fd, sizeof(*out)) == 0) {
+		void *p = mmap(NULL, sizeof(*out), PROT_READ | PROT_WRITE,
+		               MAP_SHARED, fd, 0);
+		if (p != MAP_FAILED)
+			out = p;
+	}
+	close(fd);
+}
+
+static void stamp(void)
+{
+	if (!out)
+		return;
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	uint64_t i = atomic_load_explicit(&out->count, memory_order_relaxed);
+	if (i < MAX_FRAMES) {
+		out->t[i] = (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+		atomic_store_explicit(&out->count, i + 1, memory_order_release);
+	}
+}
+
+typedef int (*shm_put_fn)(void *, unsigned long, void *, void *, int, int, int,
+                          int, unsigned, unsigned, int);
+typedef int (*put_fn)(void *, unsigned long, void *, void *, int, int, int, int,
+                      unsigned, unsigned);
+
+EXPORT int XShmPutImage(void *dpy, unsigned long d, void *gc, void *image,
+                        int sx, int sy, int dx, int dy, unsigned w, unsigned h,
+                        int send_event);
+EXPORT int XShmPutImage(void *dpy, unsigned long d, void *gc, void *image,
+                        int sx, int sy, int dx, int dy, unsigned w, unsigned h,
+                        int send_event)
+{
+	static shm_put_fn real;
+	if (!real)
+		real = (shm_put_fn)dlsym(RTLD_NEXT, "XShmPutImage");
+	stamp();
+	return real(dpy, d, gc, image, sx, sy, dx, dy, w, h, send_event);
+}
+
+EXPORT int XPutImage(void *dpy, unsigned long d, void *gc, void *image, int sx,
+                     int sy, int dx, int dy, unsigned w, unsigned h);
+EXPORT int XPutImage(void *dpy, unsigned long d, void *gc, void *image, int sx,
+                     int sy, int dx, int dy, unsigned w, unsigned h)
+{
+	static put_fn real;
+	if (!real)
+		real = (put_fn)dlsym(RTLD_NEXT, "XPutImage");
+	stamp();
+	return real(dpy, d, gc, image, sx, sy, dx, dy, w, h);
+}

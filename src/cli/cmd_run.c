@@ -1,0 +1,334 @@
+/* baton run [--sla FPS] [--fps FPS] [--name NAME] -- CMD [ARGS...]
+ *
+ * Sets the shim's environment (shim/shim.h), puts libbaton_gl.so first in
+ * LD_PRELOAD, enables the Vulkan layer and execs the command. Everything
+ * else is inherited, so that it also works as a Steam launch option
+ * (`baton run -- %command%`), where the command is Steam's own launcher
+ * chain: the shim is inert in every process that never presents a frame. */
+#include "cli/cmd_run.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <getopt.h>
+#include <limits.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "shim/shim_paths.h"
+
+#define EXIT_USAGE    2
+#define EXIT_NOEXEC   126
+#define EXIT_NOTFOUND 127
+
+#define SHIM_NAME "libbaton_gl.so"
+/* The Vulkan layer's manifest lives in an XDG data folder, under this. */
+#define LAYER_SUBDIR "vulkan/implicit_layer.d"
+/* The loader's default when XDG_DATA_DIRS is unset (XDG base dir spec). */
+#define XDG_DATA_DIRS_DEFAULT "/usr/local/share:/usr/share"
+
+void cmd_run_help(FILE *out)
+{
+	fprintf(out,
+	        "Usage: baton run [--sla FPS] [--fps FPS] [--name NAME] -- "
+	        "CMD [ARGS...]\n"
+	        "\n"
+	        "Runs CMD with the Baton shim (OpenGL preload and Vulkan "
+	        "layer), which\n"
+	        "registers it with batond at its first frame and paces it.\n"
+	        "\n"
+	        "  --sla FPS    frame rate batond must guarantee (default: "
+	        "batond's)\n"
+	        "  --fps FPS    pin the frame rate locally; works without "
+	        "batond\n"
+	        "  --name NAME  tenant name (default: the program's name)\n"
+	        "  -h, --help   this text\n"
+	        "\n"
+	        "As a Steam launch option: baton run -- %%command%%\n"
+	        "The shim is found through BATON_SHIM_PATH, else next to "
+	        "this program\n"
+	        "(build tree), else in %s.\n"
+	        "\n"
+	        "Exit status: that of CMD; 2 usage error, 126 CMD not "
+	        "executable,\n"
+	        "127 CMD not found, 1 shim not found.\n",
+	        BATON_INSTALL_SHIM);
+}
+
+static int usage_error(const char *fmt, const char *arg)
+{
+	fputs("baton run: ", stderr);
+	fprintf(stderr, fmt, arg);
+	fputs("\nTry 'baton run --help'.\n", stderr);
+	return EXIT_USAGE;
+}
+
+/* The shim's own grammar (shim_parse_decimal: digits, an optional dot and
+ * digits) within the shim's range, so that what we accept the shim reads
+ * the same way. */
+static bool valid_fps(const char *s)
+{
+	size_t digits = strspn(s, "0123456789");
+	if (digits == 0 || digits > 4)
+		return false;
+	const char *p = s + digits;
+	if (*p == '.') {
+		size_t frac = strspn(p + 1, "0123456789");
+		if (frac == 0)
+			return false;
+		p += 1 + frac;
+	}
+	if (*p)
+		return false;
+	double v = strtod(s, NULL);
+	return v >= 0.1 && v <= 1000.0;
+}
+
+static bool is_file(const char *path)
+{
+	return access(path, R_OK) == 0;
+}
+
+/* The folder of this executable, or false. */
+static bool exe_dir(char *buf, size_t len)
+{
+	ssize_t n = readlink("/proc/self/exe", buf, len - 1);
+	if (n <= 0)
+		return false;
+	buf[n] = '\0';
+	char *slash = strrchr(buf, '/');
+	if (!slash)
+		return false;
+	*slash = '\0';
+	return true;
+}
+
+/* Tries dir/rel; on success leaves the path in out. Appends every path
+ * tried to `tried` for the error message. */
+static bool try_path(char *out, size_t len, const char *dir, const char *rel,
+                     char *tried, size_t tried_len)
+{
+	int n = snprintf(out, len, "%s/%s", dir, rel);
+	if (n < 0 || (size_t)n >= len)
+		return false;
+	if (is_file(out))
+		return true;
+	size_t used = strlen(tried);
+	snprintf(tried + used, tried_len - used, "  %s\n", out);
+	return false;
+}
+
+/* The preload: BATON_SHIM_PATH, else the build tree around this program
+ * (build/src/cli/baton -> build/src/shim/gl), else the installed copy,
+ * relative to this program first so a relocated prefix works. */
+static bool find_shim(char *out, size_t len, char *tried, size_t tried_len)
+{
+	const char *env = getenv("BATON_SHIM_PATH");
+	if (env && *env) {
+		snprintf(out, len, "%s", env);
+		if (is_file(out))
+			return true;
+		snprintf(tried, tried_len, "  %s (BATON_SHIM_PATH)\n", env);
+		return false;
+	}
+	char dir[PATH_MAX];
+	if (exe_dir(dir, sizeof(dir))) {
+		static const char *const rel[] = {
+		    "../shim/gl/" SHIM_NAME,
+		    "../../src/shim/gl/" SHIM_NAME,
+		    "../../../src/shim/gl/" SHIM_NAME,
+		    "../" BATON_INSTALL_LIBDIR_REL "/baton/" SHIM_NAME,
+		};
+		for (size_t i = 0; i < sizeof(rel) / sizeof(rel[0]); i++) {
+			if (try_path(out, len, dir, rel[i], tried, tried_len))
+				return true;
+		}
+	}
+	snprintf(out, len, "%s", BATON_INSTALL_SHIM);
+	if (is_file(out))
+		return true;
+	size_t used = strlen(tried);
+	snprintf(tried + used, tried_len - used, "  %s\n", out);
+	return false;
+}
+
+/* True if data_dir/vulkan/implicit_layer.d holds a Baton manifest. */
+static bool has_layer(const char *data_dir)
+{
+	char path[PATH_MAX];
+	snprintf(path, sizeof(path), "%s/" LAYER_SUBDIR, data_dir);
+	DIR *d = opendir(path);
+	if (!d)
+		return false;
+	bool found = false;
+	struct dirent *e;
+	while (!found && (e = readdir(d)))
+		found = strncmp(e->d_name, "VkLayer_baton", 13) == 0;
+	closedir(d);
+	return found;
+}
+
+/* True if dir is one of the colon-separated entries of list. */
+static bool in_path_list(const char *list, const char *dir)
+{
+	size_t n = strlen(dir);
+	for (const char *p = list; p && *p;) {
+		const char *end = strchr(p, ':');
+		size_t len = end ? (size_t)(end - p) : strlen(p);
+		if (len == n && strncmp(p, dir, n) == 0)
+			return true;
+		p = end ? end + 1 : NULL;
+	}
+	return false;
+}
+
+/* The Vulkan layer is implicit: the loader loads it from an XDG data
+ * folder's vulkan/implicit_layer.d when ENABLE_BATON_LAYER=1.
+ * VK_ADD_LAYER_PATH would not do: the 1.3.239 loader reads it for
+ * explicit layers only, and lists an implicit manifest found there without
+ * loading it. So the layer's data folder goes first in XDG_DATA_DIRS,
+ * unless the loader searches it already. Silently nothing if there is no
+ * layer (a build without Vulkan). */
+static void add_vulkan_layer(void)
+{
+	char dir[PATH_MAX], cand[PATH_MAX], layer[PATH_MAX];
+	const char *found = NULL;
+	if (exe_dir(dir, sizeof(dir))) {
+		static const char *const rel[] = {
+		    "../shim/vulkan/layer.d",
+		    "../../src/shim/vulkan/layer.d",
+		    "../../../src/shim/vulkan/layer.d",
+		    "../" BATON_INSTALL_DATADIR_REL,
+		};
+		for (size_t i = 0; !found && i < sizeof(rel) / sizeof(rel[0]);
+		     i++) {
+			int n =
+			    snprintf(cand, sizeof(cand), "%s/%s", dir, rel[i]);
+			if (n > 0 && (size_t)n < sizeof(cand) &&
+			    realpath(cand, layer) && has_layer(layer))
+				found = layer;
+		}
+	}
+	if (!found && has_layer(BATON_INSTALL_DATADIR))
+		found = BATON_INSTALL_DATADIR;
+	setenv("ENABLE_BATON_LAYER", "1", 1);
+	if (!found)
+		return;
+	const char *old = getenv("XDG_DATA_DIRS");
+	if (!old || !*old)
+		old = XDG_DATA_DIRS_DEFAULT;
+	if (in_path_list(old, found))
+		return;
+	size_t len = strlen(found) + 1 + strlen(old) + 1;
+	char *v = malloc(len);
+	if (!v)
+		return;
+	snprintf(v, len, "%s:%s", found, old);
+	setenv("XDG_DATA_DIRS", v, 1);
+	free(v);
+}
+
+/* Puts the shim first in LD_PRELOAD (once: a nested `baton run` must not
+ * preload it twice). */
+static bool add_preload(const char *shim)
+{
+	const char *old = getenv("LD_PRELOAD");
+	if (old && in_path_list(old, shim))
+		return true;
+	size_t len = strlen(shim) + 1 + (old ? strlen(old) : 0) + 1;
+	char *v = malloc(len);
+	if (!v)
+		return false;
+	if (old && *old)
+		snprintf(v, len, "%s:%s", shim, old);
+	else
+		snprintf(v, len, "%s", shim);
+	int r = setenv("LD_PRELOAD", v, 1);
+	free(v);
+	return r == 0;
+}
+
+int cmd_run(int argc, char **argv)
+{
+	static const struct option opts[] = {
+	    {"sla", required_argument, NULL, 's'},
+	    {"fps", required_argument, NULL, 'f'},
+	    {"name", required_argument, NULL, 'n'},
+	    {"help", no_argument, NULL, 'h'},
+	    {NULL, 0, NULL, 0},
+	};
+	const char *sla = NULL, *fps = NULL, *name = NULL;
+	int c;
+	opterr = 0;
+	optind = 0; /* glibc: start over, whoever parsed before */
+	/* '+': stop at the command, whose own options are its business. */
+	while ((c = getopt_long(argc, argv, "+h", opts, NULL)) != -1) {
+		switch (c) {
+		case 's':
+			if (!valid_fps(optarg))
+				return usage_error("--sla: '%s' is not a frame "
+				                   "rate in [0.1, 1000]",
+				                   optarg);
+			sla = optarg;
+			break;
+		case 'f':
+			if (!valid_fps(optarg))
+				return usage_error("--fps: '%s' is not a frame "
+				                   "rate in [0.1, 1000]",
+				                   optarg);
+			fps = optarg;
+			break;
+		case 'n':
+			if (!*optarg)
+				return usage_error("--name: empty name%s", "");
+			name = optarg;
+			break;
+		case 'h':
+			cmd_run_help(stdout);
+			return 0;
+		default:
+			return usage_error("unknown or incomplete option '%s'",
+			                   argv[optind - 1]);
+		}
+	}
+	if (optind >= argc)
+		return usage_error("no command to run%s", "");
+
+	char found[PATH_MAX], shim[PATH_MAX], tried[4 * PATH_MAX] = "";
+	if (!find_shim(found, sizeof(found), tried, sizeof(tried))) {
+		fprintf(stderr,
+		        "baton run: cannot find " SHIM_NAME "; tried:\n%s"
+		        "Set BATON_SHIM_PATH to its location.\n",
+		        tried);
+		return 1;
+	}
+	/* Absolute: the game's launcher may change directory before it
+	 * starts the game, and the preload is resolved at every exec. */
+	if (!realpath(found, shim)) {
+		fprintf(stderr, "baton run: %s: %s\n", found, strerror(errno));
+		return 1;
+	}
+	/* ld.so splits LD_PRELOAD at spaces and colons. */
+	if (strpbrk(shim, " :")) {
+		fprintf(stderr,
+		        "baton run: %s: LD_PRELOAD cannot hold a path "
+		        "with a space or a colon\n",
+		        shim);
+		return 1;
+	}
+	if ((sla && setenv("BATON_SLA", sla, 1)) ||
+	    (fps && setenv("BATON_FPS", fps, 1)) ||
+	    (name && setenv("BATON_NAME", name, 1)) || !add_preload(shim)) {
+		perror("baton run: setenv");
+		return 1;
+	}
+	add_vulkan_layer();
+
+	execvp(argv[optind], &argv[optind]);
+	int err = errno;
+	fprintf(stderr, "baton run: %s: %s\n", argv[optind],
+	        err == ENOENT ? "command not found" : strerror(err));
+	return err == ENOENT ? EXIT_NOTFOUND : EXIT_NOEXEC;
+}

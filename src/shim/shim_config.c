@@ -1,0 +1,172 @@
+#include "shim/shim_config.h"
+
+#include <errno.h> /* program_invocation_short_name */
+#include <stdarg.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ipc/socket_path.h"
+
+/* Read by the frame path's thread and the connection thread. */
+static _Atomic int log_level = SHIM_LOG_OFF;
+
+void shim_log_set_level(enum shim_log_level level)
+{
+	atomic_store_explicit(&log_level, level, memory_order_relaxed);
+}
+
+void shim_log(enum shim_log_level level, const char *fmt, ...)
+{
+	if ((int)level > atomic_load_explicit(&log_level, memory_order_relaxed))
+		return;
+	static const char *const names[] = {"error", "warn", "info", "debug"};
+	char line[512];
+	int n = snprintf(line, sizeof(line), "baton-shim[%s]: ", names[level]);
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(line + n, sizeof(line) - (size_t)n, fmt, ap);
+	va_end(ap);
+	/* One write per line: stdio's stderr lock is the game's, and lines
+	 * from two threads must not interleave. */
+	size_t len = strlen(line);
+	if (len == sizeof(line) - 1)
+		len--;
+	line[len++] = '\n';
+	fwrite(line, 1, len, stderr);
+}
+
+static enum shim_log_level parse_level(const char *s)
+{
+	static const char *const names[] = {"error", "warn", "info", "debug"};
+	if (!s)
+		return SHIM_LOG_OFF;
+	for (int i = 0; i < 4; i++) {
+		if (strcmp(s, names[i]) == 0)
+			return (enum shim_log_level)i;
+	}
+	return SHIM_LOG_OFF;
+}
+
+bool shim_parse_decimal(const char *s, double *out)
+{
+	/* By hand rather than strtod: strtod follows the game's locale, and
+	 * a game that called setlocale for de_DE would read "59.94" as 59. */
+	if (!s || *s < '0' || *s > '9')
+		return false;
+	double v = 0.0;
+	for (; *s >= '0' && *s <= '9'; s++) {
+		v = v * 10.0 + (*s - '0');
+		if (v > 1e9)
+			return false;
+	}
+	if (*s == '.') {
+		s++;
+		if (*s < '0' || *s > '9')
+			return false;
+		for (double scale = 0.1; *s >= '0' && *s <= '9'; s++) {
+			v += (*s - '0') * scale;
+			scale *= 0.1;
+		}
+	}
+	if (*s)
+		return false;
+	*out = v;
+	return true;
+}
+
+bool shim_parse_fps(const char *s, double *out)
+{
+	double v;
+	if (!shim_parse_decimal(s, &v) || v < SHIM_FPS_MIN || v > SHIM_FPS_MAX)
+		return false;
+	*out = v;
+	return true;
+}
+
+static double read_fps(const char *var)
+{
+	const char *s = getenv(var);
+	double v = 0.0;
+	if (s && !shim_parse_fps(s, &v)) {
+		shim_log(SHIM_LOG_WARN, "ignoring %s=%s: not a frame rate", var,
+		         s);
+		v = 0.0;
+	}
+	return v;
+}
+
+/* Length of the well-formed UTF-8 sequence at s, or 0. */
+static size_t utf8_len(const unsigned char *s)
+{
+	unsigned char c = s[0];
+	size_t n;
+	uint32_t cp;
+	if (c < 0x80)
+		return 1;
+	if (c >= 0xc2 && c <= 0xdf) {
+		n = 2;
+		cp = c & 0x1f;
+	} else if (c >= 0xe0 && c <= 0xef) {
+		n = 3;
+		cp = c & 0x0f;
+	} else if (c >= 0xf0 && c <= 0xf4) {
+		n = 4;
+		cp = c & 0x07;
+	} else {
+		return 0;
+	}
+	for (size_t i = 1; i < n; i++) {
+		if ((s[i] & 0xc0) != 0x80)
+			return 0;
+		cp = cp << 6 | (s[i] & 0x3f);
+	}
+	/* Overlong forms, surrogates and code points past U+10FFFF. */
+	if ((n == 3 && cp < 0x800) || (n == 4 && cp < 0x10000) ||
+	    (cp >= 0xd800 && cp <= 0xdfff) || cp > 0x10ffff)
+		return 0;
+	return n;
+}
+
+void shim_utf8_copy(char *dst, size_t dst_len, const char *src)
+{
+	size_t o = 0;
+	const unsigned char *s = (const unsigned char *)src;
+	while (*s) {
+		size_t n = utf8_len(s);
+		const unsigned char *from = s;
+		if (n == 0 || *s < 0x20 || *s == 0x7f) {
+			from = (const unsigned char *)"?";
+			n = 1;
+		}
+		if (o + n >= dst_len)
+			break;
+		memcpy(dst + o, from, n);
+		o += n;
+		s += from == s ? n : 1;
+	}
+	dst[o] = '\0';
+}
+
+void shim_config_read(struct shim_config *cfg)
+{
+	*cfg = (struct shim_config){0};
+	cfg->log = parse_level(getenv("BATON_LOG"));
+	shim_log_set_level(cfg->log);
+
+	const char *d = getenv("BATON_DISABLE");
+	cfg->disable = d && strcmp(d, "1") == 0;
+	cfg->fixed_fps = read_fps("BATON_FPS");
+	cfg->sla_fps = read_fps("BATON_SLA");
+
+	const char *name = getenv("BATON_NAME");
+	if (!name || !*name)
+		name = program_invocation_short_name;
+	shim_utf8_copy(cfg->name, sizeof(cfg->name), name ? name : "");
+
+	cfg->socket_ok = ipc_socket_path(cfg->socket, sizeof(cfg->socket));
+	if (!cfg->socket_ok)
+		shim_log(SHIM_LOG_WARN, "the daemon's socket path is too long; "
+		                        "not registering");
+}

@@ -1,0 +1,255 @@
+/* The API-neutral shim (shim.h): set-up at the first Present, then the
+ * frame path. Set-up may allocate, log and make syscalls; the frame path
+ * only reads clocks, sleeps and touches memory we own. */
+#include "shim/shim.h"
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "core/pacing.h"
+#include "core/predictor.h"
+#include "ipc/control.h"
+#include "ipc/ring.h"
+#include "ipc/shm_layout.h"
+#include "shim/shim_config.h"
+#include "shim/shim_conn.h"
+#include "shim/shim_sleep.h"
+
+/* No sleep is ever longer than this, whatever the period says: a game
+ * must never look hung because of us. */
+#define MAX_SLEEP_NS 1000000000LL
+
+enum phase {
+	PHASE_UNINIT = 0, /* nothing done yet (or a fork child) */
+	PHASE_INIT,       /* one thread is setting up; others pass through */
+	PHASE_READY,
+	PHASE_DISABLED,
+};
+
+static _Atomic int phase = PHASE_UNINIT;
+/* Held from shim_frame_begin to shim_frame_end. A second thread presenting
+ * meanwhile, or a nested Present (GL on Vulkan, a hook reached twice), is
+ * passed through unpaced instead of waiting or being paced twice. */
+static atomic_flag busy = ATOMIC_FLAG_INIT;
+
+/* Everything below belongs to the thread holding busy (or to set-up). */
+static struct shim_config cfg;
+static struct ipc_shm shm;
+static int shm_fd = -1;
+
+static struct {
+	uint64_t frame;          /* frames begun */
+	int64_t last_end_ns;     /* when the last Present returned, 0: none */
+	int64_t fixed_period_ns; /* from BATON_FPS, 0: not pinned */
+	int64_t ctl_period_ns;   /* last target the daemon published */
+	uint64_t gpu_seen;       /* newest frame whose GPU time we took */
+	struct core_pacer pacer;
+	struct core_predictor pred;
+	struct shim_sleeper sleeper;
+	struct baton_frame rec; /* the frame between begin and end */
+} fs;
+
+/* The latest GPU-time report, from any thread (shim_gpu_time), under a
+ * seqlock whose writers never wait: one that finds another mid-write
+ * drops its report, which is fine since the latest report wins anyway. */
+static struct {
+	_Atomic uint32_t seq;
+	_Atomic uint64_t frame;
+	_Atomic int64_t gpu_ns;
+	_Atomic uint32_t flags;
+} gpu_report;
+
+int64_t shim_now_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+/* The child of a fork has the parent's memory but not its thread, and its
+ * frames are not the parent's: it starts over at its own first Present
+ * (which also keeps a forked helper that never presents from registering).
+ * Async-signal-safe only. */
+static void on_fork_child(void)
+{
+	shim_conn_forget_in_child();
+	atomic_store(&gpu_report.seq, 0);
+	atomic_store(&gpu_report.frame, 0);
+	atomic_flag_clear(&busy);
+	atomic_store(&phase, PHASE_UNINIT);
+}
+
+static void register_fork_handler(void)
+{
+	pthread_atfork(NULL, NULL, on_fork_child);
+}
+
+/* BATON_SPIN_US=N fixes the spin margin at N us (0: sleep only); unset, the
+ * margin adapts to the observed wake-up latency. For benchmarks. */
+static int64_t spin_margin_ns(void)
+{
+	double us;
+	const char *s = getenv("BATON_SPIN_US");
+	if (s && shim_parse_decimal(s, &us) && us <= 1000.0)
+		return (int64_t)(us * 1000.0);
+	return -1;
+}
+
+static bool setup(enum shim_api api)
+{
+	int expect = PHASE_UNINIT;
+	if (!atomic_compare_exchange_strong(&phase, &expect, PHASE_INIT))
+		return false;
+	/* A fork child: the parent's region is shared with the parent, so
+	 * let go of it; the child gets its own below. */
+	if (shm.base)
+		ipc_shm_unmap(&shm);
+	if (shm_fd >= 0)
+		close(shm_fd);
+	shm_fd = -1;
+
+	shim_config_read(&cfg);
+	if (cfg.disable) {
+		atomic_store(&phase, PHASE_DISABLED);
+		return false;
+	}
+	static pthread_once_t once = PTHREAD_ONCE_INIT;
+	pthread_once(&once, register_fork_handler);
+	/* The default 50 us of timer slack would be added to every pacing
+	 * sleep. Per thread: this is the presenting one. */
+	prctl(PR_SET_TIMERSLACK, 1UL, 0UL, 0UL, 0UL);
+
+	memset(&fs, 0, sizeof(fs));
+	if (cfg.fixed_fps > 0.0)
+		fs.fixed_period_ns = (int64_t)(1e9 / cfg.fixed_fps + 0.5);
+	shim_sleeper_init(&fs.sleeper, spin_margin_ns());
+
+	shm_fd = ipc_shm_create((uint32_t)getpid(), &shm);
+	if (shm_fd < 0) {
+		shim_log(SHIM_LOG_WARN, "no shared memory (%s): unregistered",
+		         strerror(-shm_fd));
+		shm_fd = -1;
+	} else if (cfg.socket_ok) {
+		shim_conn_start(&cfg, api, shm_fd);
+	}
+	shim_log(SHIM_LOG_INFO, "%s: %s, pid %d", cfg.name,
+	         fs.fixed_period_ns ? "pinned" : "paced by batond",
+	         (int)getpid());
+	atomic_store_explicit(&phase, PHASE_READY, memory_order_release);
+	return true;
+}
+
+void shim_gpu_time(uint64_t frame, int64_t gpu_ns, bool from_fence)
+{
+	if (frame == 0 || gpu_ns < 0 || gpu_ns >= IPC_FRAME_MAX_GPU_NS)
+		return;
+	uint32_t s =
+	    atomic_load_explicit(&gpu_report.seq, memory_order_relaxed);
+	if ((s & 1u) || !atomic_compare_exchange_strong_explicit(
+	                    &gpu_report.seq, &s, s + 1, memory_order_relaxed,
+	                    memory_order_relaxed))
+		return;
+	atomic_thread_fence(memory_order_release);
+	atomic_store_explicit(&gpu_report.frame, frame, memory_order_relaxed);
+	atomic_store_explicit(&gpu_report.gpu_ns, gpu_ns, memory_order_relaxed);
+	atomic_store_explicit(&gpu_report.flags,
+	                      from_fence ? BATON_FRAME_GPU_FENCE : 0u,
+	                      memory_order_relaxed);
+	atomic_store_explicit(&gpu_report.seq, s + 2, memory_order_release);
+}
+
+/* Takes a GPU-time report newer than the last one taken into the predictor
+ * and the record; the record says "none" otherwise. */
+static void take_gpu_report(void)
+{
+	fs.rec.gpu_ns = -1;
+	fs.rec.gpu_frame = 0;
+	fs.rec.flags = 0;
+	uint32_t s1 =
+	    atomic_load_explicit(&gpu_report.seq, memory_order_acquire);
+	if (s1 & 1u)
+		return;
+	uint64_t frame =
+	    atomic_load_explicit(&gpu_report.frame, memory_order_relaxed);
+	int64_t ns =
+	    atomic_load_explicit(&gpu_report.gpu_ns, memory_order_relaxed);
+	uint32_t flags =
+	    atomic_load_explicit(&gpu_report.flags, memory_order_relaxed);
+	atomic_thread_fence(memory_order_acquire);
+	if (atomic_load_explicit(&gpu_report.seq, memory_order_relaxed) != s1)
+		return;
+	/* Frames we have not begun yet are some other process's (a report
+	 * that crossed a fork) or nonsense. */
+	if (frame <= fs.gpu_seen || frame > fs.frame)
+		return;
+	fs.gpu_seen = frame;
+	core_predictor_add(&fs.pred, (double)ns);
+	fs.rec.gpu_ns = ns;
+	fs.rec.gpu_frame = frame;
+	fs.rec.flags = flags;
+}
+
+/* The period in force: pinned, else the daemon's latest target (kept when
+ * a read races a write, and after the daemon is gone), else unpaced. */
+static int64_t pick_period(void)
+{
+	if (fs.fixed_period_ns)
+		return fs.fixed_period_ns;
+	struct ipc_control_values v;
+	if (shm.control && ipc_control_read(shm.control, &v) &&
+	    (v.flags & BATON_CONTROL_VALID) && v.target_period_ns >= 0 &&
+	    v.target_period_ns <= IPC_FRAME_MAX_PERIOD_NS)
+		fs.ctl_period_ns = v.target_period_ns;
+	return fs.ctl_period_ns;
+}
+
+uint64_t shim_frame_begin(enum shim_api api)
+{
+	int ph = atomic_load_explicit(&phase, memory_order_acquire);
+	if (ph != PHASE_READY && (ph != PHASE_UNINIT || !setup(api)))
+		return 0;
+	if (atomic_flag_test_and_set_explicit(&busy, memory_order_acquire))
+		return 0;
+
+	int64_t now = shim_now_ns();
+	int64_t cpu = fs.last_end_ns ? now - fs.last_end_ns : 0;
+	if (cpu > IPC_FRAME_MAX_CPU_NS)
+		cpu = IPC_FRAME_MAX_CPU_NS; /* a game paused for hours */
+	take_gpu_report();
+	int64_t period = pick_period();
+	int64_t gpu_pred = (int64_t)core_predictor_predict(&fs.pred);
+	int64_t wake = core_pacer_next_wake(&fs.pacer, now, period, gpu_pred);
+	/* The grid may ask for more than a period: after a switch from a long
+	 * period to a short one, or when the GPU prediction drops. Never
+	 * sleep more than one period (nor a second); move the grid instead. */
+	int64_t limit = period < MAX_SLEEP_NS ? period : MAX_SLEEP_NS;
+	if (wake - now > limit) {
+		wake = now + limit;
+		fs.pacer.deadline_ns = wake + gpu_pred;
+	}
+	int64_t present =
+	    wake > now ? shim_sleep_until(&fs.sleeper, wake) : now;
+
+	fs.rec.present_ns = present;
+	fs.rec.cpu_ns = cpu;
+	fs.rec.sleep_ns = present - now;
+	fs.rec.target_period_ns = period;
+	return ++fs.frame;
+}
+
+void shim_frame_end(uint64_t frame)
+{
+	if (frame == 0)
+		return;
+	if (frame == fs.frame) {
+		if (shm.ring)
+			ipc_ring_push(shm.ring, shm.records, &fs.rec);
+		fs.last_end_ns = shim_now_ns();
+	}
+	atomic_flag_clear_explicit(&busy, memory_order_release);
+}

@@ -1,0 +1,64 @@
+#include "shim/shim_hello.h"
+
+#include <stdio.h>
+
+#include "ipc/proto.h"
+
+/* Escapes s as the inside of a JSON string: quote, backslash and the
+ * control characters; everything else (UTF-8 included) as is. Returns the
+ * length, or 0 if it does not fit (an empty name is never written). */
+static size_t json_escape(char *out, size_t len, const char *s)
+{
+	size_t o = 0;
+	for (; *s; s++) {
+		unsigned char c = (unsigned char)*s;
+		char esc[7];
+		size_t n;
+		if (c == '"' || c == '\\') {
+			esc[0] = '\\';
+			esc[1] = (char)c;
+			n = 2;
+		} else if (c < 0x20 || c == 0x7f) {
+			n = (size_t)snprintf(esc, sizeof(esc), "\\u%04x", c);
+		} else {
+			esc[0] = (char)c;
+			n = 1;
+		}
+		if (o + n >= len)
+			return 0;
+		for (size_t i = 0; i < n; i++)
+			out[o++] = esc[i];
+	}
+	out[o] = '\0';
+	return o;
+}
+
+/* A frame rate as a JSON number with three decimals. By hand, because
+ * printf's %g follows the game's LC_NUMERIC and would write "59,94". */
+static void format_fps(char *out, size_t len, double fps)
+{
+	long long milli = (long long)(fps * 1000.0 + 0.5);
+	snprintf(out, len, "%lld.%03lld", milli / 1000, milli % 1000);
+}
+
+size_t shim_hello_format(char *buf, size_t len, const struct shim_config *cfg,
+                         enum shim_api api)
+{
+	/* Six bytes per character at worst. */
+	char name[SHIM_NAME_MAX * 6 + 1];
+	if (!json_escape(name, sizeof(name), cfg->name[0] ? cfg->name : "?"))
+		return 0;
+	char sla[32], fixed[32];
+	format_fps(sla, sizeof(sla), cfg->sla_fps);
+	format_fps(fixed, sizeof(fixed), cfg->fixed_fps);
+	int n =
+	    snprintf(buf, len,
+	             "{\"type\":\"hello\",\"version\":%d,\"role\":\"tenant\","
+	             "\"name\":\"%s\",\"sla_fps\":%s,\"fixed_fps\":%s,"
+	             "\"api\":\"%s\"}\n",
+	             BATON_PROTO_VERSION, name, sla, fixed,
+	             api == SHIM_API_VULKAN ? "vulkan" : "gl");
+	if (n < 0 || (size_t)n >= len || (size_t)n > BATON_MSG_MAX)
+		return 0;
+	return (size_t)n;
+}

@@ -1,0 +1,96 @@
+/* What the shim reads from the environment and writes to the daemon:
+ * frame rates, tenant names and the hello line. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "shim/shim_config.h"
+#include "shim/shim_hello.h"
+
+static void test_fps_grammar(void **state)
+{
+	(void)state;
+	double v = -1;
+	assert_true(shim_parse_fps("45", &v));
+	assert_float_equal(v, 45.0, 0.0);
+	assert_true(shim_parse_fps("59.94", &v));
+	assert_float_equal(v, 59.94, 1e-9);
+	assert_true(shim_parse_fps("0.1", &v));
+	assert_true(shim_parse_fps("1000", &v));
+	v = -1;
+	/* strtod would take all of these; the shim must not. */
+	const char *bad[] = {"",     " 45",  "45 ",  "+45",   "-45",  "4.5e1",
+	                     "0x2d", "45.",  ".5",   "nan",   "inf",  "0",
+	                     "0.05", "1001", "45,5", "45fps", "1e999"};
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		assert_false(shim_parse_fps(bad[i], &v));
+		assert_float_equal(v, -1, 0.0); /* untouched */
+	}
+	assert_false(shim_parse_fps(NULL, &v));
+}
+
+static void copy(const char *src, size_t len, const char *want)
+{
+	char buf[64];
+	memset(buf, 'x', sizeof(buf));
+	shim_utf8_copy(buf, len, src);
+	assert_string_equal(buf, want);
+}
+
+static void test_names_become_valid_utf8(void **state)
+{
+	(void)state;
+	copy("glxgears", 64, "glxgears");
+	copy("caf\xc3\xa9", 64, "caf\xc3\xa9"); /* é kept */
+	copy("caf\xe9", 64, "caf?");            /* Latin-1 é */
+	copy("a\tb\x7f", 64, "a?b?");           /* control characters */
+	copy("\xc0\xaf", 64, "??");             /* overlong '/' */
+	copy("\xed\xa0\x80", 64, "???");        /* a surrogate */
+	copy("\xf4\x90\x80\x80", 64, "????");   /* past U+10FFFF */
+	copy("\xe2\x82", 64, "??");             /* truncated */
+	copy("\xf0\x9f\x8e\xae!", 64, "\xf0\x9f\x8e\xae!"); /* emoji */
+	/* Cut at a character boundary, never mid-sequence. */
+	copy("ab\xc3\xa9", 4, "ab");
+	copy("ab\xc3\xa9", 5, "ab\xc3\xa9");
+	copy("abcdef", 1, "");
+}
+
+static void test_hello_line(void **state)
+{
+	(void)state;
+	struct shim_config cfg = {.sla_fps = 59.94, .fixed_fps = 0};
+	strcpy(cfg.name, "say \"hi\" \\ \xc3\xa9");
+	char buf[4096];
+	size_t n = shim_hello_format(buf, sizeof(buf), &cfg, SHIM_API_GL);
+	const char *want =
+	    "{\"type\":\"hello\",\"version\":1,\"role\":\"tenant\","
+	    "\"name\":\"say \\\"hi\\\" \\\\ \xc3\xa9\",\"sla_fps\":59.940,"
+	    "\"fixed_fps\":0.000,\"api\":\"gl\"}\n";
+	assert_string_equal(buf, want);
+	assert_int_equal(n, strlen(want));
+
+	cfg.fixed_fps = 45;
+	shim_hello_format(buf, sizeof(buf), &cfg, SHIM_API_VULKAN);
+	assert_non_null(strstr(buf, "\"fixed_fps\":45.000,\"api\":\"vulkan\""));
+
+	/* An empty name would be refused by the daemon. */
+	cfg.name[0] = '\0';
+	shim_hello_format(buf, sizeof(buf), &cfg, SHIM_API_GL);
+	assert_non_null(strstr(buf, "\"name\":\"?\""));
+
+	/* Too small a buffer: nothing, rather than a cut line. */
+	assert_int_equal(shim_hello_format(buf, 40, &cfg, SHIM_API_GL), 0);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test(test_fps_grammar),
+	    cmocka_unit_test(test_names_become_valid_utf8),
+	    cmocka_unit_test(test_hello_line),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
