@@ -80,12 +80,16 @@ static void test_no_burst_and_no_long_sleep_after_a_stall(void **state)
 	int64_t prev = p0;
 	for (int i = 0; i < 5; i++) {
 		int64_t p = frame(0);
-		/* No catching up (bursts) and no sleep beyond the period
-		 * (some slack for a loaded machine's scheduler). */
-		assert_true(p - prev > NOT_A_BURST);
-		assert_true(p - prev < PERIOD + 20 * MS);
+		/* No sleep anywhere near the stall's length (generous slack:
+		 * a loaded machine may wake us late). */
+		assert_true(p - prev < PERIOD + 100 * MS);
 		prev = p;
 	}
+	/* The grid was re-anchored at the late frame: five more frames take
+	 * five periods. A pacer catching up with the old grid would burst
+	 * them out in no time. A late wake-up on a busy machine shortens the
+	 * next interval but not the sum, so this holds under load. */
+	assert_true(prev - p0 >= 5 * PERIOD - NOT_A_BURST / 4);
 }
 
 static void test_a_nested_present_passes_through(void **state)
