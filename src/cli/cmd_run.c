@@ -200,7 +200,8 @@ static void add_vulkan_layer(void)
 		    "../shim/vulkan/layer.d",
 		    "../../src/shim/vulkan/layer.d",
 		    "../../../src/shim/vulkan/layer.d",
-		    "../" BATON_INSTALL_DATADIR_REL,
+		    /* the installed tree: bin/../share */
+		    ("../" BATON_INSTALL_DATADIR_REL),
 		};
 		for (size_t i = 0; !found && i < sizeof(rel) / sizeof(rel[0]);
 		     i++) {
