@@ -1,0 +1,657 @@
+#!/usr/bin/env python3
+"""batond end to end: real clients under `baton run` on a private Xvfb
+(Mesa llvmpipe, lavapipe), paced by a real batond on a private socket.
+
+    daemon_e2e.py MODE --baton EXE --batond EXE [--probe LIB]
+                  [--scenario CFG] [--xvfb P] [--glxgears P] [--glmark2 P]
+                  [--vkcube P]
+
+Modes (the tests; meson.build registers them):
+  gears-sa        `batond --policy sa --sla 45` with sla_margin 0 (so the
+                  reference is exactly 45): `baton run -- glxgears` prints
+                  45 FPS +-1% in its own 5-second lines from the third on.
+  vkcube-sa       the same daemon; `baton run -- vkcube --c 675` through
+                  the Vulkan layer: frames 226..675 take 10.0 s +-1%
+                  (450 at 45 FPS), timed by xcb_probe.c outside the layer
+                  (when Mesa's WSI hands each frame to the X server). The
+                  first 225 frames are start-up: vkcube runs free until
+                  batond's first tick after it registers, and how many
+                  frames that is varies by a hundred, so whole-process
+                  wall times (tests/e2e/vulkan's method) cannot be used
+                  here. One rerun if the first attempt misses.
+  contention-none three glmark2 scenes at 640x360 on the two cores with no
+                  Baton at all (vGASA Fig. 1): desktop, whose frames cost
+                  the most CPU, gets the lowest rate (within 10%: jellyfish
+                  runs as slow) and shading at least 1.8 times it; whether
+                  desktop is under 30 is printed (on a quiet machine it
+                  is not: about 50).
+  contention-sa   the same three under `batond --policy sa --sla 30`, each
+                  through `baton run` (Fig. 7): each reports >= 29.4 FPS.
+  contention-esa  `--policy esa`: all three within 5% of their mean, and
+                  the mean above 30.
+  sim             `baton sim` on the glmark2-contention scenario (solo
+                  costs measured here) under none, sa and esa reproduces
+                  the three results above.
+  faults          three glxgears under `batond --policy sa --sla 30` with
+                  the swap probe: kill -9 batond: no frame interval around
+                  it over 2 target periods; restart it: all three are back
+                  in `baton status` within 2 s; kill -9 one client: it
+                  leaves `baton status` within 1 s.
+Not tests (they print numbers for docs/runtime.md):
+  solo            each glmark2 scene alone under `batond --policy none`:
+                  FPS, CPU per frame (its threads and the X server's), and
+                  the shim's GPU time per frame: the scenario's inputs.
+  table           contention under none, sa and esa and `baton sim` under
+                  each, side by side as a Markdown table.
+
+Each contention run gives every glmark2 three benchmarks of its scene: a
+warm-up (start-up, registration, the controller settling), the measured
+one, whose report is the figure, and a short tail, so that all three are
+still running while any one is measured. Every number is printed with the
+host's CPU steal over its run: this is a shared VM, and the hypervisor's
+steal takes cores from llvmpipe that no pacing can give back.
+
+Exit status 0 pass, 1 fail.
+"""
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+
+sys.dont_write_bytecode = True
+from batonbed import (GLMARK2_LINE, Batond, Client, Fail, Glmark2,  # noqa
+                      Steal, Xvfb, check, cpu_seconds, gears_fps, kill_group,
+                      load, read_probe, terminate_on_sigterm, wait_quiet,
+                      write_config)
+
+SIZE = "640x360"
+# name -> glmark2 benchmark (without duration)
+SCENES = (("jellyfish", "jellyfish"), ("desktop", "desktop"),
+          ("shading", "shading:shading=phong"))
+WARM_S, MEASURE_S, TAIL_S = 8, 20, 4
+SLA = 30.0
+SA_MIN = 29.4
+ESA_SPREAD = 0.05
+NONE_SLOWEST = 0.10
+NONE_RATIO = 1.8
+# Other engineers' benchmarks share this machine: each test first waits
+# this long at most for it to go quiet.
+QUIET_WAIT_S = 30
+
+
+def within(value, target, tol):
+    return abs(value - target) <= tol * target
+
+
+# ---------------------------------------------------------------- glxgears
+
+def mode_gears_sa(args, x):
+    cfg = write_config(os.path.join(args.tmp, "margin0.cfg"), sla_margin=0)
+    env = x.env(BATON_SOCKET=args.sock)
+    with Batond(args.batond, args.baton, args.sock,
+                ["--policy", "sa", "--sla", "45", "--config", cfg], env) as d:
+        with Steal() as st, \
+                Client([args.baton, "run", "--", args.glxgears], env) as g:
+            fps = gears_fps(g, 5, 60)
+            st.stop()
+            t = d.tenants().get("glxgears")
+        print("glxgears through batond (sa, SLA 45, sla_margin 0): %s; %s"
+              % (fps, st))
+        check(t, "glxgears is not in baton status")
+        print("baton status: target %.3f FPS, fps %.2f" % (t["target_fps"],
+                                                          t["fps"]))
+        for v in fps[2:]:
+            check(within(v, 45.0, 0.01),
+                  "%.3f FPS is not 45 within 1%%: %s (%s)" % (v, fps, st))
+
+
+# ---------------------------------------------------------------- vkcube
+
+VK_LAYER = "VK_LAYER_BATON_pacing"
+# vkcube --c VK_SKIP+VK_FRAMES; the first VK_SKIP frames (start-up, free
+# running until batond's first tick, the controller settling) are skipped.
+VK_SKIP = 225
+VK_FRAMES = 450
+VK_ATTEMPTS = 2
+
+
+class Poller:
+    """batond's status every 0.25 s in the background, to say what the
+    controller did during a run that fails."""
+
+    def __init__(self, daemon, name):
+        self.daemon, self.name = daemon, name
+        self.samples = []
+        self.done = threading.Event()
+
+    def __enter__(self):
+        def poll():
+            while not self.done.wait(0.25):
+                try:
+                    t = self.daemon.tenants().get(self.name)
+                except Fail:
+                    continue
+                if t:
+                    self.samples.append((t["target_fps"], t["fps"]))
+        self.thread = threading.Thread(target=poll, daemon=True)
+        self.thread.start()
+        return self
+
+    def __exit__(self, *exc):
+        self.done.set()
+        self.thread.join()
+        return False
+
+    def __str__(self):
+        if not self.samples:
+            return "never in baton status"
+        tg = [s[0] for s in self.samples]
+        fp = [s[1] for s in self.samples]
+        return "target %.1f..%.1f, 1-s FPS %.1f..%.1f" % (
+            min(tg), max(tg), min(fp), max(fp))
+
+
+def vkcube_run(args, env, daemon, frames, probe):
+    """One `baton run -- vkcube --c frames` with the xcb probe; returns
+    (wall s, probe timestamps)."""
+    env = dict(env, LD_PRELOAD=args.xcb_probe, BATON_PROBE_OUT=probe)
+    with Poller(daemon, "vkcube") as poll:
+        t0 = time.monotonic()
+        r = subprocess.run([args.baton, "run", "--", args.vkcube, "--c",
+                            str(frames)], env=env, stdin=subprocess.DEVNULL,
+                           stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                           timeout=frames / 45.0 * 3 + 30,
+                           start_new_session=True)
+        wall = time.monotonic() - t0
+    out = r.stdout.decode(errors="replace")
+    check(r.returncode == 0, "vkcube --c %d exited %d:\n%s" % (
+        frames, r.returncode, out[-3000:]))
+    check('Inserted device layer "%s"' % VK_LAYER in out,
+          "%s was not loaded by `baton run`:\n%s" % (VK_LAYER, out[-3000:]))
+    stamps = read_probe(probe)
+    check(len(stamps) == frames, "the xcb probe saw %d presents of %d"
+          % (len(stamps), frames))
+    print("  vkcube --c %d: %.3f s in all; batond: %s" % (frames, wall,
+                                                         poll))
+    return wall, stamps
+
+
+def mode_vkcube_sa(args, x):
+    check(args.xcb_probe, "--xcb-probe is required")
+    cfg = write_config(os.path.join(args.tmp, "margin0.cfg"), sla_margin=0)
+    env = x.env(BATON_SOCKET=args.sock, VK_LOADER_DEBUG="layer")
+    for k in ("ENABLE_BATON_LAYER", "DISABLE_BATON_LAYER", "XDG_DATA_DIRS",
+              "VK_INSTANCE_LAYERS", "VK_LOADER_LAYERS_DISABLE"):
+        env.pop(k, None)
+    n, want = VK_FRAMES, VK_FRAMES / 45.0
+    with Batond(args.batond, args.baton, args.sock,
+                ["--policy", "sa", "--sla", "45", "--config", cfg],
+                env) as d:
+        results = []
+        # The machine is shared: one rerun if the host spoilt the first.
+        for attempt in range(VK_ATTEMPTS):
+            with Steal() as st:
+                wall, stamps = vkcube_run(args, env, d, VK_SKIP + n,
+                                          os.path.join(args.tmp, "vk%d"
+                                                       % attempt))
+                st.stop()
+            took = (stamps[-1] - stamps[VK_SKIP - 1]) / 1e9
+            iv = [b - a for a, b in zip(stamps[VK_SKIP - 1:],
+                                        stamps[VK_SKIP:])]
+            results.append(took)
+            print("vkcube through batond (sa, SLA 45, sla_margin 0): frames "
+                  "%d..%d took %.3f s = %.3f FPS (want %.2f s +-1%%); "
+                  "intervals %.1f..%.1f ms; %s" % (
+                      VK_SKIP + 1, VK_SKIP + n, took, n / took, want,
+                      min(iv) / 1e6, max(iv) / 1e6, st))
+            if within(took, want, 0.01):
+                break
+    check(within(results[-1], want, 0.01),
+          "%d frames took %s s, not %.2f s +-1%%" % (
+              n, ", ".join("%.3f" % v for v in results), want))
+
+
+# ---------------------------------------------------------------- glmark2
+
+class Contention:
+    """Three glmark2 instances together, each with a warm-up, a measured
+    and a tail benchmark; batond's view polled all along."""
+
+    def __init__(self, args, x, policy):
+        self.args, self.x, self.policy = args, x, policy
+        self.reports = {}   # name -> [fps of each benchmark]
+        self.cpu = {}       # name -> CPU s per frame, measured benchmark
+        self.trace = []     # (t, status)
+        self.steal = None
+
+    def argv(self, name, bench, managed):
+        a = [self.args.glmark2, "-s", SIZE]
+        for d in (WARM_S, MEASURE_S, TAIL_S):
+            a += ["-b", "%s:duration=%d" % (bench, d)]
+        if managed:
+            a = [self.args.baton, "run", "--name", name, "--"] + a
+        return a
+
+    def run(self):
+        env = self.x.env(BATON_SOCKET=self.args.sock)
+        daemon = None
+        if self.policy != "none":
+            daemon = Batond(self.args.batond, self.args.baton,
+                            self.args.sock, ["--policy", self.policy,
+                                             "--sla", str(SLA)], env)
+        clients = []
+        try:
+            if daemon:
+                daemon.start()
+            st = Steal(self.x.proc.pid).__enter__()
+            t0 = time.monotonic()
+            for name, bench in SCENES:
+                c = Glmark2(self.argv(name, bench, daemon is not None), env)
+                clients.append((name, c.__enter__()))
+            self._watch(clients, daemon, t0)
+            for name, c in clients:
+                check(c.wait_exit(30) == 0, "glmark2 %s failed:\n%s" % (
+                    name, c.output()))
+                self.reports[name] = [
+                    1000.0 / float(m.group(4))
+                    for m in c.wait_lines(GLMARK2_LINE, 3, 5)]
+            # Every glmark2 reaped: their CPU counts as the test's.
+            self.steal = st.stop()
+        finally:
+            for _, c in clients:
+                c.__exit__()
+            if daemon:
+                daemon.stop()
+        return self
+
+    def _watch(self, clients, daemon, t0):
+        """Until every glmark2 exits: the CPU each used over its measured
+        benchmark (between its first and second report), batond's status
+        every 0.5 s."""
+        marks = {name: [] for name, _ in clients}
+        next_status = t0
+        limit = t0 + WARM_S + MEASURE_S + TAIL_S + 60
+        while any(c.proc.poll() is None for _, c in clients):
+            check(time.monotonic() < limit, "glmark2 ran far too long")
+            for name, c in clients:
+                with c._cond:
+                    n = sum(1 for ln in c.lines if GLMARK2_LINE.search(ln))
+                while len(marks[name]) < min(n, 2):
+                    marks[name].append((time.monotonic(),
+                                        cpu_seconds(c.proc.pid),
+                                        cpu_seconds(self.x.proc.pid)))
+            if daemon and time.monotonic() >= next_status:
+                next_status += 0.5
+                try:
+                    self.trace.append((time.monotonic() - t0,
+                                       daemon.status()))
+                except Fail:
+                    pass
+            time.sleep(0.02)
+        self.marks = marks
+
+    def finish(self):
+        for name, _ in SCENES:
+            m = self.marks.get(name, [])
+            fps = self.reports[name][1]
+            if len(m) == 2 and m[0][1] is not None and m[1][1] is not None:
+                frames = fps * (m[1][0] - m[0][0])
+                self.cpu[name] = ((m[1][1] - m[0][1]) / frames,
+                                  (m[1][2] - m[0][2]) / frames)
+        return self
+
+    def measured(self):
+        return {name: r[1] for name, r in self.reports.items()}
+
+    def print(self):
+        for t, st in self.trace[::2]:
+            print("  t=%4.1f s util %.2f  %s" % (t, st["gpu_util"], "  ".join(
+                "%s target %.1f fps %.1f" % (s["name"], s["target_fps"],
+                                             s["fps"])
+                for s in st["tenants"])))
+        for name, _ in SCENES:
+            r = self.reports[name]
+            cpu = self.cpu.get(name)
+            print("%s %-9s warm-up %.1f  measured %.2f FPS  tail %.1f%s" % (
+                self.policy, name, r[0], r[1], r[2],
+                "  (CPU %.2f ms/frame, X server %.2f)" % (
+                    cpu[0] * 1e3, cpu[1] * 1e3) if cpu else ""))
+        print("%s: %s, load %s" % (self.policy, self.steal, load()))
+
+    def settle(self, ok):
+        """Seconds from the start until batond's 1-second FPS readings
+        first satisfy ok for every tenant, or None."""
+        for t, st in self.trace:
+            ts = st["tenants"]
+            if len(ts) == len(SCENES) and ok([s["fps"] for s in ts]):
+                return t
+        return None
+
+
+def simulate(args, policy):
+    """{name: simulated mean FPS} of the scenario under policy."""
+    r = subprocess.run([args.baton, "sim", args.scenario, "--policy",
+                        policy, "--json", "--quiet"], capture_output=True,
+                       text=True, timeout=120)
+    check(r.returncode == 0, "baton sim %s --policy %s exited %d: %s" % (
+        args.scenario, policy, r.returncode, r.stderr))
+    return {t["name"]: t["fps_mean"] for t in json.loads(r.stdout)["tenants"]}
+
+
+def side_by_side(args, policy, real):
+    sim = simulate(args, policy)
+    for name, _ in SCENES:
+        print("sim-vs-real %-4s %-9s simulated %6.1f  measured %6.1f  "
+              "(%+.0f%%)" % (policy, name, sim[name], real[name],
+                             (sim[name] / real[name] - 1) * 100))
+    return sim
+
+
+def check_none(fps, label):
+    """Fig. 1, relatively: desktop, whose frames cost the most CPU, is the
+    slowest (jellyfish runs within a few percent of it, on either side,
+    hence NONE_SLOWEST) and shading, the cheapest, runs far above it (at
+    least NONE_RATIO times; 2.0 to 2.6 measured on a quiet machine, 2.5
+    simulated). Whether desktop also falls under the SLA depends on the
+    machine: on a quiet one it does not (docs/runtime.md), so that is
+    printed, not asserted."""
+    slowest = min(fps.values())
+    print("%s: desktop %.1f FPS is %s 30; shading/desktop = %.2f" % (
+        label, fps["desktop"], "under" if fps["desktop"] < 30 else
+        "NOT under", fps["shading"] / fps["desktop"]))
+    check(fps["desktop"] <= slowest * (1 + NONE_SLOWEST),
+          "%s: desktop is not the slowest (within %.0f%%): %s" % (
+              label, NONE_SLOWEST * 100, fps))
+    check(fps["shading"] >= NONE_RATIO * fps["desktop"],
+          "%s: shading %.1f is not %.1f times desktop %.1f" % (
+              label, fps["shading"], NONE_RATIO, fps["desktop"]))
+
+
+def check_sa(fps, label):
+    for name, v in fps.items():
+        check(v >= SA_MIN, "%s: %s averaged %.2f FPS, under %.1f: %s" % (
+            label, name, v, SA_MIN, fps))
+
+
+def check_esa(fps, label):
+    mean = sum(fps.values()) / len(fps)
+    worst = max(abs(v / mean - 1) for v in fps.values())
+    print("%s: common rate %.2f FPS, the farthest %.1f%% from it" % (
+        label, mean, worst * 100))
+    check(worst <= ESA_SPREAD, "%s: %s are not within %.0f%% of %.2f" % (
+        label, fps, ESA_SPREAD * 100, mean))
+    check(mean > SLA, "%s: common rate %.2f is not above %.0f" % (
+        label, mean, SLA))
+
+
+CHECKS = {"none": check_none, "sa": check_sa, "esa": check_esa}
+
+
+def contention(args, x, policy):
+    run = Contention(args, x, policy).run().finish()
+    run.print()
+    fps = run.measured()
+    if policy == "sa":
+        print("SA settled (batond's 1-s FPS of all three >= %.1f) at %s s"
+              % (SA_MIN, run.settle(lambda v: min(v) >= SA_MIN)))
+    if policy == "esa":
+        ks = [sum(t["gpu_share"] / t["fps"] for t in st["tenants"]
+                  if t["fps"] > 0)
+              for t_, st in run.trace if len(st["tenants"]) == len(SCENES)]
+        if ks:
+            k = sorted(ks)[len(ks) // 2]
+            print("ESA: batond's GPU time per frame, summed over the three "
+                  "(median of its status): %.2f ms, so U / sum(k) = %.1f "
+                  "FPS" % (k * 1e3, 0.95 / k))
+        print("ESA settled (batond's 1-s FPS of all three within 5%% of "
+              "each other) at %s s" % run.settle(
+                  lambda v: max(v) <= 1.05 * min(v)))
+    if args.scenario:
+        side_by_side(args, policy, fps)
+    try:
+        CHECKS[policy](fps, "measured " + policy)
+    except Fail as e:
+        e.run = run
+        raise
+    return run
+
+
+def mode_contention_none(args, x):
+    contention(args, x, "none")
+
+
+def mode_contention_sa(args, x):
+    contention(args, x, "sa")
+
+
+def mode_contention_esa(args, x):
+    contention(args, x, "esa")
+
+
+def mode_sim(args, x):
+    for policy in ("none", "sa", "esa"):
+        sim = simulate(args, policy)
+        print("simulated %-4s %s" % (policy, "  ".join(
+            "%s %.2f" % (n, sim[n]) for n, _ in SCENES)))
+        CHECKS[policy](sim, "simulated " + policy)
+
+
+def mode_table(args, x):
+    rows = {}
+    for policy in ("none", "sa", "esa"):
+        try:
+            run = contention(args, x, policy)
+        except Fail as e:
+            # The row is printed all the same: the table is the point.
+            print("(%s: %s)" % (policy, e))
+            run = e.run
+        rows[policy] = (simulate(args, policy), run.measured(), run.steal)
+    print()
+    print("| policy | scene | simulated FPS | measured FPS | sim/measured |"
+          " host steal | others' cores |")
+    print("|---|---|---:|---:|---:|---:|---:|")
+    for policy, (sim, real, steal) in rows.items():
+        for name, _ in SCENES:
+            print("| %s | %s | %.1f | %.1f | %+.0f%% | %.0f%% | %.2f |" % (
+                policy, name, sim[name], real[name],
+                (sim[name] / real[name] - 1) * 100, steal.steal * 100,
+                steal.others or 0.0))
+
+
+def mode_solo(args, x):
+    """Each scene alone (the scenario's inputs)."""
+    env = x.env(BATON_SOCKET=args.sock)
+    with Batond(args.batond, args.baton, args.sock, ["--policy", "none"],
+                env) as d:
+        for name, bench in SCENES:
+            argv = [args.baton, "run", "--name", name, "--", args.glmark2,
+                    "-s", SIZE, "-b", "%s:duration=%d" % (bench, WARM_S),
+                    "-b", "%s:duration=%d" % (bench, MEASURE_S)]
+            with Steal() as st, Glmark2(argv, env) as g:
+                g.wait_lines(GLMARK2_LINE, 1, 60)
+                t0 = time.monotonic()
+                c0 = cpu_seconds(g.proc.pid)
+                x0 = cpu_seconds(x.proc.pid)
+                swap, n = 0.0, 0
+                while time.monotonic() < t0 + MEASURE_S - 2:
+                    time.sleep(1)
+                    t = d.tenants().get(name)
+                    if t and t["fps"] > 0:
+                        swap += t["gpu_share"] / t["fps"]
+                        n += 1
+                t1 = time.monotonic()
+                c1 = cpu_seconds(g.proc.pid)
+                x1 = cpu_seconds(x.proc.pid)
+                fps = 1000.0 / float(g.wait_lines(GLMARK2_LINE, 2, 60)[1]
+                                     .group(4))
+                st.stop()
+            frames = fps * (t1 - t0)
+            print("solo %-9s %.1f FPS (%.2f ms)  CPU %.2f ms/frame (%.2f "
+                  "cores) + X server %.2f ms/frame  shim GPU time %.2f "
+                  "ms/frame  %s" % (
+                      name, fps, 1000 / fps, (c1 - c0) / frames * 1e3,
+                      (c1 - c0) / (t1 - t0), (x1 - x0) / frames * 1e3,
+                      swap / max(n, 1) * 1e3, st))
+
+
+# ---------------------------------------------------------------- faults
+
+def mode_faults(args, x):
+    check(args.probe, "--probe is required")
+    env = x.env(BATON_SOCKET=args.sock)
+    names = ["gears%d" % i for i in range(3)]
+    probes = {n: os.path.join(args.tmp, n + ".probe") for n in names}
+    d = Batond(args.batond, args.baton, args.sock,
+               ["--policy", "sa", "--sla", str(SLA)], env)
+    clients = {}
+    try:
+        d.start()
+        for n in names:
+            cenv = dict(env, LD_PRELOAD=args.probe, BATON_PROBE_OUT=probes[n])
+            clients[n] = Client([args.baton, "run", "--name", n, "--",
+                                 args.glxgears], cenv).__enter__()
+        d.wait_tenants(names, 20)
+        # Settled: every tenant within 3% of its reference for 2 s.
+        target = SLA * 1.01
+        t0, ok_since = time.monotonic(), None
+        while True:
+            ts = d.tenants()
+            ok = all(within(ts[n]["fps"], target, 0.03) for n in names)
+            now = time.monotonic()
+            ok_since = (ok_since or now) if ok else None
+            if ok_since and now - ok_since >= 2:
+                break
+            check(now - t0 < 30, "the three glxgears did not settle at "
+                  "%.1f FPS: %s" % (target, ts))
+            time.sleep(0.1)
+        print("settled at %.1f FPS after %.1f s" % (target,
+                                                     time.monotonic() - t0))
+        time.sleep(1)
+
+        # 1. batond dies: the clients keep their last target.
+        with Steal() as st:
+            t_kill = time.monotonic_ns()
+            d.kill9()
+            time.sleep(2)
+            for n, c in clients.items():
+                check(c.proc.poll() is None, "%s exited when batond died:\n"
+                      "%s" % (n, c.output()))
+            # 2. A new batond on the same socket: all three re-register.
+            t_restart = time.monotonic_ns()
+            d.start()
+            ready = (time.monotonic_ns() - t_restart) / 1e9
+            d.wait_tenants(names, 10)
+            # From the exec of the new batond, its own start-up included.
+            back = (time.monotonic_ns() - t_restart) / 1e9
+            time.sleep(2)
+            t_after = time.monotonic_ns()
+            st.stop()
+        print("batond restarted: answering after %.3f s, all three back in "
+              "`baton status` after %.3f s" % (ready, back))
+
+        # 3. A client dies: batond drops it.
+        victim = names[1]
+        t_dead = time.monotonic()
+        os.killpg(clients[victim].proc.pid, 9)
+        while victim in d.tenants():
+            check(time.monotonic() - t_dead < 5, "%s still in baton status"
+                  " 5 s after kill -9" % victim)
+            time.sleep(0.01)
+        dropped = time.monotonic() - t_dead
+        print("kill -9 %s: gone from `baton status` after %.3f s" % (
+            victim, dropped))
+        rest = d.tenants()
+        check(set(rest) == set(names) - {victim},
+              "tenants after the kill: %s" % sorted(rest))
+
+        # Frame intervals from the probe (outside the shim).
+        period = 1e9 / target
+        worst = {}
+        for n in names:
+            stamps = read_probe(probes[n])
+            before = [t for t in stamps if t_kill - 3e9 <= t < t_kill]
+            around = [t for t in stamps if t_kill - 1e9 <= t <= t_after]
+            check(len(around) > 10, "%s: the probe saw %d frames around "
+                  "the kill" % (n, len(around)))
+            iv = [b - a for a, b in zip(around, around[1:])]
+            ib = [b - a for a, b in zip(before, before[1:])]
+            gap = [b - a for a, b in zip(stamps, stamps[1:])
+                   if t_kill <= b <= t_restart]
+            fps_gap = len(gap) * 1e9 / sum(gap) if gap else 0
+            worst[n] = max(iv)
+            print("%s: max interval %.1f ms around the kill and restart "
+                  "(%.1f ms in the 3 s before; target period %.1f ms); "
+                  "%.2f FPS while batond was down" % (
+                      n, max(iv) / 1e6, max(ib) / 1e6, period / 1e6,
+                      fps_gap))
+        print("faults: %s, load %s" % (st, load()))
+        check(back <= 2.0, "re-registration took %.3f s" % back)
+        check(dropped <= 1.0, "%s was dropped after %.3f s" % (victim,
+                                                                dropped))
+        for n, w in worst.items():
+            check(w <= 2 * period, "%s stalled %.1f ms (over 2 periods, "
+                  "%.1f ms)" % (n, w / 1e6, 2 * period / 1e6))
+    finally:
+        for c in clients.values():
+            c.__exit__()
+        d.stop()
+
+
+MODES = {
+    "gears-sa": mode_gears_sa,
+    "vkcube-sa": mode_vkcube_sa,
+    "contention-none": mode_contention_none,
+    "contention-sa": mode_contention_sa,
+    "contention-esa": mode_contention_esa,
+    "sim": mode_sim,
+    "faults": mode_faults,
+    "solo": mode_solo,
+    "table": mode_table,
+}
+
+
+def main():
+    terminate_on_sigterm()
+    p = argparse.ArgumentParser(
+        description=__doc__.split("\n")[0],
+        formatter_class=argparse.RawDescriptionHelpFormatter, epilog=__doc__)
+    p.add_argument("mode", choices=sorted(MODES))
+    p.add_argument("--baton", required=True)
+    p.add_argument("--batond", required=True)
+    p.add_argument("--probe")
+    p.add_argument("--xcb-probe")
+    p.add_argument("--scenario")
+    p.add_argument("--xvfb", default="Xvfb")
+    p.add_argument("--glxgears", default="glxgears")
+    p.add_argument("--glmark2", default="glmark2")
+    p.add_argument("--vkcube", default="vkcube")
+    p.add_argument("--quiet-wait", type=float, default=QUIET_WAIT_S,
+                   help="seconds to wait for a quiet machine first")
+    args = p.parse_args()
+    if args.mode != "sim" and args.quiet_wait > 0:
+        quiet, busy = wait_quiet(args.quiet_wait)
+        print("machine %s: %.0f%% of the CPU busy before the test (load "
+              "%s)" % ("quiet" if quiet else "BUSY", busy * 100, load()))
+    try:
+        with tempfile.TemporaryDirectory(prefix="baton-daemon-e2e-") as tmp:
+            args.tmp = tmp
+            args.sock = os.path.join(tmp, "batond.sock")
+            if args.mode == "sim":
+                MODES[args.mode](args, None)
+            else:
+                with Xvfb(args.xvfb) as x:
+                    MODES[args.mode](args, x)
+    except (Fail, subprocess.TimeoutExpired) as e:
+        print("FAIL:", e)
+        return 1
+    print("PASS")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

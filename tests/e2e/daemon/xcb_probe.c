@@ -1,0 +1,120 @@
+/* bench/swap_probe.c's counterpart for Vulkan on lavapipe: a preload that
+ * timestamps each frame as Mesa's X11 WSI hands it to the X server, outside
+ * the Baton layer. lavapipe presents through the Present extension
+ * (xcb_present_pixmap, MIT-SHM pixmaps) or, without it, xcb_put_image;
+ * both are calls from Mesa into libxcb, so a preload sees them.
+ *
+ * Same file format as swap_probe.c, so the tests read both alike: the file
+ * named by BATON_PROBE_OUT holds a uint64 count and then int64
+ * CLOCK_MONOTONIC times in ns, in a shared mapping that survives the
+ * process being killed. */
+#include <dlfcn.h>
+#include <fcntl.h>
+#include <stdatomic.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <sys/mman.h>
+#include <time.h>
+#include <unistd.h>
+
+#define MAX_FRAMES (1u << 20)
+#define EXPORT     __attribute__((visibility("default")))
+
+struct probe_file {
+	_Atomic uint64_t count;
+	int64_t t[MAX_FRAMES];
+};
+
+static struct probe_file *out;
+
+__attribute__((constructor)) static void probe_open(void)
+{
+	const char *path = getenv("BATON_PROBE_OUT");
+	if (!path)
+		return;
+	int fd = open(path, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (fd < 0)
+		return;
+	if (ftruncate(fd, sizeof(*out)) == 0) {
+		void *p = mmap(NULL, sizeof(*out), PROT_READ | PROT_WRITE,
+		               MAP_SHARED, fd, 0);
+		if (p != MAP_FAILED)
+			out = p;
+	}
+	close(fd);
+}
+
+static void stamp(void)
+{
+	if (!out)
+		return;
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	uint64_t i = atomic_load_explicit(&out->count, memory_order_relaxed);
+	if (i < MAX_FRAMES) {
+		out->t[i] = (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+		atomic_store_explicit(&out->count, i + 1, memory_order_release);
+	}
+}
+
+/* xcb_void_cookie_t is a struct of one unsigned int, returned in a
+ * register; the arguments are passed through untouched. Declared without
+ * the xcb headers, which the test build does not need. */
+typedef struct {
+	unsigned int sequence;
+} cookie_t;
+
+#define PRESENT_ARGS                                                           \
+	void *c, uint32_t window, uint32_t pixmap, uint32_t serial,            \
+	    uint32_t valid, uint32_t update, int16_t x_off, int16_t y_off,     \
+	    uint32_t target_crtc, uint32_t wait_fence, uint32_t idle_fence,    \
+	    uint32_t options, uint64_t target_msc, uint64_t divisor,           \
+	    uint64_t remainder, uint32_t notifies_len, const void *notifies
+#define PRESENT_CALL                                                           \
+	c, window, pixmap, serial, valid, update, x_off, y_off, target_crtc,   \
+	    wait_fence, idle_fence, options, target_msc, divisor, remainder,   \
+	    notifies_len, notifies
+
+typedef cookie_t (*present_fn)(PRESENT_ARGS);
+
+EXPORT cookie_t xcb_present_pixmap(PRESENT_ARGS);
+EXPORT cookie_t xcb_present_pixmap(PRESENT_ARGS)
+{
+	static present_fn real;
+	if (!real)
+		real = (present_fn)dlsym(RTLD_NEXT, "xcb_present_pixmap");
+	stamp();
+	return real(PRESENT_CALL);
+}
+
+EXPORT cookie_t xcb_present_pixmap_checked(PRESENT_ARGS);
+EXPORT cookie_t xcb_present_pixmap_checked(PRESENT_ARGS)
+{
+	static present_fn real;
+	if (!real)
+		real = (present_fn)dlsym(RTLD_NEXT,
+		                         "xcb_present_pixmap_checked");
+	stamp();
+	return real(PRESENT_CALL);
+}
+
+#define PUT_ARGS                                                               \
+	void *c, uint8_t format, uint32_t drawable, uint32_t gc,               \
+	    uint16_t width, uint16_t height, int16_t dst_x, int16_t dst_y,     \
+	    uint8_t left_pad, uint8_t depth, uint32_t data_len,                \
+	    const uint8_t *data
+#define PUT_CALL                                                               \
+	c, format, drawable, gc, width, height, dst_x, dst_y, left_pad, depth, \
+	    data_len, data
+
+typedef cookie_t (*put_fn)(PUT_ARGS);
+
+EXPORT cookie_t xcb_put_image(PUT_ARGS);
+EXPORT cookie_t xcb_put_image(PUT_ARGS)
+{
+	static put_fn real;
+	if (!real)
+		real = (put_fn)dlsym(RTLD_NEXT, "xcb_put_image");
+	stamp();
+	return real(PUT_CALL);
+}
