@@ -53,8 +53,9 @@ void core_controller_tick(const struct core_policy *policy,
 			core_pi_reset(&t->pi);
 			t->target_fps = 0.0;
 		} else {
-			t->target_fps = core_pi_update(&t->pi, &params->pi,
-			                               t->ref_fps, t->fps);
+			t->target_fps =
+			    core_pi_update(&t->pi, &params->pi, t->ref_fps,
+			                   t->fps, t->paced_frames > 0);
 		}
 	}
 }

@@ -21,7 +21,7 @@ double core_pi_pole(const struct core_pi_gains *g)
 }
 
 double core_pi_update(struct core_pi *pi, const struct core_pi_gains *g,
-                      double ref_fps, double measured_fps)
+                      double ref_fps, double measured_fps, bool can_raise)
 {
 	if (!(ref_fps > 0.0) || !isfinite(ref_fps)) {
 		core_pi_reset(pi);
@@ -37,6 +37,8 @@ double core_pi_update(struct core_pi *pi, const struct core_pi_gains *g,
 	if (pi->last_ref > 0.0 && measured_fps > 0.0 && isfinite(measured_fps))
 		e = log(pi->last_ref) - log(measured_fps);
 	pi->last_ref = ref_fps;
+	if (e > 0.0 && !can_raise)
+		e = 0.0; /* see can_raise in pi.h */
 
 	/* Eq. 3 in positional form, I_k = I_{k-1} + e_k, with the reference
 	 * fed forward (see pi.h). */

@@ -54,7 +54,14 @@ double core_pi_pole(const struct core_pi_gains *g);
  * achieved rate F_out of the last step. measured_fps <= 0 means "no
  * measurement": the integral is left alone and the output is the
  * feed-forward plus the current integral term. ref_fps <= 0 resets the
- * controller and returns 0. Returns the control input F
- * in FPS, which the pacer turns into a frame period. */
+ * controller and returns 0.
+ *
+ * can_raise is false when the pacer delayed no frame of the last step: the
+ * game ran flat out (a stall, a scene too heavy, a stopped process), so a
+ * higher command cannot raise F_out. The actuator, the sleep, is at its
+ * limit of zero; a positive error is then neither integrated nor acted on,
+ * or a game that stalls would come back with a wound-up target and burst.
+ * Returns the control input F in FPS, which the pacer turns into a frame
+ * period. */
 double core_pi_update(struct core_pi *pi, const struct core_pi_gains *g,
-                      double ref_fps, double measured_fps);
+                      double ref_fps, double measured_fps, bool can_raise);

@@ -42,6 +42,9 @@ struct core_tenant {
 	double fps;        /* F_out over the last epoch, <= 0 if unknown */
 	double gpu_busy_s; /* GPU time the tenant used in the last epoch */
 	uint32_t frames;   /* frames completed in the last epoch */
+	uint32_t paced_frames; /* of those, frames the pacer delayed; 0 means
+	                          the game ran flat out (core_pi_update's
+	                          can_raise) */
 
 	/* state kept by the core */
 	struct core_pi pi;

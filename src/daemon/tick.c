@@ -23,6 +23,7 @@
 /* What one epoch's records say about one tenant. */
 struct epoch_sample {
 	uint32_t frames;
+	uint32_t paced; /* frames the shim's pacer delayed */
 	double interval_sum_s;
 	uint32_t intervals;
 	double gpu_busy_s;
@@ -60,6 +61,8 @@ static bool read_ring(struct daemon *d, struct tenant *t, int64_t now,
 		tenant_count_frame(t, f->present_ns);
 		if (f->gpu_ns >= 0)
 			gpu_ns += f->gpu_ns; /* each < 10 s: no overflow */
+		if (f->sleep_ns > 0)
+			s->paced++;
 	}
 	s->frames = (uint32_t)n;
 	s->gpu_busy_s = (double)gpu_ns * 1e-9;
@@ -156,6 +159,7 @@ void daemon_tick(struct daemon *d, int64_t now)
 		t->core.fps = measured_fps(t, &s, now);
 		t->core.gpu_busy_s = gpu;
 		t->core.frames = s.frames;
+		t->core.paced_frames = s.paced;
 		/* The core wants one contiguous array. */
 		d->core[n++] = t->core;
 	}

@@ -109,8 +109,10 @@ int64_t sim_game_pace(struct sim_game *g, int64_t now)
 	 * early: the sleep rounds up to its granularity. */
 	if (sleep > 0 && g->gran_ns > 0)
 		sleep = (sleep + g->gran_ns - 1) / g->gran_ns * g->gran_ns;
-	if (sleep > 0)
+	if (sleep > 0) {
 		g->state = SIM_GAME_SLEEPING;
+		g->ep_paced++;
+	}
 	return now + (sleep > 0 ? sleep : 0);
 }
 
@@ -143,7 +145,7 @@ bool sim_game_displayed(struct sim_game *g, int64_t now, int64_t submit_ns)
 }
 
 void sim_game_end_epoch(struct sim_game *g, int64_t now, double *fps,
-                        uint32_t *frames)
+                        uint32_t *frames, uint32_t *paced)
 {
 	/* F_out, the controlled variable of vGASA Sec. 3.1, is
 	 * 1 / mean frame interval: frames per epoch would be far too
@@ -157,7 +159,9 @@ void sim_game_end_epoch(struct sim_game *g, int64_t now, double *fps,
 		    (double)g->ep_intervals / ((double)g->ep_interval_ns / 1e9);
 	else if (g->ep_frames == 0 && g->displayed && now > g->last_display_ns)
 		*fps = 1e9 / (double)(now - g->last_display_ns);
+	*paced = g->ep_paced;
 	g->ep_frames = 0;
+	g->ep_paced = 0;
 	g->ep_intervals = 0;
 	g->ep_interval_ns = 0;
 }

@@ -39,6 +39,7 @@ struct sim_game {
 	uint32_t in_flight; /* frames submitted, not finished on the GPU */
 	/* The control epoch in progress. */
 	uint32_t ep_frames, ep_intervals;
+	uint32_t ep_paced; /* frames the pacer delayed this epoch */
 	int64_t ep_interval_ns;
 	int64_t last_display_ns; /* valid if displayed */
 	bool displayed;
@@ -64,10 +65,10 @@ bool sim_game_can_submit(const struct sim_game *g);
 /* One of its frames, submitted at submit_ns, finished on the GPU at now.
  * False only if out of memory. */
 bool sim_game_displayed(struct sim_game *g, int64_t now, int64_t submit_ns);
-/* F_out and the frame count of the epoch ending at now, as the controller
- * wants them; starts the next epoch. */
+/* F_out, the frame count and the frames the pacer delayed in the epoch
+ * ending at now, as the controller wants them; starts the next epoch. */
 void sim_game_end_epoch(struct sim_game *g, int64_t now, double *fps,
-                        uint32_t *frames);
+                        uint32_t *frames, uint32_t *paced);
 /* Whether the tenant is on the GPU's roster at now: started and not past
  * stop_s. */
 bool sim_game_active(const struct sim_game *g, int64_t now);

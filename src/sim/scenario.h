@@ -1,6 +1,7 @@
 /* Scenario files: the GPU, the tenants, their SLA, the policy and its gains,
  * the duration and the seed, in libconfig's text format (see
- * docs/scenarios.md and scenarios/NAME.cfg). Errors name file, line and field. */
+ * docs/scenarios.md and scenarios/NAME.cfg). Errors name file, line and field.
+ */
 #pragma once
 
 #include <stdbool.h>
@@ -28,7 +29,7 @@ struct sim_gpu_spec {
 };
 
 enum sim_pacer_kind {
-	SIM_PACER_GRID = 0,	/* Baton: absolute deadline grid */
+	SIM_PACER_GRID = 0,     /* Baton: absolute deadline grid */
 	SIM_PACER_RELATIVE = 1, /* vGASA Eq. 1: relative sleep */
 };
 
@@ -41,11 +42,11 @@ struct sim_scene {
 
 struct sim_tenant_spec {
 	char name[SIM_NAME_MAX];
-	double sla_fps;	  /* > 0 */
+	double sla_fps;   /* > 0 */
 	double fixed_fps; /* > 0: pinned rate (like baton run --fps) */
-	double cpu_ms;	  /* mean CPU time per frame (game logic) */
-	double gpu_ms;	  /* mean GPU execution time per frame */
-	double jitter;	  /* relative standard deviation of both costs */
+	double cpu_ms;    /* mean CPU time per frame (game logic) */
+	double gpu_ms;    /* mean GPU execution time per frame */
+	double jitter;    /* relative standard deviation of both costs */
 	struct sim_scene *scenes; /* sorted by at_s */
 	size_t n_scenes;
 	/* Trace-driven instead: per-frame costs read from a CSV file
@@ -54,11 +55,11 @@ struct sim_tenant_spec {
 	double *trace_cpu_ms;
 	double *trace_gpu_ms;
 	size_t n_trace;
-	double start_s; /* joins at this time (default 0) */
-	double stop_s;	/* leaves at this time (0 = stays to the end) */
+	double start_s;    /* joins at this time (default 0) */
+	double stop_s;     /* leaves at this time (0 = stays to the end) */
 	int max_in_flight; /* frames queued on the GPU before Present blocks
-			      (default 2); 0 = Present waits until the frame
-			      has finished on the GPU (vGASA's Flush) */
+	                      (default 2); 0 = Present waits until the frame
+	                      has finished on the GPU (vGASA's Flush) */
 	enum sim_pacer_kind pacer;
 	double sleep_granularity_ms; /* sleeps round up to this (0 = exact) */
 };
@@ -85,9 +86,9 @@ struct sim_scenario {
 };
 
 struct sim_error {
-	char file[256];	 /* the scenario file, or "<builtin NAME>" */
-	int line;	 /* 0 if unknown */
-	char field[96];	 /* e.g. "tenants.[1].gpu_ms"; empty if none */
+	char file[256]; /* the scenario file, or "<builtin NAME>" */
+	int line;       /* 0 if unknown */
+	char field[96]; /* e.g. "tenants.[1].gpu_ms"; empty if none */
 	char msg[256];
 };
 
@@ -98,12 +99,12 @@ void sim_error_format(const struct sim_error *err, char *buf, size_t len);
  * to base_dir (NULL: the current directory). On failure *out is left zeroed
  * and err says why. */
 bool sim_scenario_parse(const char *text, const char *origin,
-			const char *base_dir, struct sim_scenario *out,
-			struct sim_error *err);
+                        const char *base_dir, struct sim_scenario *out,
+                        struct sim_error *err);
 /* Reads and parses a file; trace paths relative to the file's folder. */
 bool sim_scenario_load_file(const char *path, struct sim_scenario *out,
-			    struct sim_error *err);
+                            struct sim_error *err);
 /* A built-in name (see builtin.h) or a file path. */
 bool sim_scenario_load(const char *name_or_path, struct sim_scenario *out,
-		       struct sim_error *err);
+                       struct sim_error *err);
 void sim_scenario_finish(struct sim_scenario *sc);

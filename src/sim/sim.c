@@ -157,13 +157,14 @@ static void on_tick(struct sim *s, int64_t now)
 		struct core_tenant *t = &s->core[i];
 		int64_t exec = sim_gpu_exec_ns(&s->gpu, i, now);
 		double fps;
-		uint32_t frames;
-		sim_game_end_epoch(g, now, &fps, &frames);
+		uint32_t frames, paced;
+		sim_game_end_epoch(g, now, &fps, &frames, &paced);
 		if (sim_game_active(g, now)) {
 			t->sla_fps = g->spec->sla_fps;
 			t->fixed_fps = g->spec->fixed_fps;
 			t->fps = fps;
 			t->frames = frames;
+			t->paced_frames = paced;
 			t->gpu_busy_s =
 			    (double)(exec - s->tick_exec_ns[i]) / 1e9;
 			s->roster[k] = *t;

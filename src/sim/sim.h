@@ -13,7 +13,7 @@ struct sim_tenant_result {
 	double sla_fps;
 	/* Over the measured time (after warm-up): */
 	double fps_mean;      /* frames / measured seconds */
-	double fps_p1;	      /* 1st percentile of per-second FPS */
+	double fps_p1;        /* 1st percentile of per-second FPS */
 	double frame_ms_p99;  /* 99th percentile frame interval */
 	double below_sla_pct; /* % of one-second windows under sla_fps */
 	double gpu_share;     /* fraction of GPU time used, 0..1 */
@@ -27,7 +27,7 @@ struct sim_tenant_result {
 
 struct sim_result {
 	char policy[16];
-	double gpu_util; /* busy fraction over the measured time, 0..1 */
+	double gpu_util;    /* busy fraction over the measured time, 0..1 */
 	double *util_per_s; /* per one-second window, whole run */
 	size_t n_secs;
 	double warmup_s;
@@ -40,7 +40,7 @@ struct sim_result {
 /* Runs the scenario as given (policy, seed, duration, gains from *sc). On
  * failure (out of memory, nothing to simulate) returns false with err set. */
 bool sim_run(const struct sim_scenario *sc, struct sim_result *out,
-	     struct sim_error *err);
+             struct sim_error *err);
 void sim_result_finish(struct sim_result *r);
 
 /* Percentile with linear interpolation between closest ranks (numpy's

@@ -21,12 +21,12 @@ static void delay_free_step_response(struct core_pi_gains g, double ref,
 	struct core_pi pi = {0};
 	for (int k = 0; k < steps; k++) {
 		struct core_pi a = pi, b = pi;
-		double x0 = log(core_pi_update(&a, &g, ref, exp(0.0)));
-		double x1 = log(core_pi_update(&b, &g, ref, exp(1.0)));
+		double x0 = log(core_pi_update(&a, &g, ref, exp(0.0), true));
+		double x1 = log(core_pi_update(&b, &g, ref, exp(1.0), true));
 		double slope = x1 - x0; /* dx/dy */
 		/* y = x(y) + d = x0 + slope * y + d */
 		double y = (x0 + d) / (1.0 - slope);
-		core_pi_update(&pi, &g, ref, exp(y));
+		core_pi_update(&pi, &g, ref, exp(y), true);
 		err[k] = log(ref) - y;
 	}
 }
@@ -87,7 +87,7 @@ static void test_delayed_loop_converges_to_reference(void **state)
 	double cmd = 0.0, out = 0.0;
 	for (int k = 0; k < 300; k++) {
 		out = cmd * 0.92;
-		cmd = core_pi_update(&pi, &g, 30.0, out);
+		cmd = core_pi_update(&pi, &g, 30.0, out, true);
 	}
 	assert_float_equal(out, 30.0, 0.01);
 	assert_false(pi.saturated);
@@ -98,10 +98,11 @@ static void test_feed_forward_without_measurement(void **state)
 	(void)state;
 	struct core_pi_gains g = core_pi_default_gains();
 	struct core_pi pi = {0};
-	assert_float_equal(core_pi_update(&pi, &g, 45.0, 0.0), 45.0, 1e-9);
+	assert_float_equal(core_pi_update(&pi, &g, 45.0, 0.0, true), 45.0,
+	                   1e-9);
 	assert_float_equal(pi.integral, 0.0, 0.0);
 	/* no reference: reset and 0 */
-	assert_float_equal(core_pi_update(&pi, &g, 0.0, 30.0), 0.0, 0.0);
+	assert_float_equal(core_pi_update(&pi, &g, 0.0, 30.0, true), 0.0, 0.0);
 }
 
 /* A reference step (FSA or ESA moving a game, or a game that was running
@@ -112,15 +113,35 @@ static void test_reference_step_is_not_an_error(void **state)
 	(void)state;
 	struct core_pi_gains g = core_pi_default_gains();
 	struct core_pi pi = {0};
-	double cmd = core_pi_update(&pi, &g, 60.0, 320.0); /* was free */
+	double cmd = core_pi_update(&pi, &g, 60.0, 320.0, true); /* was free */
 	assert_float_equal(cmd, 60.0, 1e-9);
 	for (int k = 0; k < 10; k++)
-		cmd = core_pi_update(&pi, &g, 60.0, cmd);
-	cmd = core_pi_update(&pi, &g, 30.0, cmd); /* step down */
+		cmd = core_pi_update(&pi, &g, 60.0, cmd, true);
+	cmd = core_pi_update(&pi, &g, 30.0, cmd, true); /* step down */
 	assert_float_equal(cmd, 30.0, 1e-9);
-	cmd = core_pi_update(&pi, &g, 30.0, cmd);
+	cmd = core_pi_update(&pi, &g, 30.0, cmd, true);
 	assert_float_equal(cmd, 30.0, 1e-9);
 	assert_float_equal(pi.integral, 0.0, 1e-12);
+}
+
+/* A game that stalls (kill -STOP, a loading screen) runs flat out: no frame
+ * was delayed, so a higher command could not help and must not pile up. */
+static void test_stalled_game_does_not_wind_up(void **state)
+{
+	(void)state;
+	struct core_pi_gains g = core_pi_default_gains();
+	struct core_pi pi = {0};
+	double cmd = 0.0;
+	for (int k = 0; k < 20; k++)
+		cmd = core_pi_update(&pi, &g, 30.0, 30.0, true);
+	/* one second stalled: F_out decays towards 1 FPS, nothing paced */
+	for (int k = 0; k < 10; k++)
+		cmd = core_pi_update(&pi, &g, 30.0, 1.0 + k, false);
+	assert_float_equal(cmd, 30.0, 1e-9);
+	assert_float_equal(pi.integral, 0.0, 1e-12);
+	/* a game faster than its reference is still brought down */
+	cmd = core_pi_update(&pi, &g, 30.0, 40.0, false);
+	assert_true(cmd < 30.0);
 }
 
 static void test_clamp_and_anti_windup(void **state)
@@ -132,7 +153,7 @@ static void test_clamp_and_anti_windup(void **state)
 	/* A game that cannot reach its reference: the output saturates at
 	 * 4x and the integral stops growing. */
 	for (int k = 0; k < 1000; k++)
-		out = core_pi_update(&pi, &g, 30.0, 10.0);
+		out = core_pi_update(&pi, &g, 30.0, 10.0, true);
 	assert_float_equal(out, 120.0, 1e-6);
 	assert_true(pi.saturated);
 	double wound = pi.integral;
@@ -144,7 +165,7 @@ static void test_clamp_and_anti_windup(void **state)
 	 * output would stay clamped for over 20000 steps. */
 	int k = 0;
 	for (; k < 1000; k++) {
-		out = core_pi_update(&pi, &g, 30.0, out);
+		out = core_pi_update(&pi, &g, 30.0, out, true);
 		if (fabs(out - 30.0) < 0.3)
 			break;
 	}
@@ -152,7 +173,7 @@ static void test_clamp_and_anti_windup(void **state)
 	/* and the low side clamps at r / 4 */
 	struct core_pi lo = {0};
 	for (int j = 0; j < 1000; j++)
-		out = core_pi_update(&lo, &g, 30.0, 1000.0);
+		out = core_pi_update(&lo, &g, 30.0, 1000.0, true);
 	assert_float_equal(out, 7.5, 1e-6);
 }
 
@@ -164,6 +185,7 @@ int main(void)
 	    cmocka_unit_test(test_delayed_loop_converges_to_reference),
 	    cmocka_unit_test(test_feed_forward_without_measurement),
 	    cmocka_unit_test(test_reference_step_is_not_an_error),
+	    cmocka_unit_test(test_stalled_game_does_not_wind_up),
 	    cmocka_unit_test(test_clamp_and_anti_windup),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -87,6 +87,7 @@ static void render(struct fixture *f, int i, double free_fps, int64_t gpu_ns,
 		struct baton_frame fr = {
 		    .present_ns = g->next_present,
 		    .cpu_ns = base / 2,
+		    .sleep_ns = period - base, /* what the pacer slept */
 		    .target_period_ns = v.target_period_ns,
 		    .gpu_ns = gpu_ns,
 		    .gpu_frame = g->seq,
