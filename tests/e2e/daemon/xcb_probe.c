@@ -92,8 +92,8 @@ EXPORT cookie_t xcb_present_pixmap_checked(PRESENT_ARGS)
 {
 	static present_fn real;
 	if (!real)
-		real = (present_fn)dlsym(RTLD_NEXT,
-		                         "xcb_present_pixmap_checked");
+		real =
+		    (present_fn)dlsym(RTLD_NEXT, "xcb_present_pixmap_checked");
 	stamp();
 	return real(PRESENT_CALL);
 }
