@@ -30,12 +30,12 @@
 #pragma once
 
 #define BATON_PROTO_VERSION 1
-#define BATON_MSG_MAX 4096
+#define BATON_MSG_MAX       4096
 
 /* error codes */
-#define BATON_ERR_PROTOCOL "protocol"	/* malformed, oversized, no hello */
-#define BATON_ERR_VERSION "version"	/* unsupported protocol version */
-#define BATON_ERR_DENIED "denied"	/* peer may not do that */
+#define BATON_ERR_PROTOCOL  "protocol"  /* malformed, oversized, no hello */
+#define BATON_ERR_VERSION   "version"   /* unsupported protocol version */
+#define BATON_ERR_DENIED    "denied"    /* peer may not do that */
 #define BATON_ERR_NOT_FOUND "not_found" /* no tenant of that name */
-#define BATON_ERR_INVALID "invalid"	/* a field is missing or out of range */
-#define BATON_ERR_SHM "shm"		/* the memfd failed validation */
+#define BATON_ERR_INVALID   "invalid"   /* a field is missing or out of range */
+#define BATON_ERR_SHM       "shm"       /* the memfd failed validation */

@@ -21,21 +21,21 @@
 #include <stdatomic.h>
 #include <stdint.h>
 
-#define BATON_SHM_MAGIC 0x31534d484e544142ULL /* "BATNHMS1" little-endian */
-#define BATON_SHM_VERSION 1u
+#define BATON_SHM_MAGIC     0x31534d484e544142ULL /* "BATNHMS1" little-endian */
+#define BATON_SHM_VERSION   1u
 #define BATON_RING_CAPACITY 256u /* frames; a power of two */
 
 struct baton_shm_header {
-	uint64_t magic;		  /* BATON_SHM_MAGIC */
-	uint32_t version;	  /* BATON_SHM_VERSION */
-	uint32_t header_size;	  /* sizeof(struct baton_shm_header) */
-	uint64_t total_size;	  /* bytes of the whole memfd */
-	uint32_t control_offset;  /* of struct baton_control */
-	uint32_t ring_offset;	  /* of struct baton_ring */
-	uint32_t records_offset;  /* of the first struct baton_frame */
-	uint32_t record_size;	  /* sizeof(struct baton_frame) */
-	uint32_t capacity;	  /* records, a power of two */
-	uint32_t pid;		  /* the tenant's pid, informative only */
+	uint64_t magic;          /* BATON_SHM_MAGIC */
+	uint32_t version;        /* BATON_SHM_VERSION */
+	uint32_t header_size;    /* sizeof(struct baton_shm_header) */
+	uint64_t total_size;     /* bytes of the whole memfd */
+	uint32_t control_offset; /* of struct baton_control */
+	uint32_t ring_offset;    /* of struct baton_ring */
+	uint32_t records_offset; /* of the first struct baton_frame */
+	uint32_t record_size;    /* sizeof(struct baton_frame) */
+	uint32_t capacity;       /* records, a power of two */
+	uint32_t pid;            /* the tenant's pid, informative only */
 	uint64_t reserved[2];
 };
 
@@ -45,10 +45,10 @@ struct baton_shm_header {
  * It never waits for the writer. */
 struct baton_control {
 	_Atomic uint32_t seq;
-	uint32_t version;	    /* BATON_SHM_VERSION */
-	int64_t target_period_ns;   /* 0 = unpaced, run free */
-	uint64_t policy_epoch;	    /* batond's tick counter */
-	uint32_t flags;		    /* BATON_CONTROL_* */
+	uint32_t version;         /* BATON_SHM_VERSION */
+	int64_t target_period_ns; /* 0 = unpaced, run free */
+	uint64_t policy_epoch;    /* batond's tick counter */
+	uint32_t flags;           /* BATON_CONTROL_* */
 	uint32_t reserved0;
 	uint64_t reserved[4];
 };
@@ -58,22 +58,22 @@ struct baton_control {
 /* Single producer (the shim's frame path), single consumer (batond). */
 struct baton_ring {
 	_Atomic uint64_t head; /* records ever written; record i lives at
-				  index i % capacity */
+	                          index i % capacity */
 	uint64_t reserved[7];
 };
 
 /* One frame, written at Present. Times are CLOCK_MONOTONIC nanoseconds. */
 struct baton_frame {
-	uint64_t seq;		  /* i + 1 for record i; written last */
-	int64_t present_ns;	  /* when the real Present was called */
-	int64_t cpu_ns;		  /* frame start to Present, sleep excluded */
-	int64_t sleep_ns;	  /* pacing sleep applied before Present */
+	uint64_t seq;             /* i + 1 for record i; written last */
+	int64_t present_ns;       /* when the real Present was called */
+	int64_t cpu_ns;           /* frame start to Present, sleep excluded */
+	int64_t sleep_ns;         /* pacing sleep applied before Present */
 	int64_t target_period_ns; /* the period in force, 0 = unpaced */
-	int64_t gpu_ns;		  /* GPU time of frame gpu_frame, < 0 if none
-				     was measured this frame */
-	uint64_t gpu_frame;	  /* seq of the frame gpu_ns belongs to (GPU
-				     timings arrive a frame or two late) */
-	uint32_t flags;		  /* BATON_FRAME_* */
+	int64_t gpu_ns;           /* GPU time of frame gpu_frame, < 0 if none
+	                             was measured this frame */
+	uint64_t gpu_frame;       /* seq of the frame gpu_ns belongs to (GPU
+	                             timings arrive a frame or two late) */
+	uint32_t flags;           /* BATON_FRAME_* */
 	uint32_t reserved;
 };
 
@@ -84,7 +84,7 @@ _Static_assert(sizeof(struct baton_control) == 64, "control layout");
 _Static_assert(sizeof(struct baton_ring) == 64, "ring layout");
 _Static_assert(sizeof(struct baton_frame) == 64, "record layout");
 
-#define BATON_SHM_SIZE                                                       \
+#define BATON_SHM_SIZE                                                         \
 	(sizeof(struct baton_shm_header) + sizeof(struct baton_control) +      \
 	 sizeof(struct baton_ring) +                                           \
 	 BATON_RING_CAPACITY * sizeof(struct baton_frame))

@@ -167,6 +167,22 @@ def cpu_seconds(pid):
     return (int(fields[11]) + int(fields[12])) / CLK_TCK
 
 
+# The most host steal any Steal block of this process saw: a timing check
+# that fails while the hypervisor took more than STEAL_SKIP of the CPU is
+# reported as skipped (exit 77), not failed (daemon_e2e.main).
+MAX_STEAL = [0.0]
+STEAL_SKIP = 0.05
+
+
+class TimingFail(Fail):
+    """A frame-rate or stall check failed: the machine may be to blame."""
+
+
+def check_timing(cond, message):
+    if not cond:
+        raise TimingFail(message)
+
+
 class Steal:
     """Share of this VM's CPU time the hypervisor gave to others (and the
     busy share) over the with block, from /proc/stat: a noisy host is
@@ -208,6 +224,7 @@ class Steal:
         d = [y - x for x, y in zip(self.a, b)]
         total = sum(d[:8]) or 1
         self.steal = d[7] / total
+        MAX_STEAL[0] = max(MAX_STEAL[0], self.steal)
         self.idle = (d[3] + d[4]) / total
         self.others = None
         if self.x0 is not None:

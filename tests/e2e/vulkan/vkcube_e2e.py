@@ -141,12 +141,35 @@ def check_loaded(bed):
     print("without ENABLE_BATON_LAYER: absent")
 
 
+class Skip(Exception):
+    """The machine, not the layer, spoiled the measurement."""
+
+
+# Host steal above this during a timing check that fails makes the test
+# report itself skipped (exit 77) rather than failed: the hypervisor took
+# the CPU the paced frames needed, and no pacer can wait through that.
+STEAL_SKIP = 0.05
+
+
+def cpu_ticks():
+    with open("/proc/stat") as f:
+        return [int(x) for x in f.readline().split()[1:9]]
+
+
 def check_paced(bed):
+    a = cpu_ticks()
     elapsed = bed.paced_seconds(BATON_FPS=str(FPS))
+    d = [y - x for x, y in zip(a, cpu_ticks())]
+    steal = d[7] / (sum(d) or 1)
     fps = (FRAMES - 1) / elapsed
     print(f"BATON_FPS={FPS}: {elapsed:.3f} s from the first present "
           f"({fps:.2f} FPS); want {EXPECTED_S:.1f} s +-{TOLERANCE:.0%}")
+    print(f"host steal meanwhile: {steal:.0%}")
     if abs(elapsed - EXPECTED_S) > TOLERANCE * EXPECTED_S:
+        if steal > STEAL_SKIP:
+            raise Skip(f"{elapsed:.3f} s is not {EXPECTED_S:.1f} s "
+                       f"+-{TOLERANCE:.0%}, but the host stole "
+                       f"{steal:.0%} of the CPU meanwhile")
         raise Failure(f"{elapsed:.3f} s is not {EXPECTED_S:.1f} s "
                       f"+-{TOLERANCE:.0%}")
 
@@ -175,6 +198,9 @@ def main():
         with tempfile.TemporaryDirectory(prefix="baton-vk-") as tmp, \
                 Xvfb(args.xvfb) as x:
             CHECKS[args.mode](Bed(args, x.display, tmp))
+    except Skip as e:
+        print(f"SKIP: {e}")
+        return 77
     except (Failure, subprocess.TimeoutExpired) as e:
         print(f"FAIL: {e}", file=sys.stderr)
         return 1
