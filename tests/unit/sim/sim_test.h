@@ -49,3 +49,14 @@ static inline double rel_err(double got, double want)
 {
 	return (got - want) / want;
 }
+
+/* Runs the scenario, failing the test (cmocka's fail_msg: include
+ * <cmocka.h> before this header) if the simulator refuses it. */
+static inline struct sim_result test_run(const struct sim_scenario *sc)
+{
+	struct sim_result r;
+	struct sim_error err;
+	if (!sim_run(sc, &r, &err))
+		fail_msg("sim_run: %s: %s", err.field, err.msg);
+	return r;
+}

@@ -9,15 +9,6 @@
 
 #include "sim_test.h"
 
-static struct sim_result run(const struct sim_scenario *sc)
-{
-	struct sim_result r;
-	struct sim_error err;
-	if (!sim_run(sc, &r, &err))
-		fail_msg("sim_run: %s: %s", err.field, err.msg);
-	return r;
-}
-
 /* Three contending games with jitter and scene changes, as in vGASA's
  * Sec. 4.1 setup. */
 static struct sim_scene dirt_scenes[] = {{.at_s = 4.0, .gpu_ms = 14.0},
@@ -76,14 +67,14 @@ static void same_seed_same_result(void **state)
 	for (size_t p = 0; p < 4; p++) {
 		struct sim_tenant_spec t[3];
 		struct sim_scenario sc = three_games(t, policies[p]);
-		struct sim_result a = run(&sc), b = run(&sc);
+		struct sim_result a = test_run(&sc), b = test_run(&sc);
 		assert_same_result(&a, &b);
 		assert_string_equal(a.policy, policies[p]);
 		assert_true(a.events > 1000);
 
 		/* Another seed draws other costs. */
 		sc.seed = 4321;
-		struct sim_result c = run(&sc);
+		struct sim_result c = test_run(&sc);
 		assert_true(c.tenants[0].fps_mean != a.tenants[0].fps_mean);
 		sim_result_finish(&a);
 		sim_result_finish(&b);
@@ -99,7 +90,7 @@ static void builtin_vgasa_is_deterministic(void **state)
 	if (!sim_scenario_load("vgasa", &sc, &err))
 		fail_msg("vgasa: %s: %s", err.field, err.msg);
 	sc.duration_s = 20.0;
-	struct sim_result a = run(&sc), b = run(&sc);
+	struct sim_result a = test_run(&sc), b = test_run(&sc);
 	assert_same_result(&a, &b);
 	assert_int_equal(a.n_tenants, 3);
 	assert_int_equal(a.n_secs, 20);
@@ -166,7 +157,7 @@ static void start_and_stop(void **state)
 	t[1].start_s = 2.0;
 	t[1].stop_s = 4.0;
 	struct sim_scenario sc = test_scenario("sa", 6.0, 0.0, t, 2);
-	struct sim_result r = run(&sc);
+	struct sim_result r = test_run(&sc);
 	const struct sim_tenant_result *stay = &r.tenants[0],
 	                               *visit = &r.tenants[1];
 	assert_float_equal(visit->fps_per_s[0], 0.0, 0.0);
@@ -195,7 +186,7 @@ static void scenes_change_costs(void **state)
 	t[0].scenes = scenes;
 	t[0].n_scenes = 2;
 	struct sim_scenario sc = test_scenario("none", 6.0, 0.0, t, 1);
-	struct sim_result r = run(&sc);
+	struct sim_result r = test_run(&sc);
 	assert_float_equal(r.tenants[0].fps_per_s[1], 500.0, 1.0);
 	assert_float_equal(r.tenants[0].fps_per_s[3], 250.0, 1.0);
 	assert_float_equal(r.tenants[0].fps_per_s[5], 1000.0 / 6.0, 1.0);
@@ -211,7 +202,7 @@ static void trace_replays_in_a_loop(void **state)
 	t[0].n_trace = 2;
 	t[0].jitter = 0.5; /* ignored by traces */
 	struct sim_scenario sc = test_scenario("none", 4.0, 1.0, t, 1);
-	struct sim_result r = run(&sc);
+	struct sim_result r = test_run(&sc);
 	/* Frames of 3 and 5 ms alternate: 2 frames per 8 ms. */
 	assert_float_equal(r.tenants[0].fps_mean, 250.0, 0.5);
 	assert_float_equal(r.tenants[0].frame_ms_p99, 5.0, 1e-6);

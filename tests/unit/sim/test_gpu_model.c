@@ -9,21 +9,12 @@
 
 #include "sim_test.h"
 
-static struct sim_result run(const struct sim_scenario *sc)
-{
-	struct sim_result r;
-	struct sim_error err;
-	if (!sim_run(sc, &r, &err))
-		fail_msg("sim_run: %s: %s", err.field, err.msg);
-	return r;
-}
-
 static void equal_costs_split_the_gpu_in_half(void **state)
 {
 	struct sim_tenant_spec t[] = {test_tenant("a", 30, 1.0, 10.0, 2),
 	                              test_tenant("b", 30, 1.0, 10.0, 2)};
 	struct sim_scenario sc = test_scenario("none", 10.0, 1.0, t, 2);
-	struct sim_result r = run(&sc);
+	struct sim_result r = test_run(&sc);
 	assert_float_equal(r.tenants[0].gpu_share, 0.5, 0.005);
 	assert_float_equal(r.tenants[1].gpu_share, 0.5, 0.005);
 	assert_float_equal(r.gpu_util, 1.0, 1e-9);
@@ -34,7 +25,7 @@ static void equal_costs_split_the_gpu_in_half(void **state)
 	/* A 50 us switch after every 1 ms quantum: the GPU stays busy, but
 	 * only 1 / 1.05 of it runs games. */
 	sc.gpu.switch_us = 50.0;
-	r = run(&sc);
+	r = test_run(&sc);
 	assert_float_equal(r.gpu_util, 1.0, 1e-9);
 	assert_float_equal(r.tenants[0].gpu_share, 0.5 / 1.05, 0.005);
 	assert_float_equal(r.tenants[1].gpu_share, 0.5 / 1.05, 0.005);
@@ -51,7 +42,7 @@ static void cheap_frames_run_twice_as_fast(void **state)
 	                              test_tenant("cheap", 30, 1.0, 5.0, 2)};
 	struct sim_scenario sc = test_scenario("none", 10.0, 1.0, t, 2);
 	sc.gpu.switch_us = 50.0;
-	struct sim_result r = run(&sc);
+	struct sim_result r = test_run(&sc);
 	double ratio = r.tenants[1].fps_mean / r.tenants[0].fps_mean;
 	assert_float_equal(ratio, 2.0, 0.05);
 	/* Equal slices, whatever the frames cost. */
@@ -68,7 +59,7 @@ static void fcfs_evens_frame_rates(void **state)
 	                              test_tenant("cheap", 30, 1.0, 5.0, 2)};
 	struct sim_scenario sc = test_scenario("none", 10.0, 1.0, t, 2);
 	sc.gpu.model = SIM_GPU_FCFS;
-	struct sim_result r = run(&sc);
+	struct sim_result r = test_run(&sc);
 	assert_float_equal(r.tenants[0].fps_mean, 1000.0 / 15.0, 1.0);
 	assert_float_equal(r.tenants[1].fps_mean, 1000.0 / 15.0, 1.0);
 	sim_result_finish(&r);
@@ -79,7 +70,7 @@ static void lone_pipelined_tenant_is_gpu_bound(void **state)
 	struct sim_tenant_spec t[] = {test_tenant("a", 30, 1.0, 3.125, 2)};
 	struct sim_scenario sc = test_scenario("none", 5.0, 1.0, t, 1);
 	sc.gpu.switch_us = 50.0; /* never paid by a lone context */
-	struct sim_result r = run(&sc);
+	struct sim_result r = test_run(&sc);
 	/* 1000 / max(cpu, gpu) */
 	assert_true(fabs(rel_err(r.tenants[0].fps_mean, 320.0)) < 0.005);
 	assert_float_equal(r.tenants[0].frame_ms_p99, 3.125, 1e-6);
@@ -91,7 +82,7 @@ static void lone_synchronous_tenant_adds_cpu_and_gpu(void **state)
 {
 	struct sim_tenant_spec t[] = {test_tenant("a", 30, 1.0, 3.125, 0)};
 	struct sim_scenario sc = test_scenario("none", 5.0, 1.0, t, 1);
-	struct sim_result r = run(&sc);
+	struct sim_result r = test_run(&sc);
 	/* 1000 / (cpu + gpu) */
 	assert_true(fabs(rel_err(r.tenants[0].fps_mean, 1000.0 / 4.125)) <
 	            0.005);

@@ -8,22 +8,13 @@
 
 #include "sim_test.h"
 
-static struct sim_result run(const struct sim_scenario *sc)
-{
-	struct sim_result r;
-	struct sim_error err;
-	if (!sim_run(sc, &r, &err))
-		fail_msg("sim_run: %s: %s", err.field, err.msg);
-	return r;
-}
-
 /* The first tick sees the game free at 320 FPS; the PI loop then settles
  * on the reference within a few seconds, which the warm-up leaves out. */
 static void sa_holds_a_lone_game_at_its_sla(void **state)
 {
 	struct sim_tenant_spec t[] = {test_tenant("a", 45, 1.0, 3.125, 2)};
 	struct sim_scenario sc = test_scenario("sa", 30.0, 10.0, t, 1);
-	struct sim_result r = run(&sc);
+	struct sim_result r = test_run(&sc);
 	const struct sim_tenant_result *a = &r.tenants[0];
 	double want = 45.0 * (1.0 + sc.params.sla_margin);
 	assert_true(fabs(rel_err(a->fps_mean, want)) < 0.01);
@@ -41,7 +32,7 @@ static void none_lets_it_run_free(void **state)
 {
 	struct sim_tenant_spec t[] = {test_tenant("a", 45, 1.0, 3.125, 2)};
 	struct sim_scenario sc = test_scenario("none", 20.0, 2.0, t, 1);
-	struct sim_result r = run(&sc);
+	struct sim_result r = test_run(&sc);
 	assert_true(fabs(rel_err(r.tenants[0].fps_mean, 320.0)) < 0.005);
 	assert_float_equal(r.tenants[0].target_per_s[10], 0.0, 0.0);
 	sim_result_finish(&r);
@@ -58,7 +49,7 @@ static void relative_pacer_through_coarse_timer(void **state)
 	t[0].jitter = 0.02;
 	struct sim_scenario sc = test_scenario("sa", 30.0, 5.0, t, 1);
 	sc.params.sla_margin = 0.0;
-	struct sim_result r = run(&sc);
+	struct sim_result r = test_run(&sc);
 	assert_true(fabs(rel_err(r.tenants[0].fps_mean, 60.0)) < 0.03);
 	sim_result_finish(&r);
 }
@@ -69,7 +60,7 @@ static void fixed_rate_tenant_is_pinned(void **state)
 	                              test_tenant("b", 30, 1.0, 3.0, 2)};
 	t[1].fixed_fps = 100.0;
 	struct sim_scenario sc = test_scenario("none", 10.0, 2.0, t, 2);
-	struct sim_result r = run(&sc);
+	struct sim_result r = test_run(&sc);
 	assert_true(fabs(rel_err(r.tenants[1].fps_mean, 100.0)) < 0.01);
 	assert_float_equal(r.tenants[1].target_per_s[5], 100.0, 0.0);
 	/* The free one takes what is left of the time slices. */
