@@ -60,6 +60,10 @@ struct core_tenant {
 /* State of one GPU kept between ticks. */
 struct core_gpu {
 	double util;       /* input: measured busy fraction, last epoch */
+	double other_util; /* input: busy fraction taken by work no tenant
+	                      reports (a display server, other processes,
+	                      a hypervisor's steal), smoothed; 0: none or
+	                      unknown. ESA leaves it out of its budget. */
 	double common_fps; /* ESA: last common reference (output) */
 	double fsa_hold_s; /* FSA: time left before the next reallocation */
 };

@@ -4,13 +4,16 @@
  * With g_i = k_i * f_i (GPU share from GPU seconds per frame), running every
  * game at F gives sum_i k_i * F = U, so F = U / sum_i k_i. vGASA takes
  * U = 100%; Baton lets the operator keep headroom (95% by default), and
- * tenants pinned at a fixed rate take their share off the budget first. */
+ * tenants pinned at a fixed rate take their share off the budget first, as
+ * does the load the driver sees on the device that no tenant reports
+ * (other_util): vGASA's GPU ran only its games, a shared host does not. */
 #include "core/policy.h"
 
 static void assign_esa(const struct core_params *p, struct core_gpu *gpu,
                        struct core_tenant *t, size_t n)
 {
-	double budget = p->util_target, sum_k = 0.0;
+	double other = gpu->other_util > 0.0 ? gpu->other_util : 0.0;
+	double budget = p->util_target - other, sum_k = 0.0;
 	for (size_t i = 0; i < n; i++) {
 		if (t[i].fixed_fps > 0.0)
 			budget -= t[i].k * t[i].fixed_fps;

@@ -12,6 +12,7 @@
 
 #include "core/policy.h"
 #include "daemon/config.h"
+#include "daemon/host_load.h"
 #include "daemon/metrics.h"
 #include "daemon/tenant.h"
 
@@ -23,6 +24,10 @@ struct daemon {
 	struct tenant **tenants;
 	size_t n_tenants, cap_tenants;
 	uint32_t next_id;
+
+	/* The CPUs' load, for tenants on a software rasterizer; other_util
+	 * in gpu is what of it no tenant reports. */
+	struct host_load host;
 
 	uint64_t ticks;
 	int64_t last_tick_ns; /* 0 before the first */

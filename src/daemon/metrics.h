@@ -23,6 +23,7 @@ struct metrics_tenant {
 struct metrics_snapshot {
 	const char *policy;
 	double gpu_util;
+	double other_util; /* core_gpu.other_util */
 	double tick_s;
 	const struct metrics_tenant *tenants;
 	size_t n;

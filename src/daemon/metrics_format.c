@@ -124,6 +124,12 @@ char *metrics_format(const struct metrics_snapshot *s, size_t *len)
 	       "GPU busy fraction: the sum of the tenants' reported GPU time "
 	       "per epoch.");
 	put(&b, "baton_gpu_utilization{gpu=\"0\"} %.9g\n", s->gpu_util);
+	header(&b, "baton_gpu_other_utilization", "gauge",
+	       "Busy fraction of the device taken by work no tenant reports "
+	       "(software rasterizers: the host CPUs' load beyond the "
+	       "tenants', steal included; smoothed). ESA leaves it out of its "
+	       "budget.");
+	put(&b, "baton_gpu_other_utilization{gpu=\"0\"} %.9g\n", s->other_util);
 	header(&b, "baton_policy_info", "gauge", "The pacing policy in force.");
 	put(&b, "baton_policy_info{policy=\"");
 	put_label(&b, s->policy);

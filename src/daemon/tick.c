@@ -27,6 +27,7 @@ struct epoch_sample {
 	double interval_sum_s;
 	uint32_t intervals;
 	double gpu_busy_s;
+	bool software; /* GPU time is a software rasterizer's CPU time */
 };
 
 static bool read_ring(struct daemon *d, struct tenant *t, int64_t now,
@@ -61,6 +62,8 @@ static bool read_ring(struct daemon *d, struct tenant *t, int64_t now,
 		tenant_count_frame(t, f->present_ns);
 		if (f->gpu_ns >= 0)
 			gpu_ns += f->gpu_ns; /* each < 10 s: no overflow */
+		if (f->flags & BATON_FRAME_GPU_SOFTWARE)
+			s->software = true;
 		if (f->sleep_ns > 0)
 			s->paced++;
 	}
@@ -102,6 +105,7 @@ static void publish(struct daemon *d, size_t n_snap)
 	struct metrics_snapshot s = {
 	    .policy = d->policy->name,
 	    .gpu_util = d->gpu.util,
+	    .other_util = d->gpu.other_util,
 	    .tick_s = d->tick_cost_s,
 	    .tenants = d->snap,
 	    .n = n_snap,
@@ -131,6 +135,31 @@ static void fill_snapshot(struct daemon *d, struct tenant *t, int64_t now,
 	snprintf(m->name, sizeof(m->name), "%s", t->name);
 }
 
+/* Time constant of other_util's smoothing: /proc/stat counts in 10 ms
+ * jiffies, a few per core per epoch. */
+#define OTHER_UTIL_SMOOTH_S 1.0
+
+/* For tenants on a software rasterizer, the device is the host's CPUs:
+ * whatever of their load the tenants did not report (they report CPU time
+ * over cores, as busy below is summed) is someone else's. Hardware GPUs
+ * have no such reading here yet: 0. */
+static void update_other_util(struct daemon *d, bool software, double busy,
+                              double dt)
+{
+	double host;
+	if (!host_load_sample(&d->host, &host))
+		return;
+	if (!software) {
+		d->gpu.other_util = 0.0;
+		return;
+	}
+	double other = host - busy;
+	if (other < 0.0)
+		other = 0.0;
+	d->gpu.other_util += (1.0 - exp(-dt / OTHER_UTIL_SMOOTH_S)) *
+	                     (other - d->gpu.other_util);
+}
+
 void daemon_tick(struct daemon *d, int64_t now)
 {
 	int64_t t0 = daemon_now_ns();
@@ -145,6 +174,7 @@ void daemon_tick(struct daemon *d, int64_t now)
 	 * hardware utilisation to read: the GPU's busy fraction is the sum of
 	 * the GPU time the tenants report, clamped to one GPU. */
 	double busy = 0.0;
+	bool software = false;
 	size_t n = 0;
 	for (size_t i = 0; i < d->n_tenants; i++) {
 		struct tenant *t = d->tenants[i];
@@ -153,6 +183,7 @@ void daemon_tick(struct daemon *d, int64_t now)
 			continue;
 		double gpu = s.gpu_busy_s < dt ? s.gpu_busy_s : dt;
 		busy += gpu;
+		software |= s.software;
 		t->gpu_share += SHARE_ALPHA * (gpu / dt - t->gpu_share);
 		t->core.sla_fps = daemon_tenant_sla(d, t);
 		t->core.fixed_fps = t->fixed_fps;
@@ -164,6 +195,7 @@ void daemon_tick(struct daemon *d, int64_t now)
 		d->core[n++] = t->core;
 	}
 	d->gpu.util = fmin(busy / dt, 1.0);
+	update_other_util(d, software, d->gpu.util, dt);
 	core_controller_tick(d->policy, &d->cfg.params, &d->gpu, d->core, n);
 	d->ticks++;
 

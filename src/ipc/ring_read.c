@@ -148,7 +148,7 @@ bool ipc_frame_valid(const struct baton_frame *f, uint64_t index,
 			return false;
 		}
 	}
-	if (f->flags & ~BATON_FRAME_GPU_FENCE) {
+	if (f->flags & ~(BATON_FRAME_GPU_FENCE | BATON_FRAME_GPU_SOFTWARE)) {
 		say(err, errlen, "record %llu has unknown flags 0x%x",
 		    (unsigned long long)index, f->flags);
 		return false;

@@ -78,6 +78,9 @@ struct baton_frame {
 };
 
 #define BATON_FRAME_GPU_FENCE 1u /* gpu_ns from a fence, not timestamps */
+/* gpu_ns is a software rasterizer's cost: the process's CPU time for the
+ * frame over the cores it may use (shim_set_software_device). */
+#define BATON_FRAME_GPU_SOFTWARE 2u
 
 _Static_assert(sizeof(struct baton_shm_header) == 64, "header layout");
 _Static_assert(sizeof(struct baton_control) == 64, "control layout");

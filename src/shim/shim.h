@@ -43,5 +43,13 @@ void shim_frame_end(uint64_t frame);
  * latest report wins and is picked up by the next frame. */
 void shim_gpu_time(uint64_t frame, int64_t gpu_ns, bool from_fence);
 
+/* The process presents from a software rasterizer (llvmpipe, lavapipe),
+ * whose "GPU" is the CPU cores every tenant shares. From then on the GPU
+ * time the shim reports to batond is the frame's cost on that device: the
+ * process's CPU time per frame, pacing wait excluded, over the cores it may
+ * run on. The front-end's own reports (the swap call's duration, a fence's
+ * latency) still feed the pacer's prediction of when the frame shows. */
+void shim_set_software_device(const char *why);
+
 /* CLOCK_MONOTONIC in nanoseconds. */
 int64_t shim_now_ns(void);

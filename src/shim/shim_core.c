@@ -4,6 +4,7 @@
 #include "shim/shim.h"
 
 #include <pthread.h>
+#include <sched.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
@@ -52,7 +53,14 @@ static struct {
 	struct core_predictor pred;
 	struct shim_sleeper sleeper;
 	struct baton_frame rec; /* the frame between begin and end */
+	/* Software rasterizer only (shim_set_software_device): process CPU
+	 * time when the last pacing wait ended, 0: none yet; the cores the
+	 * process may run on. */
+	int64_t cpu_after_wait_ns;
+	int cores;
 } fs;
+
+static _Atomic bool software_device;
 
 /* The latest GPU-time report, from any thread (shim_gpu_time), under a
  * seqlock whose writers never wait: one that finds another mid-write
@@ -63,6 +71,32 @@ static struct {
 	_Atomic int64_t gpu_ns;
 	_Atomic uint32_t flags;
 } gpu_report;
+
+static int64_t process_cpu_ns(void)
+{
+	struct timespec ts;
+	if (clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts) != 0)
+		return 0;
+	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+static int usable_cores(void)
+{
+	cpu_set_t set;
+	if (sched_getaffinity(0, sizeof(set), &set) == 0 && CPU_COUNT(&set) > 0)
+		return CPU_COUNT(&set);
+	long n = sysconf(_SC_NPROCESSORS_ONLN);
+	return n > 0 ? (int)n : 1;
+}
+
+void shim_set_software_device(const char *why)
+{
+	if (!atomic_exchange(&software_device, true))
+		shim_log(SHIM_LOG_INFO,
+		         "software rasterizer (%s): GPU time is CPU time over "
+		         "%d cores",
+		         why, usable_cores());
+}
 
 int64_t shim_now_ns(void)
 {
@@ -125,6 +159,7 @@ static bool setup(enum shim_api api)
 	prctl(PR_SET_TIMERSLACK, 1UL, 0UL, 0UL, 0UL);
 
 	memset(&fs, 0, sizeof(fs));
+	fs.cores = usable_cores();
 	if (cfg.fixed_fps > 0.0)
 		fs.fixed_period_ns = (int64_t)(1e9 / cfg.fixed_fps + 0.5);
 	shim_sleeper_init(&fs.sleeper, spin_margin_ns());
@@ -194,6 +229,32 @@ static void take_gpu_report(void)
 	fs.rec.flags = flags;
 }
 
+/* A software rasterizer's frame costs CPU on the shared cores, all of it
+ * outside the pacing wait: the app's thread building the frame, the
+ * rasterizer's threads drawing it inside the swap. The process's CPU time
+ * from the end of the last wait to the start of this one is the last
+ * frame's, whatever thread spent it; over the usable cores it is the
+ * frame's share of the device, the same unit as a GPU's busy time (what
+ * batond's k_i and utilization are made of: g_i = k_i * f_i, vGASA
+ * Algorithm 3). */
+static void take_software_cost(int64_t cpu_before_wait)
+{
+	if (fs.cpu_after_wait_ns > 0 && fs.frame > 0 &&
+	    cpu_before_wait >= fs.cpu_after_wait_ns) {
+		int64_t ns =
+		    (cpu_before_wait - fs.cpu_after_wait_ns) / fs.cores;
+		if (ns < IPC_FRAME_MAX_GPU_NS) {
+			fs.rec.gpu_ns = ns;
+			fs.rec.gpu_frame = fs.frame;
+			fs.rec.flags = BATON_FRAME_GPU_SOFTWARE;
+			return;
+		}
+	}
+	fs.rec.gpu_ns = -1;
+	fs.rec.gpu_frame = 0;
+	fs.rec.flags = 0;
+}
+
 /* The period in force: pinned, else the daemon's latest target (kept when
  * a read races a write, and after the daemon is gone), else unpaced. */
 static int64_t pick_period(void)
@@ -216,11 +277,16 @@ uint64_t shim_frame_begin(enum shim_api api)
 	if (atomic_flag_test_and_set_explicit(&busy, memory_order_acquire))
 		return 0;
 
+	bool software =
+	    atomic_load_explicit(&software_device, memory_order_relaxed);
+	int64_t cpu_before_wait = software ? process_cpu_ns() : 0;
 	int64_t now = shim_now_ns();
 	int64_t cpu = fs.last_end_ns ? now - fs.last_end_ns : 0;
 	if (cpu > IPC_FRAME_MAX_CPU_NS)
 		cpu = IPC_FRAME_MAX_CPU_NS; /* a game paused for hours */
 	take_gpu_report();
+	if (software)
+		take_software_cost(cpu_before_wait);
 	int64_t period = pick_period();
 	int64_t gpu_pred = (int64_t)core_predictor_predict(&fs.pred);
 	int64_t wake = core_pacer_next_wake(&fs.pacer, now, period, gpu_pred);
@@ -235,6 +301,8 @@ uint64_t shim_frame_begin(enum shim_api api)
 	int64_t present =
 	    wake > now ? shim_sleep_until(&fs.sleeper, wake) : now;
 
+	if (software)
+		fs.cpu_after_wait_ns = process_cpu_ns();
 	fs.rec.present_ns = present;
 	fs.rec.cpu_ns = cpu;
 	fs.rec.sleep_ns = present - now;

@@ -176,14 +176,15 @@ static void probe(struct ctx_state *st, enum gl_family family)
 	 * then measure one tile (microseconds), not the frame. A fence
 	 * before the swap would tell the truth but flush the frame early, at
 	 * some 30 us a frame. Their swap, though, rasterizes the frame and
-	 * returns when it is on its way to the screen: its duration is the
-	 * frame's "GPU" time, for the price of a clock read. */
+	 * returns when it is on its way to the screen: its duration is how
+	 * long a frame takes to show once released, which is what the pacer
+	 * predicts. What the frame costs the shared cores is the process's
+	 * CPU time, which shim_core measures once told. */
 	const char *renderer = (const char *)fn->GetString(GL_RENDERER);
 	if (renderer &&
 	    (strstr(renderer, "llvmpipe") || strstr(renderer, "softpipe"))) {
 		st->mode = MODE_SWAP;
-		shim_log(SHIM_LOG_INFO, "GPU time: swap duration (%s)",
-		         renderer);
+		shim_set_software_device(renderer);
 		return;
 	}
 	bool timer = es ? has_ext(fn, false, "GL_EXT_disjoint_timer_query")

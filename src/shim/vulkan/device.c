@@ -2,6 +2,7 @@
  * lifetime, which also bounds its fence timer's. */
 #include "shim/vulkan/layer.h"
 
+#include "shim/shim.h"
 #include "shim/vulkan/fence_timer.h"
 
 #include <stdbool.h>
@@ -35,6 +36,22 @@ static bool enables_swapchain(const VkDeviceCreateInfo *info)
 		           VK_KHR_SWAPCHAIN_EXTENSION_NAME) == 0)
 			return true;
 	return false;
+}
+
+/* lavapipe (VK_PHYSICAL_DEVICE_TYPE_CPU) draws on the CPU cores every
+ * tenant shares: its frames' cost is CPU time, not the fence's latency. */
+static void note_device_type(PFN_vkGetInstanceProcAddr gipa,
+                             VkInstance instance, VkPhysicalDevice gpu)
+{
+	PFN_vkGetPhysicalDeviceProperties props =
+	    (PFN_vkGetPhysicalDeviceProperties)gipa(
+	        instance, "vkGetPhysicalDeviceProperties");
+	if (!props)
+		return;
+	VkPhysicalDeviceProperties p;
+	props(gpu, &p);
+	if (p.deviceType == VK_PHYSICAL_DEVICE_TYPE_CPU)
+		shim_set_software_device(p.deviceName);
 }
 
 VKAPI_ATTR VkResult VKAPI_CALL
@@ -77,8 +94,11 @@ baton_CreateDevice(VkPhysicalDevice gpu, const VkDeviceCreateInfo *info,
 	if (enables_swapchain(info))
 		dev->next_present =
 		    (PFN_vkQueuePresentKHR)gdpa(*out, "vkQueuePresentKHR");
-	if (dev->next_present)
+	if (dev->next_present) {
 		dev->timer = fence_timer_create(*out, gdpa);
+		if (inst)
+			note_device_type(gipa, inst->handle, gpu);
+	}
 	vk_map_publish(&vk_devices, slot, vk_map_key(*out), dev);
 	return VK_SUCCESS;
 }

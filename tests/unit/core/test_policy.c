@@ -73,6 +73,17 @@ static void test_esa_common_reference_fills_the_gpu(void **state)
 	assert_float_equal(t[0].ref_fps, F2, 1e-9);
 	assert_float_equal(t[1].ref_fps, F2, 1e-9);
 
+	/* so does load on the device that no tenant reports */
+	gpu.other_util = 0.2;
+	core_policy_esa.assign(&p, &gpu, t, 3);
+	double F3 = (0.9 - 0.2 - 0.006 * 50.0) / (0.0125 + 0.0085);
+	assert_float_equal(t[0].ref_fps, F3, 1e-9);
+	/* and when it takes the whole budget, nobody is paced */
+	gpu.other_util = 0.9;
+	core_policy_esa.assign(&p, &gpu, t, 3);
+	assert_float_equal(t[0].ref_fps, 0.0, 0.0);
+	gpu.other_util = 0.0;
+
 	/* until every game has a coefficient there is no common rate */
 	t[1].k = 0.0;
 	core_policy_esa.assign(&p, &gpu, t, 3);

@@ -93,6 +93,7 @@ static void test_prometheus_text(void **state)
 	};
 	struct metrics_snapshot s = {.policy = "fsa",
 	                             .gpu_util = 0.5,
+	                             .other_util = 0.125,
 	                             .tick_s = 1.5e-5,
 	                             .tenants = t,
 	                             .n = 2};
@@ -114,6 +115,8 @@ static void test_prometheus_text(void **state)
 	    "# TYPE baton_tenant_below_sla_seconds_total counter\n",
 	    "baton_tenant_gpu_share{name=\"b\",pid=\"13\"} 0\n",
 	    "baton_gpu_utilization{gpu=\"0\"} 0.5\n",
+	    "# TYPE baton_gpu_other_utilization gauge\n",
+	    "baton_gpu_other_utilization{gpu=\"0\"} 0.125\n",
 	    "baton_policy_info{policy=\"fsa\"} 1\n",
 	    "baton_daemon_tick_seconds 1.5e-05\n",
 	};

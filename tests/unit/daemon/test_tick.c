@@ -7,6 +7,7 @@
 #include <cmocka.h>
 
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -30,6 +31,7 @@ struct fixture {
 	struct daemon d;
 	struct game g[2];
 	int64_t now;
+	uint32_t gpu_flags; /* BATON_FRAME_* on every record */
 };
 
 static void add_game(struct fixture *f, int i, const char *name, double sla)
@@ -74,9 +76,10 @@ static int teardown(void **state)
 
 /* Game i renders until the epoch's end: free at free_fps, or paced to the
  * control block's period when it is longer, as the shim would. */
-static void render(struct fixture *f, int i, double free_fps, int64_t gpu_ns,
-                   int64_t until)
+static int render(struct fixture *f, int i, double free_fps, int64_t gpu_ns,
+                  int64_t until)
 {
+	int frames = 0;
 	struct game *g = &f->g[i];
 	struct ipc_control_values v = {0};
 	ipc_control_read(g->shm.control, &v);
@@ -91,10 +94,13 @@ static void render(struct fixture *f, int i, double free_fps, int64_t gpu_ns,
 		    .target_period_ns = v.target_period_ns,
 		    .gpu_ns = gpu_ns,
 		    .gpu_frame = g->seq,
+		    .flags = f->gpu_flags,
 		};
 		ipc_ring_push(g->shm.ring, g->shm.records, &fr);
 		g->next_present += period;
+		frames++;
 	}
+	return frames;
 }
 
 static void epoch(struct fixture *f, int games, double free_fps)
@@ -229,13 +235,75 @@ static void test_period_bounded(void **state)
 	assert_int_equal(v.target_period_ns, IPC_FRAME_MAX_PERIOD_NS);
 }
 
+/* Software-rasterized tenants (llvmpipe): the device is the host's CPUs,
+ * which a fake /proc/stat shows busy with the tenants' reported time plus
+ * `other` of someone else's. ESA's budget leaves that out. */
+static void run_esa_on_host(struct fixture *f, uint32_t flags, double other)
+{
+	char path[] = "/tmp/baton-test-stat-XXXXXX";
+	int fd = mkstemp(path);
+	assert_true(fd >= 0);
+	close(fd);
+	host_load_init(&f->d.host, path);
+	f->d.policy = &core_policy_esa;
+	f->gpu_flags = flags;
+	add_game(f, 0, "a", 0);
+	add_game(f, 1, "b", 0);
+	/* jiffies, summed over CPUs: 1000 per epoch */
+	unsigned long long busy = 5000, total = 10000;
+	for (int e = 0; e < 100; e++) {
+		f->now += 100 * MS;
+		int frames = 0;
+		for (int i = 0; i < 2; i++)
+			frames += render(f, i, 500.0, 1 * MS, f->now);
+		/* 1 ms per frame over a 100 ms epoch, and the host's CPUs
+		 * are never more than all busy */
+		double used = frames * 10.0 + other * 1000.0;
+		busy += (unsigned long long)(used < 1000.0 ? used : 1000.0);
+		total += 1000;
+		FILE *st = fopen(path, "w");
+		assert_non_null(st);
+		fprintf(st,
+		        "cpu  %llu 0 0 %llu 0 0 0 0 0 0\n"
+		        "cpu0 1 2 3 4 5 6 7 8 0 0\n",
+		        busy, total - busy);
+		fclose(st);
+		daemon_tick(&f->d, f->now);
+	}
+	unlink(path);
+}
+
+static void test_esa_leaves_out_load_no_tenant_reports(void **state)
+{
+	struct fixture *f = *state;
+	run_esa_on_host(f, BATON_FRAME_GPU_SOFTWARE, 0.30);
+	assert_float_equal(f->d.gpu.other_util, 0.30, 0.02);
+	/* (U - other) / sum k = (0.95 - 0.30) / (2 * 1 ms) */
+	assert_float_equal(f->d.gpu.common_fps, 325.0, 325.0 * 0.03);
+	assert_float_equal(f->g[0].t->core.fps, 325.0, 325.0 * 0.03);
+}
+
+static void test_hardware_gpu_has_no_host_load(void **state)
+{
+	struct fixture *f = *state;
+	/* GPU time from timestamps: the host's CPUs are not the device. */
+	run_esa_on_host(f, 0, 0.30);
+	assert_float_equal(f->d.gpu.other_util, 0.0, 0.0);
+	assert_float_equal(f->d.gpu.common_fps, 475.0, 475.0 * 0.03);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 #define T(fn) cmocka_unit_test_setup_teardown(fn, setup, teardown)
-	    T(test_sa_settles_on_reference), T(test_below_sla_seconds_counted),
-	    T(test_pinned_and_none),         T(test_stalled_game_decays),
-	    T(test_corrupt_ring_left_out),   T(test_period_bounded),
+	    T(test_sa_settles_on_reference),
+	    T(test_below_sla_seconds_counted),
+	    T(test_pinned_and_none),
+	    T(test_stalled_game_decays),
+	    T(test_corrupt_ring_left_out),
+	    T(test_period_bounded),
+	    T(test_esa_leaves_out_load_no_tenant_reports),
+	    T(test_hardware_gpu_has_no_host_load),
 #undef T
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
