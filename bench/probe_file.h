@@ -21,34 +21,48 @@ struct probe_file {
 	int64_t t[MAX_FRAMES];
 };
 
+/* Maps the file named by the environment variable env, or NULL. */
+static struct probe_file *probe_map(const char *env)
+{
+	const char *path = getenv(env);
+	if (!path)
+		return NULL;
+	int fd = open(path, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (fd < 0)
+		return NULL;
+	struct probe_file *f = NULL;
+	if (ftruncate(fd, sizeof(*f)) == 0) {
+		void *p = mmap(NULL, sizeof(*f), PROT_READ | PROT_WRITE,
+		               MAP_SHARED, fd, 0);
+		if (p != MAP_FAILED)
+			f = p;
+	}
+	close(fd);
+	return f;
+}
+
+/* BATON_PROBE_OUT: the probe's frame times. */
 static struct probe_file *out;
 
 __attribute__((constructor)) static void probe_open(void)
 {
-	const char *path = getenv("BATON_PROBE_OUT");
-	if (!path)
+	out = probe_map("BATON_PROBE_OUT");
+}
+
+static void stamp_to(struct probe_file *f)
+{
+	if (!f)
 		return;
-	int fd = open(path, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-	if (fd < 0)
-		return;
-	if (ftruncate(fd, sizeof(*out)) == 0) {
-		void *p = mmap(NULL, sizeof(*out), PROT_READ | PROT_WRITE,
-		               MAP_SHARED, fd, 0);
-		if (p != MAP_FAILED)
-			out = p;
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	uint64_t i = atomic_load_explicit(&f->count, memory_order_relaxed);
+	if (i < MAX_FRAMES) {
+		f->t[i] = (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+		atomic_store_explicit(&f->count, i + 1, memory_order_release);
 	}
-	close(fd);
 }
 
 static void stamp(void)
 {
-	if (!out)
-		return;
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	uint64_t i = atomic_load_explicit(&out->count, memory_order_relaxed);
-	if (i < MAX_FRAMES) {
-		out->t[i] = (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
-		atomic_store_explicit(&out->count, i + 1, memory_order_release);
-	}
+	stamp_to(out);
 }

@@ -17,9 +17,14 @@ Prints plain lines; not a test (the numbers depend on the machine).
             the adaptive one, interleaved over --rounds rounds: medians of
             the interval error and the CPU above a pure sleep (spin 0).
 
-Frame intervals come from bench/swap_probe.c, preloaded after the limiter:
-it timestamps Mesa's XShmPutImage/XPutImage, when the frame goes to the X
-server, outside any limiter's own bookkeeping.
+Frame intervals come from bench/swap_probe.c, preloaded after the limiter,
+outside any limiter's own bookkeeping, at two points:
+  shown     Mesa's XShmPutImage/XPutImage, when the frame goes to the X
+            server: what a viewer gets, llvmpipe's raster time included;
+  released  the limiter's call into the real glXSwapBuffers: when the
+            limiter lets the frame go, which is what it controls (Baton
+            only: MangoHud calls the real swap through its own dlopen
+            handle, past the probe).
 
 CPU the wait costs: the paced process's CPU seconds per second (utime +
 stime from /proc/PID/stat, all threads) minus what its frames cost
@@ -27,7 +32,10 @@ unpaced: fps_paced * (cpu per frame of an unpaced run).
 
 Options: --seconds N per run (default 20), --pairs N for overhead
 (default 6), --spin-us N fixed spin margin for Baton (default adaptive),
---mangohud-methods to also try fps_limit_method=early/late (0.6.9+).
+--mangohud-lib PATH for MangoHud 0.7.2's libMangoHud_opengl.so, which has
+fps_limit_method=early|late (default: where bench/build_mangohud.sh puts
+it; skipped with a note when missing). Debian 12's own MangoHud 0.6.8 is
+always compared: it has one method, which sleeps after the real swap.
 """
 
 import argparse
@@ -43,6 +51,8 @@ sys.path.insert(0, os.path.join(HERE, "..", "tests", "e2e", "gl"))
 from glharness import Xvfb, kill_group  # noqa: E402
 
 MANGOHUD_LIB = "/usr/lib/x86_64-linux-gnu/mangohud/libMangoHud.so"
+MANGOHUD_072_LIB = ("/var/cache/baton-bench/mangohud-0.7.2/lib/mangohud/"
+                    "libMangoHud_opengl.so")
 TARGET_NS = 1e9 / 60
 CLK_TCK = os.sysconf("SC_CLK_TCK")
 
@@ -82,8 +92,11 @@ class Run:
     def __init__(self, x, args, preload, extra_env, seconds, warmup=3.0):
         self.fd, self.path = tempfile.mkstemp(prefix="baton-probe-")
         os.close(self.fd)
+        fd, release_path = tempfile.mkstemp(prefix="baton-release-")
+        os.close(fd)
         env = x.env(LD_PRELOAD=":".join(preload + [args.probe]),
                     BATON_PROBE_OUT=self.path,
+                    BATON_PROBE_RELEASE_OUT=release_path,
                     BATON_SOCKET=os.path.join(args.tmp, "none.sock"))
         env.update(extra_env)
         proc = subprocess.Popen([args.glxgears], env=env,
@@ -100,7 +113,11 @@ class Run:
         finally:
             kill_group(proc)
         stamps = [t for t in read_probe(self.path) if t0 <= t <= t1]
+        released = [t for t in read_probe(release_path) if t0 <= t <= t1]
         os.unlink(self.path)
+        os.unlink(release_path)
+        self.release_intervals = [b - a for a, b in
+                                  zip(released, released[1:])]
         if len(stamps) < 3:
             raise SystemExit("probe saw %d frames: is it preloaded?"
                              % len(stamps))
@@ -116,6 +133,14 @@ class Run:
 
     def errors_ms(self, target_ns):
         return sorted(abs(i - target_ns) / 1e6 for i in self.intervals)
+
+    def release_errors_ms(self, target_ns):
+        """The same at the release point; None where the probe saw no
+        release (a limiter that bypasses it)."""
+        if len(self.release_intervals) < 2:
+            return None
+        return sorted(abs(i - target_ns) / 1e6
+                      for i in self.release_intervals)
 
 
 def overhead(x, args):
@@ -149,15 +174,15 @@ def limiters(args):
     out = [("baton", [args.shim], {"BATON_FPS": "60"})]
     if args.spin_us is not None:
         out[0][2]["BATON_SPIN_US"] = str(args.spin_us)
+    base = "fps_limit=60,no_display"
     if os.path.exists(MANGOHUD_LIB):
-        base = "fps_limit=60,no_display"
-        out.append(("mangohud", [MANGOHUD_LIB],
+        out.append(("mangohud-0.6.8", [MANGOHUD_LIB],
                     {"MANGOHUD": "1", "MANGOHUD_CONFIG": base}))
-        if args.mangohud_methods:
-            for m in ("early", "late"):
-                out.append(("mangohud-" + m, [MANGOHUD_LIB],
-                            {"MANGOHUD": "1", "MANGOHUD_CONFIG":
-                             base + ",fps_limit_method=" + m}))
+    if os.path.exists(args.mangohud_lib):
+        for m in ("early", "late"):
+            out.append(("mangohud-" + m, [args.mangohud_lib],
+                        {"MANGOHUD": "1", "MANGOHUD_CONFIG":
+                         base + ",fps_limit_method=" + m}))
     return out
 
 
@@ -176,21 +201,26 @@ def accuracy(x, args, label):
         for name, preload, env in limiters(args):
             r = Run(x, args, preload, env, args.seconds)
             err = r.errors_ms(TARGET_NS)
+            rel = r.release_errors_ms(TARGET_NS) or [float("nan")]
             row = (r.fps, percentile(err, 0.5), percentile(err, 0.99),
-                   err[-1], r.cpu_rate, r.main_rate,
+                   err[-1], percentile(rel, 0.5), percentile(rel, 0.99),
+                   r.cpu_rate, r.main_rate,
                    (r.cpu_rate - r.fps * per_frame) * 100,
                    (r.main_rate - r.fps * main_per_frame) * 100,
                    r.steal * 100)
             rows.setdefault(name, []).append(row)
             print("%s round %d %-14s mean %.3f FPS  |interval-16.667ms| "
-                  "p50 %.3f ms p99 %.3f ms max %.2f ms  CPU %.3f/s (main "
-                  "%.3f/s)  wait %.2f%% of a core (main thread %.2f%%)  "
-                  "steal %.1f%%" % ((label, rnd + 1, name) + row))
+                  "shown p50 %.3f ms p99 %.3f ms max %.2f ms, released "
+                  "p50 %.3f ms p99 %.3f ms  CPU %.3f/s (main %.3f/s)  wait "
+                  "%.2f%% of a core (main thread %.2f%%)  steal %.1f%%"
+                  % ((label, rnd + 1, name) + row))
     for name, rs in rows.items():
-        med = [percentile(sorted(r[k] for r in rs), 0.5) for k in range(9)]
-        print("%s median of %d %-14s mean %.3f FPS  p50 %.3f ms  p99 %.3f "
-              "ms  max %.2f ms  CPU %.3f/s (main %.3f/s)  wait %.2f%% of a "
-              "core (main thread %.2f%%)  steal %.1f%%"
+        med = [percentile(sorted(r[k] for r in rs), 0.5)
+               for k in range(len(rs[0]))]
+        print("%s median of %d %-14s mean %.3f FPS  shown p50 %.3f ms  p99 "
+              "%.3f ms  max %.2f ms, released p50 %.3f ms  p99 %.3f ms  "
+              "CPU %.3f/s (main %.3f/s)  wait %.2f%% of a core (main "
+              "thread %.2f%%)  steal %.1f%%"
               % ((label, len(rs), name) + tuple(med)))
 
 
@@ -270,7 +300,7 @@ def main():
     p.add_argument("--rounds", type=int, default=3)
     p.add_argument("--waits", type=int, default=600)
     p.add_argument("--spin-us", type=float)
-    p.add_argument("--mangohud-methods", action="store_true")
+    p.add_argument("--mangohud-lib", default=MANGOHUD_072_LIB)
     p.add_argument("--glxgears", default="glxgears")
     p.add_argument("--glmark2", default="glmark2")
     args = p.parse_args()
@@ -282,6 +312,9 @@ def main():
         if not os.path.exists(f):
             raise SystemExit("%s missing: build first (ninja -C %s)"
                              % (f, args.build))
+    if not os.path.exists(args.mangohud_lib):
+        print("note: %s missing, so MangoHud's early/late methods are left "
+              "out (bench/build_mangohud.sh provides it)" % args.mangohud_lib)
     with tempfile.TemporaryDirectory(prefix="baton-bench-") as tmp:
         args.tmp = tmp
         if "cost" in args.what:

@@ -8,7 +8,14 @@
  *
  * Timestamps (CLOCK_MONOTONIC ns) go to the file named by
  * BATON_PROBE_OUT: a uint64 count followed by int64 times, in a shared
- * mapping, so they survive the process being killed. */
+ * mapping, so they survive the process being killed.
+ *
+ * With BATON_PROBE_RELEASE_OUT set it also stamps each call of
+ * glXSwapBuffers that reaches it into that file: preloaded after Baton's
+ * shim, which finds the real swap with dlsym(RTLD_NEXT), that is the
+ * moment the limiter lets the frame go, before llvmpipe rasterizes it.
+ * (MangoHud reaches the real swap through its own dlopen handle, past this
+ * hook, so for MangoHud that file stays empty.) */
 #include <dlfcn.h>
 #include <fcntl.h>
 #include <stdatomic.h>
@@ -51,4 +58,23 @@ EXPORT int XPutImage(void *dpy, unsigned long d, void *gc, void *image, int sx,
 		real = (put_fn)dlsym(RTLD_NEXT, "XPutImage");
 	stamp();
 	return real(dpy, d, gc, image, sx, sy, dx, dy, w, h);
+}
+
+typedef void (*glx_swap_fn)(void *, unsigned long);
+static struct probe_file *release_out;
+
+__attribute__((constructor)) static void release_open(void)
+{
+	release_out = probe_map("BATON_PROBE_RELEASE_OUT");
+}
+
+EXPORT void glXSwapBuffers(void *dpy, unsigned long drawable);
+EXPORT void glXSwapBuffers(void *dpy, unsigned long drawable)
+{
+	static glx_swap_fn real;
+	if (!real)
+		real = (glx_swap_fn)dlsym(RTLD_NEXT, "glXSwapBuffers");
+	stamp_to(release_out);
+	if (real)
+		real(dpy, drawable);
 }
