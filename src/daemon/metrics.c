@@ -17,7 +17,7 @@ struct metrics {
 	pthread_mutex_t lock;
 	/* the published snapshot, owned */
 	char policy[16];
-	double gpu_util, tick_s;
+	double gpu_util, other_util, tick_s;
 	struct metrics_tenant *tenants;
 	size_t n, cap;
 };
@@ -65,6 +65,7 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *c,
 	struct metrics_snapshot s = {
 	    .policy = m->policy,
 	    .gpu_util = m->gpu_util,
+	    .other_util = m->other_util,
 	    .tick_s = m->tick_s,
 	    .tenants = m->tenants,
 	    .n = m->n,
@@ -94,6 +95,7 @@ bool metrics_publish(struct metrics *m, const struct metrics_snapshot *s)
 	if (ok) {
 		snprintf(m->policy, sizeof(m->policy), "%s", s->policy);
 		m->gpu_util = s->gpu_util;
+		m->other_util = s->other_util;
 		m->tick_s = s->tick_s;
 		if (s->n)
 			memcpy(m->tenants, s->tenants,

@@ -427,6 +427,7 @@ static void test_metrics(void **state)
 	    "# TYPE baton_tenant_below_sla_seconds_total counter",
 	    "baton_tenant_gpu_share{",
 	    "baton_gpu_utilization{gpu=\"0\"} ",
+	    "baton_gpu_other_utilization{gpu=\"0\"} ",
 	    "baton_policy_info{policy=\"sa\"} 1\n",
 	    "baton_daemon_tick_seconds ",
 	};
