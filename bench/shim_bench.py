@@ -74,6 +74,19 @@ def steal_ticks():
         return int(f.readline().split()[8])
 
 
+def wait_quiet(limit_s=60.0, window_s=1.0, max_pct=2.0):
+    """Waits (at most limit_s) for a window_s stretch in which the host
+    stole at most max_pct of the vCPUs: steal comes in bursts of seconds to
+    minutes here, and a run inside one measures the hypervisor."""
+    end = time.monotonic() + limit_s
+    while time.monotonic() < end:
+        s0 = steal_ticks()
+        time.sleep(window_s)
+        pct = (steal_ticks() - s0) / CLK_TCK / window_s / os.cpu_count()
+        if pct * 100 <= max_pct:
+            return
+
+
 def read_probe(path):
     with open(path, "rb") as f:
         data = f.read()
@@ -91,6 +104,7 @@ class Run:
     measured window (after a warm-up)."""
 
     def __init__(self, x, args, preload, extra_env, seconds, warmup=3.0):
+        wait_quiet()
         self.fd, self.path = tempfile.mkstemp(prefix="baton-probe-")
         os.close(self.fd)
         fd, release_path = tempfile.mkstemp(prefix="baton-release-")
