@@ -20,8 +20,14 @@ double core_pacing_sleep_relative(double fps, double cpu_s, double gpu_s);
 /* Caller-allocated; a zeroed struct is an unanchored pacer. */
 struct core_pacer {
 	int64_t deadline_ns; /* when the last paced frame should display */
+	int64_t offset_ns;   /* the GPU time the pacer wakes early by: the
+	                        prediction, held within a dead band */
 	bool anchored;       /* deadline_ns is valid */
 };
+
+/* The offset holds still while the prediction stays within the larger of
+ * this and a quarter of the offset (core_pacer_next_wake). */
+#define CORE_PACER_DEADBAND_NS 500000
 
 void core_pacer_reset(struct core_pacer *p);
 
@@ -30,6 +36,7 @@ void core_pacer_reset(struct core_pacer *p);
  * and returns the absolute time to wake (>= now_ns) so that the frame,
  * taking gpu_pred_ns more on the GPU, displays on the grid. The first paced
  * frame, and every late one, anchors the grid at now_ns + gpu_pred_ns and
- * returns now_ns. */
+ * returns now_ns. The offset used for gpu_pred_ns changes only when the
+ * prediction leaves the dead band around it (see pacing.c). */
 int64_t core_pacer_next_wake(struct core_pacer *p, int64_t now_ns,
                              int64_t period_ns, int64_t gpu_pred_ns);

@@ -296,7 +296,7 @@ uint64_t shim_frame_begin(enum shim_api api)
 	int64_t limit = period < MAX_SLEEP_NS ? period : MAX_SLEEP_NS;
 	if (wake - now > limit) {
 		wake = now + limit;
-		fs.pacer.deadline_ns = wake + gpu_pred;
+		fs.pacer.deadline_ns = wake + fs.pacer.offset_ns;
 	}
 	int64_t present =
 	    wake > now ? shim_sleep_until(&fs.sleeper, wake) : now;

@@ -42,6 +42,41 @@ static void test_grid_holds_the_rate_despite_overshoot(void **state)
 	assert_int_equal(display - first_display, 99 * period);
 }
 
+/* GPU-time noise inside the dead band does not move the wake-ups; a step
+ * beyond it (a scene change) moves the grid's phase once. */
+static void test_wake_ignores_prediction_noise(void **state)
+{
+	(void)state;
+	struct core_pacer p = {0};
+	const int64_t period = 20 * MS;
+	int64_t now = 0, last = 0;
+	for (int k = 0; k < 50; k++) {
+		now += 2 * MS;
+		/* 1.0 / 1.3 ms alternately: 0.3 ms of noise, band 0.5 ms */
+		int64_t pred = k % 2 ? 1300000 : 1000000;
+		int64_t wake = core_pacer_next_wake(&p, now, period, pred);
+		if (k > 0)
+			assert_int_equal(wake - last, period);
+		last = now = wake;
+	}
+	assert_int_equal(p.offset_ns, 1000000);
+	/* a step to 4 ms: that frame wakes 3 ms early, the next on the grid */
+	now += 2 * MS;
+	int64_t wake = core_pacer_next_wake(&p, now, period, 4 * MS);
+	assert_int_equal(wake - last, period - 3 * MS);
+	assert_int_equal(p.offset_ns, 4 * MS);
+	last = now = wake;
+	now += 2 * MS;
+	/* within a quarter of 4 ms: held */
+	wake = core_pacer_next_wake(&p, now, period, 4800000);
+	assert_int_equal(wake - last, period);
+	/* no prediction at all takes effect at once */
+	last = now = wake;
+	now += 2 * MS;
+	wake = core_pacer_next_wake(&p, now, period, 0);
+	assert_int_equal(wake - last, period + 4 * MS);
+}
+
 static void test_late_frame_reanchors_without_burst(void **state)
 {
 	(void)state;
@@ -104,6 +139,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_relative_sleep_is_eq1),
 	    cmocka_unit_test(test_grid_holds_the_rate_despite_overshoot),
+	    cmocka_unit_test(test_wake_ignores_prediction_noise),
 	    cmocka_unit_test(test_late_frame_reanchors_without_burst),
 	    cmocka_unit_test(test_unpaced_passes_through),
 	    cmocka_unit_test(test_predictor_ignores_a_spike),
