@@ -2,6 +2,8 @@
 
 #include <math.h>
 
+#include "core/reach.h"
+
 /* vGASA's k_i: GPU seconds per frame, so that g_i = k_i * f_i. An EWMA over
  * epochs follows scene changes without chasing a single slow frame. */
 static void learn_coefficient(const struct core_params *p,
@@ -32,6 +34,28 @@ static void smooth_fps(const struct core_params *p, struct core_tenant *t)
 	t->fps_smooth += a * (t->fps - t->fps_smooth);
 }
 
+/* The share of the GPU the tenants need at their SLAs (pinned ones at their
+ * pinned rate), with the load no tenant reports: more than util_target and
+ * no policy can hold every tenant at its SLA. That is overload, for the
+ * status and for the levers that act on it (caps, quality). */
+static void measure_demand(const struct core_params *p, struct core_gpu *gpu,
+                           const struct core_tenant *t, size_t n)
+{
+	double need = gpu->other_util > 0.0 ? gpu->other_util : 0.0;
+	for (size_t i = 0; i < n; i++) {
+		if (!(t[i].k > 0.0)) {
+			gpu->sla_util = 0.0;
+			gpu->overload = false;
+			return;
+		}
+		double rate = t[i].fixed_fps > 0.0 ? t[i].fixed_fps
+		                                   : core_sla_ref(p, &t[i]);
+		need += t[i].k * rate;
+	}
+	gpu->sla_util = need;
+	gpu->overload = n > 0 && need > p->util_target;
+}
+
 void core_controller_tick(const struct core_policy *policy,
                           const struct core_params *params,
                           struct core_gpu *gpu, struct core_tenant *tenants,
@@ -40,7 +64,11 @@ void core_controller_tick(const struct core_policy *policy,
 	for (size_t i = 0; i < n; i++) {
 		learn_coefficient(params, &tenants[i]);
 		smooth_fps(params, &tenants[i]);
+		/* Against the reference of the last tick: the one the
+		 * epoch just measured was paced to. */
+		core_reach_update(params, &tenants[i]);
 	}
+	measure_demand(params, gpu, tenants, n);
 
 	policy->assign(params, gpu, tenants, n);
 
@@ -53,9 +81,15 @@ void core_controller_tick(const struct core_policy *policy,
 			core_pi_reset(&t->pi);
 			t->target_fps = 0.0;
 		} else {
-			t->target_fps =
-			    core_pi_update(&t->pi, &params->pi, t->ref_fps,
-			                   t->fps, t->paced_frames > 0);
+			/* A target the game cannot reach is never wound
+			 * up: what was integrated toward it goes, and no
+			 * positive error is integrated while the pacer
+			 * barely holds the game back (reach.h). */
+			if (t->limited && t->pi.integral > 0.0)
+				t->pi.integral = 0.0;
+			t->target_fps = core_pi_update(
+			    &t->pi, &params->pi, t->ref_fps, t->fps,
+			    core_reach_can_raise(params, t));
 		}
 	}
 }

@@ -4,10 +4,13 @@
  *   1. learn each tenant's GPU seconds per frame k_i from the epoch's
  *      gpu_busy_s / frames (EWMA, vGASA: "the proportional coefficient of
  *      each game is calculated by the history FPS and GPU usage"), and
- *      smooth F_out for the policies that decide on it;
+ *      smooth F_out for the policies that decide on it; judge whether each
+ *      tenant reached the reference of the last tick (reach.h: limited);
+ *      add up the GPU share the tenants need at their SLAs (overload);
  *   2. the policy sets references (ref_fps);
  *   3. the PI loop turns each reference and the measured F_out into the
- *      pacing target (target_fps): pinned tenants get fixed_fps, free ones 0.
+ *      pacing target (target_fps): pinned tenants get fixed_fps, free ones 0;
+ *      a limited tenant's target is not wound up.
  *
  * No I/O, no clock reads, no allocation: O(n) over the caller's array. */
 #pragma once

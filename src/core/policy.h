@@ -9,6 +9,7 @@
  * tenant array and struct core_gpu. */
 #pragma once
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -17,19 +18,26 @@
 /* Tunables shared by the policies; see core_params_default(). */
 struct core_params {
 	struct core_pi_gains pi;
-	double epoch_s;      /* control period the driver ticks at (s) */
-	double sla_margin;   /* SA/FSA aim at sla * (1 + sla_margin) */
-	double util_target;  /* ESA: fraction of the GPU to fill, (0, 1] */
-	double fsa_guard;    /* FSA: "below" means fps < sla * (1 + guard);
-	                        donors never go under sla * (1 + 2 guard) */
-	double fsa_relax;    /* FSA: donors' references grow by this fraction
-	                        per second while every tenant is safe */
-	double fsa_hold_s;   /* FSA: after a reallocation, wait this long for
-	                        it to show in the measurements before the next */
-	double k_alpha;      /* EWMA weight of a new GPU-seconds-per-frame
-	                        sample, (0, 1] */
-	double fps_smooth_s; /* time constant of the smoothed F_out that FSA
-	                        decides on (s) */
+	double epoch_s;        /* control period the driver ticks at (s) */
+	double sla_margin;     /* SA/FSA aim at sla * (1 + sla_margin) */
+	double util_target;    /* ESA: fraction of the GPU to fill, (0, 1] */
+	double fsa_guard;      /* FSA: "below" means fps < sla * (1 + guard);
+	                          donors never go under sla * (1 + 2 guard) */
+	double fsa_relax;      /* FSA: donors' references grow by this fraction
+	                          per second while every tenant is safe */
+	double fsa_hold_s;     /* FSA: after a reallocation, wait this long for
+	                          it to show in the measurements before the next */
+	double k_alpha;        /* EWMA weight of a new GPU-seconds-per-frame
+	                          sample, (0, 1] */
+	double fps_smooth_s;   /* time constant of the smoothed F_out that FSA
+	                          decides on (s) */
+	double reach_tol;      /* a tenant is short of its reference when the
+	                          rate it can reach is under ref * (1 - tol) */
+	uint32_t reach_epochs; /* consecutive short epochs before a tenant
+	                          is "limited" (cannot reach its reference) */
+	double esa_climb;      /* ESA: while every tenant reaches it, a lowered
+	                          common reference climbs back by this fraction
+	                          per second */
 };
 
 /* One tenant as the policy core sees it. The driver (simulator or daemon)
@@ -43,8 +51,9 @@ struct core_tenant {
 	double gpu_busy_s; /* GPU time the tenant used in the last epoch */
 	uint32_t frames;   /* frames completed in the last epoch */
 	uint32_t paced_frames; /* of those, frames the pacer delayed; 0 means
-	                          the game ran flat out (core_pi_update's
-	                          can_raise) */
+	                          the game ran flat out */
+	double sleep_s;        /* the pacing sleeps of those frames, summed: how
+	                          far the pacer held the game back (reach.h) */
 
 	/* state kept by the core */
 	struct core_pi pi;
@@ -52,20 +61,34 @@ struct core_tenant {
 	                      unknown */
 	double ref_fps;    /* the policy's reference; 0 = run free */
 	double fps_smooth; /* F_out smoothed over fps_smooth_s; 0 = none yet */
+	double reach_fps;  /* the rate the game could run at were its pacer
+	                      not holding it back, smoothed; 0 = unknown */
+	uint32_t short_epochs; /* consecutive epochs short of the reference */
 
 	/* output */
 	double target_fps; /* pacing target for the shim; 0 = unpaced */
+	bool limited;      /* it cannot reach its reference (pinned rate,
+	                      SLA, ESA's common rate): something other than
+	                      the pacer limits it (reach.h) */
 };
 
 /* State of one GPU kept between ticks. */
 struct core_gpu {
-	double util;       /* input: measured busy fraction, last epoch */
-	double other_util; /* input: busy fraction taken by work no tenant
-	                      reports (a display server, other processes,
-	                      a hypervisor's steal), smoothed; 0: none or
-	                      unknown. ESA leaves it out of its budget. */
-	double common_fps; /* ESA: last common reference (output) */
-	double fsa_hold_s; /* FSA: time left before the next reallocation */
+	double util;        /* input: measured busy fraction, last epoch */
+	double other_util;  /* input: busy fraction taken by work no tenant
+	                       reports (a display server, other processes,
+	                       a hypervisor's steal), smoothed; 0: none or
+	                       unknown. ESA leaves it out of its budget. */
+	double common_fps;  /* ESA: last common reference (output) */
+	double esa_ceiling; /* ESA: the common reference lowered to what a
+	                       limited tenant reaches; 0 = none */
+	double fsa_hold_s;  /* FSA: time left before the next reallocation */
+	double sla_util;    /* output: the share of the GPU the tenants need
+	                       at their SLAs (pinned ones at their pinned
+	                       rate), other_util included; 0 = unknown (a
+	                       tenant has no coefficient yet) */
+	bool overload;      /* output: sla_util > util_target, the budget
+	                       cannot hold every tenant at its SLA */
 };
 
 struct core_policy {
@@ -84,7 +107,8 @@ extern const struct core_policy core_policy_esa;  /* Algorithm 3 */
 
 /* Defaults: vGASA's gains (kp 0.1, ki 0.05, clamp x4), 100 ms epoch, 1% SLA
  * margin, 95% ESA utilization target, 5% FSA guard, 2%/s FSA relax, 0.5 s
- * FSA hold, k_alpha 0.2, 0.5 s F_out smoothing. */
+ * FSA hold, k_alpha 0.2, 0.5 s F_out smoothing, 3% reach tolerance over 3
+ * epochs, ESA climbing back 2%/s. */
 struct core_params core_params_default(void);
 
 /* "none", "sa", "fsa", "esa"; NULL if unknown. */

@@ -24,6 +24,7 @@
 struct epoch_sample {
 	uint32_t frames;
 	uint32_t paced; /* frames the shim's pacer delayed */
+	double sleep_s; /* their pacing sleeps, summed */
 	double interval_sum_s;
 	uint32_t intervals;
 	double gpu_busy_s;
@@ -64,8 +65,10 @@ static bool read_ring(struct daemon *d, struct tenant *t, int64_t now,
 			gpu_ns += f->gpu_ns; /* each < 10 s: no overflow */
 		if (f->flags & BATON_FRAME_GPU_SOFTWARE)
 			s->software = true;
-		if (f->sleep_ns > 0)
+		if (f->sleep_ns > 0) {
 			s->paced++;
+			s->sleep_s += (double)f->sleep_ns * 1e-9;
+		}
 	}
 	s->frames = (uint32_t)n;
 	s->gpu_busy_s = (double)gpu_ns * 1e-9;
@@ -191,6 +194,7 @@ void daemon_tick(struct daemon *d, int64_t now)
 		t->core.gpu_busy_s = gpu;
 		t->core.frames = s.frames;
 		t->core.paced_frames = s.paced;
+		t->core.sleep_s = s.sleep_s;
 		/* The core wants one contiguous array. */
 		d->core[n++] = t->core;
 	}

@@ -39,7 +39,8 @@ struct sim_game {
 	uint32_t in_flight; /* frames submitted, not finished on the GPU */
 	/* The control epoch in progress. */
 	uint32_t ep_frames, ep_intervals;
-	uint32_t ep_paced; /* frames the pacer delayed this epoch */
+	uint32_t ep_paced;   /* frames the pacer delayed this epoch */
+	int64_t ep_sleep_ns; /* their pacing sleeps, summed */
 	int64_t ep_interval_ns;
 	int64_t last_display_ns; /* valid if displayed */
 	bool displayed;
@@ -65,10 +66,15 @@ bool sim_game_can_submit(const struct sim_game *g);
 /* One of its frames, submitted at submit_ns, finished on the GPU at now.
  * False only if out of memory. */
 bool sim_game_displayed(struct sim_game *g, int64_t now, int64_t submit_ns);
-/* F_out, the frame count and the frames the pacer delayed in the epoch
- * ending at now, as the controller wants them; starts the next epoch. */
-void sim_game_end_epoch(struct sim_game *g, int64_t now, double *fps,
-                        uint32_t *frames, uint32_t *paced);
+/* What the controller wants of the epoch ending at now. */
+struct sim_epoch {
+	double fps;      /* F_out */
+	uint32_t frames; /* frames displayed */
+	uint32_t paced;  /* frames the pacer delayed */
+	double sleep_s;  /* their pacing sleeps, summed */
+};
+/* Fills *e for the epoch ending at now and starts the next epoch. */
+void sim_game_end_epoch(struct sim_game *g, int64_t now, struct sim_epoch *e);
 /* Whether the tenant is on the GPU's roster at now: started and not past
  * stop_s. */
 bool sim_game_active(const struct sim_game *g, int64_t now);

@@ -126,7 +126,8 @@ int64_t sim_gpu_submit(struct sim_gpu *g, int64_t now, uint32_t ctx,
 		slot -= c->cap;
 	c->jobs[slot] = (struct sim_gpu_job){
 	    .left_ns = cost_ns > 0 ? cost_ns : 0, .submit_ns = now};
-	c->n++;
+	if (c->n++ == 0)
+		g->busy_ctx++;
 	/* FCFS queues every job; time slicing queues a context once, when it
 	 * gets work and is not already the one on the GPU. */
 	if (g->model == SIM_GPU_FCFS)
@@ -162,7 +163,8 @@ bool sim_gpu_event(struct sim_gpu *g, int64_t now, struct sim_gpu_done *done,
 		finished = true;
 		if (++c->head == c->cap)
 			c->head = 0;
-		c->n--;
+		if (--c->n == 0)
+			g->busy_ctx--;
 	}
 
 	if (g->model == SIM_GPU_FCFS) {
@@ -198,4 +200,9 @@ int64_t sim_gpu_exec_ns(const struct sim_gpu *g, uint32_t ctx, int64_t now)
 	if (g->state == SIM_GPU_RUNNING && g->cur == ctx)
 		t += now - g->seg_start;
 	return t;
+}
+
+uint32_t sim_gpu_busy_others(const struct sim_gpu *g, uint32_t ctx)
+{
+	return g->busy_ctx - (g->ctx[ctx].n > 0 ? 1u : 0u);
 }

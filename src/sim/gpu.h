@@ -52,7 +52,8 @@ struct sim_gpu {
 	uint32_t cur;  /* context switching in or running */
 	uint32_t last; /* the last context that ran, SIM_GPU_NONE at first */
 	int64_t seg_start, seg_end, quantum_end;
-	int64_t busy_ns; /* finished segments, switches included */
+	int64_t busy_ns;   /* finished segments, switches included */
+	uint32_t busy_ctx; /* contexts with a job queued or running */
 };
 
 /* A job that finished at a sim_gpu_event(). */
@@ -81,4 +82,6 @@ bool sim_gpu_event(struct sim_gpu *g, int64_t now, struct sim_gpu_done *done,
 /* Cumulative time up to now (>= the last event): busy, switches included,
  * and execution time of one context. */
 int64_t sim_gpu_busy_ns(const struct sim_gpu *g, int64_t now);
+/* Contexts other than ctx with a job queued or running. */
+uint32_t sim_gpu_busy_others(const struct sim_gpu *g, uint32_t ctx);
 int64_t sim_gpu_exec_ns(const struct sim_gpu *g, uint32_t ctx, int64_t now);

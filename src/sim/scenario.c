@@ -290,20 +290,11 @@ static bool parse_tenant(struct sim_cfg_ctx *c, const config_setting_t *tg,
                          struct sim_tenant_spec *t,
                          const struct sim_scenario *sc)
 {
-	static const char *const known[] = {"name",
-	                                    "sla_fps",
-	                                    "cpu_ms",
-	                                    "gpu_ms",
-	                                    "jitter",
-	                                    "fixed_fps",
-	                                    "start_s",
-	                                    "stop_s",
-	                                    "max_in_flight",
-	                                    "pacer",
-	                                    "sleep_granularity_ms",
-	                                    "trace",
-	                                    "scenes",
-	                                    NULL};
+	static const char *const known[] = {
+	    "name",   "sla_fps",       "cpu_ms",    "gpu_ms",
+	    "jitter", "cpu_stretch",   "fixed_fps", "start_s",
+	    "stop_s", "max_in_flight", "pacer",     "sleep_granularity_ms",
+	    "trace",  "scenes",        NULL};
 	static const char *const pacers[] = {"grid", "relative", NULL};
 	config_setting_t *name_s, *trace_s;
 	const char *trace;
@@ -343,6 +334,7 @@ static bool parse_tenant(struct sim_cfg_ctx *c, const config_setting_t *tg,
 	    !sim_cfg_num(c, tg, "cpu_ms", &t->cpu_ms, 0, 10000, cost_flags) ||
 	    !sim_cfg_num(c, tg, "gpu_ms", &t->gpu_ms, 0, 10000, cost_flags) ||
 	    !sim_cfg_num(c, tg, "jitter", &t->jitter, 0, 2, 0) ||
+	    !sim_cfg_num(c, tg, "cpu_stretch", &t->cpu_stretch, 0, 100, 0) ||
 	    !sim_cfg_num(c, tg, "fixed_fps", &t->fixed_fps, 0, 10000, 0) ||
 	    !sim_cfg_num(c, tg, "start_s", &t->start_s, 0, sc->duration_s,
 	                 NUM_HI_OPEN) ||

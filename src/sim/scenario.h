@@ -47,6 +47,13 @@ struct sim_tenant_spec {
 	double cpu_ms;    /* mean CPU time per frame (game logic) */
 	double gpu_ms;    /* mean GPU execution time per frame */
 	double jitter;    /* relative standard deviation of both costs */
+	/* A frame whose critical path is latency-bound under contention: its
+	 * CPU phase lasts cpu_ms * (1 + cpu_stretch * b), b = the other
+	 * tenants with GPU work queued or running when the phase starts (on
+	 * llvmpipe, the game's thread waits for cores the others' rasterizer
+	 * threads hold). Its rate under contention is then below what its
+	 * GPU share allows. 0 = not stretched. */
+	double cpu_stretch;
 	struct sim_scene *scenes; /* sorted by at_s */
 	size_t n_scenes;
 	/* Trace-driven instead: per-frame costs read from a CSV file

@@ -82,8 +82,14 @@ static void push(struct sim *s, int64_t t, uint32_t kind, uint32_t target)
 static void begin_frame(struct sim *s, uint32_t i, int64_t now)
 {
 	struct sim_game *g = &s->games[i];
-	if (sim_game_begin_frame(g, now))
-		push(s, now + g->cpu_ns, EV_CPU_DONE, i);
+	if (!sim_game_begin_frame(g, now))
+		return;
+	double stretch = g->spec->cpu_stretch;
+	if (stretch > 0.0)
+		g->cpu_ns =
+		    llround((double)g->cpu_ns *
+		            (1.0 + stretch * sim_gpu_busy_others(&s->gpu, i)));
+	push(s, now + g->cpu_ns, EV_CPU_DONE, i);
 }
 
 /* Present hands the frame to the GPU. A pipelined game starts its next
@@ -156,15 +162,15 @@ static void on_tick(struct sim *s, int64_t now)
 		struct sim_game *g = &s->games[i];
 		struct core_tenant *t = &s->core[i];
 		int64_t exec = sim_gpu_exec_ns(&s->gpu, i, now);
-		double fps;
-		uint32_t frames, paced;
-		sim_game_end_epoch(g, now, &fps, &frames, &paced);
+		struct sim_epoch e;
+		sim_game_end_epoch(g, now, &e);
 		if (sim_game_active(g, now)) {
 			t->sla_fps = g->spec->sla_fps;
 			t->fixed_fps = g->spec->fixed_fps;
-			t->fps = fps;
-			t->frames = frames;
-			t->paced_frames = paced;
+			t->fps = e.fps;
+			t->frames = e.frames;
+			t->paced_frames = e.paced;
+			t->sleep_s = e.sleep_s;
 			t->gpu_busy_s =
 			    (double)(exec - s->tick_exec_ns[i]) / 1e9;
 			s->roster[k] = *t;

@@ -1,4 +1,6 @@
-/* The control tick: coefficient learning, pinned and free tenants. */
+/* The control tick: coefficient learning, pinned and free tenants, reach
+ * (limited tenants), overload, and ESA's one rate over a toy plant. */
+#include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -45,11 +47,132 @@ static void test_targets(void **state)
 	assert_float_equal(t[1].target_fps, 45, 0.0);
 }
 
+/* A toy plant for one epoch: a game that costs k GPU seconds per frame and
+ * cannot run faster than max_fps whatever its share (its frame is bound by
+ * something else). Paced at target (0: free), it runs at
+ * min(target, max_fps) and the pacer sleeps the difference. wobble adds a
+ * sliver of sleep now and then, as a real pacer's jitter does. */
+static void plant(struct core_tenant *t, double k, double max_fps,
+                  double epoch_s, bool wobble)
+{
+	double fps = t->target_fps > 0.0 && t->target_fps < max_fps
+	                 ? t->target_fps
+	                 : max_fps;
+	t->fps = fps;
+	t->frames = (uint32_t)lround(fps * epoch_s);
+	t->gpu_busy_s = k * t->frames;
+	t->sleep_s = t->frames * (1.0 / fps - 1.0 / max_fps);
+	t->paced_frames = t->sleep_s > 1e-9 ? t->frames : 0;
+	if (wobble && t->paced_frames == 0) {
+		t->paced_frames = 1;
+		t->sleep_s = 0.0002;
+	}
+}
+
+/* An SA game that cannot reach its SLA is reported limited and its target
+ * is not wound up toward the reference it cannot reach, even when its
+ * pacer sleeps a sliver now and then. */
+static void test_sa_limited_tenant_is_reported_and_bounded(void **state)
+{
+	(void)state;
+	struct core_params p = core_params_default();
+	struct core_gpu gpu = {0};
+	struct core_tenant t = {.sla_fps = 30};
+	double ref = 30 * (1 + p.sla_margin), highest = 0.0;
+	bool seen_limited = false;
+	for (int i = 0; i < 300; i++) {
+		core_controller_tick(&core_policy_sa, &p, &gpu, &t, 1);
+		if (t.target_fps > highest)
+			highest = t.target_fps;
+		seen_limited |= t.limited;
+		plant(&t, 0.01, 20.0, p.epoch_s, true);
+	}
+	assert_true(t.limited);
+	assert_true(seen_limited);
+	assert_float_equal(t.reach_fps, 20.0, 0.5);
+	/* bounded: a step's proportional kick at most, no integral */
+	assert_true(highest < ref * 1.1);
+
+	/* the game gets lighter: it reaches its reference and is not limited
+	 * any more */
+	for (int i = 0; i < 50; i++) {
+		core_controller_tick(&core_policy_sa, &p, &gpu, &t, 1);
+		plant(&t, 0.01, 100.0, p.epoch_s, false);
+	}
+	assert_false(t.limited);
+	assert_float_equal(t.fps, ref, ref * 0.02);
+}
+
+/* ESA with one game bound elsewhere: the common rate comes down to what it
+ * reaches, so all three run at one rate; when it can go faster again the
+ * rate climbs back to U / sum k. */
+static void test_esa_one_rate_whatever_the_bottleneck(void **state)
+{
+	(void)state;
+	struct core_params p = core_params_default();
+	struct core_gpu gpu = {0};
+	struct core_tenant t[3] = {
+	    {.sla_fps = 30}, {.sla_fps = 30}, {.sla_fps = 30}};
+	const double k = 0.004, ideal = 0.95 / (3 * k);
+	double max_fps[3] = {400, 50, 400};
+	for (int i = 0; i < 300; i++) {
+		core_controller_tick(&core_policy_esa, &p, &gpu, t, 3);
+		for (int j = 0; j < 3; j++)
+			plant(&t[j], k, max_fps[j], p.epoch_s, true);
+	}
+	double lo = t[0].fps, hi = t[0].fps;
+	for (int j = 1; j < 3; j++) {
+		lo = fmin(lo, t[j].fps);
+		hi = fmax(hi, t[j].fps);
+	}
+	assert_true(hi <= lo * 1.05);
+	assert_float_equal(gpu.common_fps, 50.0, 50.0 * 0.05);
+	assert_true(gpu.esa_ceiling > 0.0);
+
+	max_fps[1] = 400;
+	for (int i = 0; i < 400; i++) {
+		core_controller_tick(&core_policy_esa, &p, &gpu, t, 3);
+		for (int j = 0; j < 3; j++)
+			plant(&t[j], k, max_fps[j], p.epoch_s, false);
+	}
+	assert_float_equal(gpu.esa_ceiling, 0.0, 0.0);
+	assert_float_equal(gpu.common_fps, ideal, ideal * 0.01);
+	for (int j = 0; j < 3; j++) {
+		assert_false(t[j].limited);
+		assert_float_equal(t[j].fps, ideal, ideal * 0.05);
+	}
+}
+
+/* Overload: the tenants at their SLAs need more than util_target. */
+static void test_overload(void **state)
+{
+	(void)state;
+	struct core_params p = core_params_default();
+	struct core_gpu gpu = {.other_util = 0.1};
+	struct core_tenant t[2] = {{.sla_fps = 30, .k = 0.01},
+	                           {.sla_fps = 30, .fixed_fps = 40, .k = 0.01}};
+	core_controller_tick(&core_policy_esa, &p, &gpu, t, 2);
+	double need = 0.1 + 0.01 * 30 * (1 + p.sla_margin) + 0.01 * 40;
+	assert_float_equal(gpu.sla_util, need, 1e-9);
+	assert_false(gpu.overload);
+	t[0].k = 0.02;
+	core_controller_tick(&core_policy_sa, &p, &gpu, t, 2);
+	assert_true(gpu.overload);
+	/* unknown while a coefficient is */
+	t[1].k = 0.0;
+	core_controller_tick(&core_policy_sa, &p, &gpu, t, 2);
+	assert_false(gpu.overload);
+	assert_float_equal(gpu.sla_util, 0.0, 0.0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_learns_gpu_seconds_per_frame),
 	    cmocka_unit_test(test_targets),
+	    cmocka_unit_test(test_sa_limited_tenant_is_reported_and_bounded),
+	    cmocka_unit_test(test_esa_one_rate_whatever_the_bottleneck),
+	    cmocka_unit_test(test_overload),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -47,10 +47,11 @@ static void test_esa_common_reference_fills_the_gpu(void **state)
 	struct core_params p = core_params_default();
 	p.util_target = 1.0;
 	struct core_gpu gpu = {0};
-	/* vGASA's example shape: F = 1 / sum k_i */
-	struct core_tenant t[3] = {tenant(30, 25, 0.0125),
-	                           tenant(30, 40, 0.0085),
-	                           tenant(30, 70, 0.006)};
+	/* vGASA's example shape: F = 1 / sum k_i. SLAs low enough that the
+	 * floor (never under the SLA) does not bind here. */
+	struct core_tenant t[3] = {tenant(10, 25, 0.0125),
+	                           tenant(10, 40, 0.0085),
+	                           tenant(10, 70, 0.006)};
 	core_policy_esa.assign(&p, &gpu, t, 3);
 	double F = 1.0 / (0.0125 + 0.0085 + 0.006);
 	double used = 0.0;
@@ -78,16 +79,79 @@ static void test_esa_common_reference_fills_the_gpu(void **state)
 	core_policy_esa.assign(&p, &gpu, t, 3);
 	double F3 = (0.9 - 0.2 - 0.006 * 50.0) / (0.0125 + 0.0085);
 	assert_float_equal(t[0].ref_fps, F3, 1e-9);
-	/* and when it takes the whole budget, nobody is paced */
-	gpu.other_util = 0.9;
-	core_policy_esa.assign(&p, &gpu, t, 3);
-	assert_float_equal(t[0].ref_fps, 0.0, 0.0);
+	gpu.other_util = 0.0;
+}
+
+/* When the budget cannot hold every game at its SLA, ESA holds each at its
+ * SLA reference as SA would, never all of them under it together; without
+ * a common rate (a coefficient unknown, the budget taken) it does the
+ * same. */
+static void test_esa_never_aims_under_the_sla(void **state)
+{
+	(void)state;
+	struct core_params p = core_params_default();
+	struct core_gpu gpu = {0};
+	/* sum k = 0.04: U / sum k = 23.75 FPS, under both SLAs */
+	struct core_tenant t[2] = {tenant(30, 20, 0.02), tenant(25, 20, 0.02)};
+	core_policy_esa.assign(&p, &gpu, t, 2);
+	assert_float_equal(gpu.common_fps, 0.95 / 0.04, 1e-9);
+	assert_float_equal(t[0].ref_fps, 30 * (1 + p.sla_margin), 1e-9);
+	assert_float_equal(t[1].ref_fps, 25 * (1 + p.sla_margin), 1e-9);
+
+	/* other load takes the whole budget */
+	gpu.other_util = 0.99;
+	core_policy_esa.assign(&p, &gpu, t, 2);
+	assert_float_equal(gpu.common_fps, 0.0, 0.0);
+	assert_float_equal(t[0].ref_fps, 30 * (1 + p.sla_margin), 1e-9);
 	gpu.other_util = 0.0;
 
-	/* until every game has a coefficient there is no common rate */
+	/* a coefficient still unknown: every game starts at its SLA */
 	t[1].k = 0.0;
-	core_policy_esa.assign(&p, &gpu, t, 3);
-	assert_float_equal(t[0].ref_fps, 0.0, 0.0);
+	core_policy_esa.assign(&p, &gpu, t, 2);
+	assert_float_equal(gpu.common_fps, 0.0, 0.0);
+	assert_float_equal(t[0].ref_fps, 30 * (1 + p.sla_margin), 1e-9);
+	assert_float_equal(t[1].ref_fps, 25 * (1 + p.sla_margin), 1e-9);
+}
+
+/* A limited tenant pulls the common reference down to what it achieves; the
+ * ceiling climbs at esa_climb per second once nobody is limited, and goes
+ * once it reaches the budget's rate. */
+static void test_esa_ceiling_follows_the_limited_tenant(void **state)
+{
+	(void)state;
+	struct core_params p = core_params_default();
+	struct core_gpu gpu = {0};
+	struct core_tenant t[2] = {tenant(30, 60, 0.005),
+	                           tenant(30, 50, 0.005)};
+	double ideal = 0.95 / 0.01, step = 1 + p.esa_climb * p.epoch_s;
+	core_policy_esa.assign(&p, &gpu, t, 2);
+	assert_float_equal(gpu.common_fps, ideal, 1e-9);
+	assert_float_equal(gpu.esa_ceiling, 0.0, 0.0);
+
+	t[1].limited = true;
+	core_policy_esa.assign(&p, &gpu, t, 2);
+	assert_float_equal(gpu.common_fps, 50.0, 1e-9);
+	assert_float_equal(t[0].ref_fps, 50.0, 1e-9);
+	assert_float_equal(t[1].ref_fps, 50.0, 1e-9);
+
+	/* nobody limited: climb one step per epoch */
+	t[1].limited = false;
+	core_policy_esa.assign(&p, &gpu, t, 2);
+	assert_float_equal(gpu.common_fps, 50.0 * step, 1e-9);
+
+	/* a limited tenant under the SLA: the others at their SLA */
+	t[1].limited = true;
+	t[1].fps_smooth = 20.0;
+	core_policy_esa.assign(&p, &gpu, t, 2);
+	assert_float_equal(t[0].ref_fps, 30 * (1 + p.sla_margin), 1e-9);
+	assert_float_equal(gpu.esa_ceiling, 30 * (1 + p.sla_margin), 1e-9);
+
+	/* climb back, then the ceiling goes */
+	t[1].limited = false;
+	for (int i = 0; i < 10000 && gpu.esa_ceiling > 0.0; i++)
+		core_policy_esa.assign(&p, &gpu, t, 2);
+	assert_float_equal(gpu.esa_ceiling, 0.0, 0.0);
+	assert_float_equal(gpu.common_fps, ideal, 1e-9);
 }
 
 static void test_fsa_moves_share_to_the_game_below(void **state)
@@ -173,6 +237,8 @@ int main(void)
 	    cmocka_unit_test(test_find),
 	    cmocka_unit_test(test_sa_reference_is_the_criterion),
 	    cmocka_unit_test(test_esa_common_reference_fills_the_gpu),
+	    cmocka_unit_test(test_esa_never_aims_under_the_sla),
+	    cmocka_unit_test(test_esa_ceiling_follows_the_limited_tenant),
 	    cmocka_unit_test(test_fsa_moves_share_to_the_game_below),
 	    cmocka_unit_test(test_fsa_never_pushes_a_donor_under_the_criterion),
 	    cmocka_unit_test(test_fsa_gives_back_when_nobody_needs),
