@@ -19,7 +19,10 @@ void cmd_status_help(FILE *out)
 	        "\"tenants\": [{\"name\",\n"
 	        "            \"pid\", \"sla_fps\", \"target_fps\", \"fps\", "
 	        "\"frame_ms_p99\",\n"
-	        "            \"gpu_share\", \"below_sla_s\"}]}\n"
+	        "            \"gpu_share\", \"below_sla_s\", \"limited\", "
+	        "\"reach_fps\"}],\n"
+	        "            \"other_util\", \"common_fps\", \"sla_util\", "
+	        "\"overload\"}\n"
 	        "  --watch   redraw every second until interrupted (with "
 	        "--json, one\n"
 	        "            object per line)\n"
@@ -29,7 +32,16 @@ void cmd_status_help(FILE *out)
 	        "over the last\n"
 	        "second, P99 frame time over the last two seconds, GPU share, "
 	        "and the\n"
-	        "whole seconds spent below the SLA.\n"
+	        "whole seconds spent below the SLA; LIMITED marks a tenant "
+	        "that cannot\n"
+	        "reach its reference (something other than the pacer holds it "
+	        "back: its\n"
+	        "GPU share, its own CPU, latency) with the rate it could "
+	        "reach.\n"
+	        "OVERLOAD: the tenants at their SLAs need more of the GPU than "
+	        "the\n"
+	        "utilization target, so not all of them can be held at their "
+	        "SLAs.\n"
 	        "Exit status: 0 ok, 1 error reply or I/O failure, 2 usage "
 	        "error,\n"
 	        "4 batond not running.\n");
@@ -50,8 +62,9 @@ static double num(json_t *o, const char *key)
 
 static void print_table(FILE *out, json_t *st)
 {
-	fprintf(out, "%-20s %8s %7s %7s %7s %8s %6s %11s\n", "NAME", "PID",
-	        "SLA", "TARGET", "FPS", "P99 ms", "GPU %", "BELOW-SLA s");
+	fprintf(out, "%-20s %8s %7s %7s %7s %8s %6s %11s  %s\n", "NAME", "PID",
+	        "SLA", "TARGET", "FPS", "P99 ms", "GPU %", "BELOW-SLA s",
+	        "NOTE");
 	json_t *tenants = json_object_get(st, "tenants");
 	size_t i;
 	json_t *t;
@@ -59,21 +72,35 @@ static void print_table(FILE *out, json_t *st)
 	{
 		const char *name =
 		    json_string_value(json_object_get(t, "name"));
+		char note[48] = "";
+		if (json_is_true(json_object_get(t, "limited")))
+			snprintf(note, sizeof(note), "LIMITED (reaches %.1f)",
+			         num(t, "reach_fps"));
 		fprintf(
 		    out,
-		    "%-20.20s %8lld %7.1f %7.1f %7.1f %8.1f %6.1f %11lld\n",
+		    "%-20.20s %8lld %7.1f %7.1f %7.1f %8.1f %6.1f %11lld  %s\n",
 		    name ? name : "?",
 		    (long long)json_integer_value(json_object_get(t, "pid")),
 		    num(t, "sla_fps"), num(t, "target_fps"), num(t, "fps"),
 		    num(t, "frame_ms_p99"), 100.0 * num(t, "gpu_share"),
 		    (long long)json_integer_value(
-		        json_object_get(t, "below_sla_s")));
+		        json_object_get(t, "below_sla_s")),
+		    note);
 	}
 	if (json_array_size(tenants) == 0)
 		fprintf(out, "(no tenants)\n");
 	const char *policy = json_string_value(json_object_get(st, "policy"));
-	fprintf(out, "GPU 0: policy %s, utilization %.1f%%\n",
+	fprintf(out, "GPU 0: policy %s, utilization %.1f%%",
 	        policy ? policy : "?", 100.0 * num(st, "gpu_util"));
+	if (num(st, "common_fps") > 0.0)
+		fprintf(out, ", common rate %.1f FPS", num(st, "common_fps"));
+	if (num(st, "sla_util") > 0.0)
+		fprintf(out, ", %.1f%% needed at the SLAs",
+		        100.0 * num(st, "sla_util"));
+	if (json_is_true(json_object_get(st, "overload")))
+		fputs(" - OVERLOAD: not every tenant can be held at its SLA",
+		      out);
+	fputc('\n', out);
 }
 
 /* Drops the protocol's "type" so that --json prints just the report. */

@@ -120,13 +120,17 @@ json_t *daemon_status(struct daemon *d)
 		stats_quantiles(d->intervals, n, &q, &p99, 1);
 		json_array_append_new(
 		    list,
-		    json_pack("{s:s, s:i, s:f, s:f, s:f, s:f, s:f, s:I, s:I, "
-		              "s:f}",
+		    json_pack("{s:s, s:i, s:f, s:f, s:f, s:f, s:f, s:I, s:b, "
+		              "s:f, s:I, s:f}",
 		              "name", t->name, "pid", (int)t->pid, "sla_fps",
 		              daemon_tenant_sla(d, t), "target_fps",
 		              t->core.target_fps, "fps", fps, "frame_ms_p99",
 		              p99 * 1e3, "gpu_share", t->gpu_share,
 		              "below_sla_s", (json_int_t)t->below_sla_s,
+		              /* cannot reach its reference (core/reach.h),
+		                 and the rate it could reach */
+		              "limited", (int)t->core.limited, "reach_fps",
+		              t->core.reach_fps,
 		              /* beyond proto.h: the id of its welcome and
 		                 its pin (0 = none) */
 		              "id", (json_int_t)t->id, "fixed_fps",
@@ -134,7 +138,9 @@ json_t *daemon_status(struct daemon *d)
 	}
 	if (!list)
 		return NULL;
-	return json_pack("{s:s, s:s, s:f, s:o}", "type", "status", "policy",
-	                 d->policy->name, "gpu_util", d->gpu.util, "tenants",
-	                 list);
+	return json_pack(
+	    "{s:s, s:s, s:f, s:f, s:f, s:f, s:b, s:o}", "type", "status",
+	    "policy", d->policy->name, "gpu_util", d->gpu.util, "other_util",
+	    d->gpu.other_util, "common_fps", d->gpu.common_fps, "sla_util",
+	    d->gpu.sla_util, "overload", (int)d->gpu.overload, "tenants", list);
 }

@@ -17,7 +17,10 @@ struct metrics {
 	pthread_mutex_t lock;
 	/* the published snapshot, owned */
 	char policy[16];
-	double gpu_util, other_util, tick_s;
+	/* Every scalar of the last snapshot, copied whole so that a field
+	 * added to it cannot be forgotten here; its pointers are re-aimed at
+	 * the copies below. */
+	struct metrics_snapshot snap;
 	struct metrics_tenant *tenants;
 	size_t n, cap;
 };
@@ -62,14 +65,10 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *c,
 	if (strcmp(url, "/metrics") != 0)
 		return text(c, MHD_HTTP_NOT_FOUND, "not found; try /metrics\n");
 	pthread_mutex_lock(&m->lock);
-	struct metrics_snapshot s = {
-	    .policy = m->policy,
-	    .gpu_util = m->gpu_util,
-	    .other_util = m->other_util,
-	    .tick_s = m->tick_s,
-	    .tenants = m->tenants,
-	    .n = m->n,
-	};
+	struct metrics_snapshot s = m->snap;
+	s.policy = m->policy;
+	s.tenants = m->tenants;
+	s.n = m->n;
 	size_t len = 0;
 	char *body = metrics_format(&s, &len);
 	pthread_mutex_unlock(&m->lock);
@@ -94,9 +93,7 @@ bool metrics_publish(struct metrics *m, const struct metrics_snapshot *s)
 	}
 	if (ok) {
 		snprintf(m->policy, sizeof(m->policy), "%s", s->policy);
-		m->gpu_util = s->gpu_util;
-		m->other_util = s->other_util;
-		m->tick_s = s->tick_s;
+		m->snap = *s;
 		if (s->n)
 			memcpy(m->tenants, s->tenants,
 			       s->n * sizeof(*m->tenants));

@@ -18,12 +18,17 @@ struct metrics_tenant {
 	double frame_s[3]; /* quantiles 0.5, 0.9, 0.99 over the last 2 s */
 	double below_sla_s;
 	double gpu_share;
+	double limited;   /* 1: cannot reach its reference (core/reach.h) */
+	double reach_fps; /* the rate it could run at, unpaced */
 };
 
 struct metrics_snapshot {
 	const char *policy;
 	double gpu_util;
 	double other_util; /* core_gpu.other_util */
+	double sla_util;   /* core_gpu.sla_util */
+	bool overload;     /* core_gpu.overload */
+	double common_fps; /* core_gpu.common_fps (ESA), 0 otherwise */
 	double tick_s;
 	const struct metrics_tenant *tenants;
 	size_t n;

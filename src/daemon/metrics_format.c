@@ -119,6 +119,16 @@ char *metrics_format(const struct metrics_snapshot *s, size_t *len)
 	per_tenant(&b, s, "baton_tenant_gpu_share", "gauge",
 	           "Fraction of the GPU the tenant used (smoothed).",
 	           offsetof(struct metrics_tenant, gpu_share));
+	per_tenant(&b, s, "baton_tenant_limited", "gauge",
+	           "1 while the tenant cannot reach its reference (SLA, pinned "
+	           "or common rate): something other than the pacer limits "
+	           "it.",
+	           offsetof(struct metrics_tenant, limited));
+	per_tenant(
+	    &b, s, "baton_tenant_reach_fps", "gauge",
+	    "The rate the tenant could run at were its pacer not holding "
+	    "it back (smoothed; 0 = unknown).",
+	    offsetof(struct metrics_tenant, reach_fps));
 
 	header(&b, "baton_gpu_utilization", "gauge",
 	       "GPU busy fraction: the sum of the tenants' reported GPU time "
@@ -130,6 +140,18 @@ char *metrics_format(const struct metrics_snapshot *s, size_t *len)
 	       "tenants', steal included; smoothed). ESA leaves it out of its "
 	       "budget.");
 	put(&b, "baton_gpu_other_utilization{gpu=\"0\"} %.9g\n", s->other_util);
+	header(&b, "baton_gpu_sla_utilization", "gauge",
+	       "Busy fraction the tenants need at their SLAs (pinned ones at "
+	       "their pinned rate), other load included; 0 = unknown.");
+	put(&b, "baton_gpu_sla_utilization{gpu=\"0\"} %.9g\n", s->sla_util);
+	header(&b, "baton_gpu_overload", "gauge",
+	       "1 while the tenants at their SLAs need more of the GPU than "
+	       "the utilization target: not every tenant can be held at its "
+	       "SLA.");
+	put(&b, "baton_gpu_overload{gpu=\"0\"} %d\n", s->overload ? 1 : 0);
+	header(&b, "baton_gpu_common_fps", "gauge",
+	       "ESA's common reference frame rate (0 under other policies).");
+	put(&b, "baton_gpu_common_fps{gpu=\"0\"} %.9g\n", s->common_fps);
 	header(&b, "baton_policy_info", "gauge", "The pacing policy in force.");
 	put(&b, "baton_policy_info{policy=\"");
 	put_label(&b, s->policy);

@@ -109,6 +109,9 @@ static void publish(struct daemon *d, size_t n_snap)
 	    .policy = d->policy->name,
 	    .gpu_util = d->gpu.util,
 	    .other_util = d->gpu.other_util,
+	    .sla_util = d->gpu.sla_util,
+	    .overload = d->gpu.overload,
+	    .common_fps = d->gpu.common_fps,
 	    .tick_s = d->tick_cost_s,
 	    .tenants = d->snap,
 	    .n = n_snap,
@@ -134,6 +137,8 @@ static void fill_snapshot(struct daemon *d, struct tenant *t, int64_t now,
 	    .frame_s = {t->frame_q[0], t->frame_q[1], t->frame_q[2]},
 	    .below_sla_s = (double)t->below_sla_s,
 	    .gpu_share = t->gpu_share,
+	    .limited = t->core.limited ? 1.0 : 0.0,
+	    .reach_fps = t->core.reach_fps,
 	};
 	snprintf(m->name, sizeof(m->name), "%s", t->name);
 }

@@ -88,12 +88,17 @@ static void test_prometheus_text(void **state)
 	     .fps = 30.25,
 	     .frame_s = {0.033, 0.034, 0.04},
 	     .below_sla_s = 2,
-	     .gpu_share = 0.25},
+	     .gpu_share = 0.25,
+	     .limited = 1,
+	     .reach_fps = 27.5},
 	    {.name = "b", .pid = 13},
 	};
 	struct metrics_snapshot s = {.policy = "fsa",
 	                             .gpu_util = 0.5,
 	                             .other_util = 0.125,
+	                             .sla_util = 1.25,
+	                             .overload = true,
+	                             .common_fps = 41.5,
 	                             .tick_s = 1.5e-5,
 	                             .tenants = t,
 	                             .n = 2};
@@ -117,6 +122,15 @@ static void test_prometheus_text(void **state)
 	    "baton_gpu_utilization{gpu=\"0\"} 0.5\n",
 	    "# TYPE baton_gpu_other_utilization gauge\n",
 	    "baton_gpu_other_utilization{gpu=\"0\"} 0.125\n",
+	    "baton_tenant_limited{name=\"quake \\\"3\\\"\\\\x\",pid=\"12\"} "
+	    "1\n",
+	    "baton_tenant_limited{name=\"b\",pid=\"13\"} 0\n",
+	    "baton_tenant_reach_fps{name=\"quake \\\"3\\\"\\\\x\",pid=\"12\"} "
+	    "27.5\n",
+	    "baton_gpu_sla_utilization{gpu=\"0\"} 1.25\n",
+	    "# TYPE baton_gpu_overload gauge\n",
+	    "baton_gpu_overload{gpu=\"0\"} 1\n",
+	    "baton_gpu_common_fps{gpu=\"0\"} 41.5\n",
 	    "baton_policy_info{policy=\"fsa\"} 1\n",
 	    "baton_daemon_tick_seconds 1.5e-05\n",
 	};

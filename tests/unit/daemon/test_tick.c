@@ -149,6 +149,38 @@ static void test_sa_settles_on_reference(void **state)
 	assert_true(f->d.tick_cost_s > 0.0);
 }
 
+/* A game that cannot reach its SLA whatever its pacing (it runs flat out at
+ * 20 FPS): batond reports it limited in status, with the rate it reaches,
+ * and its target stays near the reference instead of winding up; the
+ * GPU's demand at the SLAs is there too. */
+static void test_limited_reported_in_status(void **state)
+{
+	struct fixture *f = *state;
+	add_game(f, 0, "slow", 30);
+	for (int e = 0; e < 50; e++)
+		epoch(f, 1, 20.0);
+	const struct core_tenant *c = &f->g[0].t->core;
+	assert_true(c->limited);
+	assert_float_equal(c->reach_fps, 20.0, 0.5);
+	assert_true(c->target_fps < 30.3 * 1.1);
+	json_t *st = daemon_status(&f->d);
+	assert_non_null(st);
+	json_t *t0 = json_array_get(json_object_get(st, "tenants"), 0);
+	assert_true(json_is_true(json_object_get(t0, "limited")));
+	assert_float_equal(json_number_value(json_object_get(t0, "reach_fps")),
+	                   20.0, 0.5);
+	/* 2 ms a frame at 30.3: 6% of the GPU, no overload */
+	assert_float_equal(json_number_value(json_object_get(st, "sla_util")),
+	                   0.002 * 30.3, 0.01);
+	assert_true(json_is_false(json_object_get(st, "overload")));
+	json_decref(st);
+
+	/* it gets lighter: it reaches its SLA and is no longer limited */
+	for (int e = 0; e < 30; e++)
+		epoch(f, 1, 120.0);
+	assert_false(c->limited);
+}
+
 static void test_below_sla_seconds_counted(void **state)
 {
 	struct fixture *f = *state;
@@ -297,6 +329,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 #define T(fn) cmocka_unit_test_setup_teardown(fn, setup, teardown)
 	    T(test_sa_settles_on_reference),
+	    T(test_limited_reported_in_status),
 	    T(test_below_sla_seconds_counted),
 	    T(test_pinned_and_none),
 	    T(test_stalled_game_decays),
