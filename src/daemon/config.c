@@ -155,6 +155,8 @@ static const struct param_field param_fields[] = {
     PF(fsa_relax, 0.0, 1.0, false),
     PF(fsa_hold_s, 0.0, 60.0, false),
     PF(k_alpha, 0.0, 1.0, true),
+    PF(reach_tol, 0.0, 1.0, false),
+    PF(esa_climb, 0.0, 1.0, false),
 };
 
 static bool file_params(struct file_ctx *f, struct daemon_config *cfg,
@@ -276,7 +278,9 @@ void daemon_usage(FILE *out)
 	        "group (kp, ki,\n"
 	        "                    max_ratio, sla_margin, util_target, "
 	        "fsa_guard,\n"
-	        "                    fsa_relax, fsa_hold_s, k_alpha); the "
+	        "                    fsa_relax, fsa_hold_s, k_alpha, "
+	        "reach_tol,\n"
+	        "                    esa_climb); the "
 	        "command line wins\n"
 	        "  --help            this text\n"
 	        "  --version         the version\n"
