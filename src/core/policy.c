@@ -15,7 +15,7 @@ struct core_params core_params_default(void)
 	    .k_alpha = 0.2,
 	    .fps_smooth_s = 0.5,
 	    .reach_tol = 0.03,
-	    .reach_epochs = 3,
+	    .reach_hold_s = 0.3,
 	    .esa_climb = 0.02,
 	};
 }

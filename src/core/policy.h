@@ -18,26 +18,26 @@
 /* Tunables shared by the policies; see core_params_default(). */
 struct core_params {
 	struct core_pi_gains pi;
-	double epoch_s;        /* control period the driver ticks at (s) */
-	double sla_margin;     /* SA/FSA aim at sla * (1 + sla_margin) */
-	double util_target;    /* ESA: fraction of the GPU to fill, (0, 1] */
-	double fsa_guard;      /* FSA: "below" means fps < sla * (1 + guard);
-	                          donors never go under sla * (1 + 2 guard) */
-	double fsa_relax;      /* FSA: donors' references grow by this fraction
-	                          per second while every tenant is safe */
-	double fsa_hold_s;     /* FSA: after a reallocation, wait this long for
-	                          it to show in the measurements before the next */
-	double k_alpha;        /* EWMA weight of a new GPU-seconds-per-frame
-	                          sample, (0, 1] */
-	double fps_smooth_s;   /* time constant of the smoothed F_out that FSA
-	                          decides on (s) */
-	double reach_tol;      /* a tenant is short of its reference when the
-	                          rate it can reach is under ref * (1 - tol) */
-	uint32_t reach_epochs; /* consecutive short epochs before a tenant
-	                          is "limited" (cannot reach its reference) */
-	double esa_climb;      /* ESA: while every tenant reaches it, a lowered
-	                          common reference climbs back by this fraction
-	                          per second */
+	double epoch_s;      /* control period the driver ticks at (s) */
+	double sla_margin;   /* SA/FSA aim at sla * (1 + sla_margin) */
+	double util_target;  /* ESA: fraction of the GPU to fill, (0, 1] */
+	double fsa_guard;    /* FSA: "below" means fps < sla * (1 + guard);
+	                        donors never go under sla * (1 + 2 guard) */
+	double fsa_relax;    /* FSA: donors' references grow by this fraction
+	                        per second while every tenant is safe */
+	double fsa_hold_s;   /* FSA: after a reallocation, wait this long for
+	                        it to show in the measurements before the next */
+	double k_alpha;      /* EWMA weight of a new GPU-seconds-per-frame
+	                        sample, (0, 1] */
+	double fps_smooth_s; /* time constant of the smoothed F_out that FSA
+	                        decides on (s) */
+	double reach_tol;    /* a tenant is short of its reference when the
+	                        rate it can reach is under ref * (1 - tol) */
+	double reach_hold_s; /* a tenant short of its reference this long
+	                        in a row is "limited" (reach.h) */
+	double esa_climb;    /* ESA: while every tenant reaches it, a lowered
+	                        common reference climbs back by this fraction
+	                        per second */
 };
 
 /* One tenant as the policy core sees it. The driver (simulator or daemon)
@@ -83,6 +83,8 @@ struct core_gpu {
 	double esa_ceiling; /* ESA: the common reference lowered to what a
 	                       limited tenant reaches; 0 = none */
 	double fsa_hold_s;  /* FSA: time left before the next reallocation */
+	double fsa_gain;    /* FSA: what the next reallocation multiplies the
+	                       need by (policy_fsa.c); 0 = 1 */
 	double sla_util;    /* output: the share of the GPU the tenants need
 	                       at their SLAs (pinned ones at their pinned
 	                       rate), other_util included; 0 = unknown (a
@@ -107,8 +109,8 @@ extern const struct core_policy core_policy_esa;  /* Algorithm 3 */
 
 /* Defaults: vGASA's gains (kp 0.1, ki 0.05, clamp x4), 100 ms epoch, 1% SLA
  * margin, 95% ESA utilization target, 5% FSA guard, 2%/s FSA relax, 0.5 s
- * FSA hold, k_alpha 0.2, 0.5 s F_out smoothing, 3% reach tolerance over 3
- * epochs, ESA climbing back 2%/s. */
+ * FSA hold, k_alpha 0.2, 0.5 s F_out smoothing, 3% reach tolerance held
+ * 0.3 s, ESA climbing back 2%/s. */
 struct core_params core_params_default(void);
 
 /* "none", "sa", "fsa", "esa"; NULL if unknown. */

@@ -53,7 +53,9 @@ void core_reach_update(const struct core_params *p, struct core_tenant *t)
 	                ((t->reach_fps > 0.0 && t->reach_fps < lo) ||
 	                 t->target_fps >= ref * (1.0 + p->reach_tol));
 	t->short_epochs = short_of ? t->short_epochs + 1 : 0;
-	t->limited = short_of && t->short_epochs >= p->reach_epochs;
+	/* epochs, not seconds, are counted: no rounding drift */
+	t->limited = short_of && (double)t->short_epochs * p->epoch_s >=
+	                             p->reach_hold_s - 1e-9;
 }
 
 bool core_reach_can_raise(const struct core_params *p,

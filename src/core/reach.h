@@ -12,7 +12,7 @@
  *     reach = F_out / (1 - s).
  *
  * A tenant whose smoothed F_out stays under ref * (1 - reach_tol) for
- * reach_epochs epochs in a row, while its smoothed reach is under that too
+ * reach_hold_s seconds in a row, while its smoothed reach is under that too
  * or the PI loop already asks more than ref * (1 + reach_tol) of it, is
  * "limited" (core_tenant.limited): status and metrics report it, the PI
  * loop stops winding its target up, ESA lowers its common reference to

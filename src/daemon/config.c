@@ -156,6 +156,7 @@ static const struct param_field param_fields[] = {
     PF(fsa_hold_s, 0.0, 60.0, false),
     PF(k_alpha, 0.0, 1.0, true),
     PF(reach_tol, 0.0, 1.0, false),
+    PF(reach_hold_s, 0.0, 60.0, false),
     PF(esa_climb, 0.0, 1.0, false),
 };
 
@@ -280,7 +281,7 @@ void daemon_usage(FILE *out)
 	        "fsa_guard,\n"
 	        "                    fsa_relax, fsa_hold_s, k_alpha, "
 	        "reach_tol,\n"
-	        "                    esa_climb); the "
+	        "                    reach_hold_s, esa_climb); the "
 	        "command line wins\n"
 	        "  --help            this text\n"
 	        "  --version         the version\n"

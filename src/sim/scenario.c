@@ -61,7 +61,7 @@ static bool parse_policy(struct sim_cfg_ctx *c, const config_setting_t *root,
 	    "name",         "kp",         "ki",          "max_ratio",
 	    "epoch_ms",     "sla_margin", "util_target", "fsa_guard",
 	    "fsa_relax",    "fsa_hold_s", "k_alpha",     "reach_tol",
-	    "reach_epochs", "esa_climb",  NULL};
+	    "reach_hold_s", "esa_climb",  NULL};
 	struct core_params *p = &sc->params;
 	config_setting_t *g, *s;
 	const char *name;
@@ -97,7 +97,6 @@ static bool parse_policy(struct sim_cfg_ctx *c, const config_setting_t *root,
 		sim_cfg_copy_str(sc->policy, sizeof(sc->policy), name);
 	}
 	double epoch_ms = p->epoch_s * 1000.0;
-	long long reach_epochs = p->reach_epochs;
 	if (!sim_cfg_num(c, g, "kp", &p->pi.kp, 0, 100, 0) ||
 	    !sim_cfg_num(c, g, "ki", &p->pi.ki, 0, 100, 0) ||
 	    !sim_cfg_num(c, g, "max_ratio", &p->pi.max_ratio, 1, 1000,
@@ -111,11 +110,10 @@ static bool parse_policy(struct sim_cfg_ctx *c, const config_setting_t *root,
 	    !sim_cfg_num(c, g, "fsa_hold_s", &p->fsa_hold_s, 0, 60, 0) ||
 	    !sim_cfg_num(c, g, "k_alpha", &p->k_alpha, 0, 1, NUM_LO_OPEN) ||
 	    !sim_cfg_num(c, g, "reach_tol", &p->reach_tol, 0, 1, 0) ||
-	    !sim_cfg_int(c, g, "reach_epochs", &reach_epochs, 1, 1000) ||
+	    !sim_cfg_num(c, g, "reach_hold_s", &p->reach_hold_s, 0, 60, 0) ||
 	    !sim_cfg_num(c, g, "esa_climb", &p->esa_climb, 0, 1, 0))
 		return false;
 	p->epoch_s = epoch_ms / 1000.0;
-	p->reach_epochs = (uint32_t)reach_epochs;
 	return true;
 }
 

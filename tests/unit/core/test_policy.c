@@ -220,6 +220,43 @@ static void test_fsa_gives_back_when_nobody_needs(void **state)
 	assert_float_equal(d.ref_fps, 0.0, 0.0);
 }
 
+/* A game still below after a reallocation asks twice as much the next time
+ * (its bottleneck is not its share alone), and the donors keep their cut,
+ * neither relaxed nor dropped, while it is between the detection level and
+ * its floor; once it is at its floor, the gain resets and they relax. */
+static void test_fsa_escalates_and_holds_until_safe(void **state)
+{
+	(void)state;
+	struct core_params p = core_params_default();
+	struct core_gpu gpu = {0};
+	struct core_tenant t[2] = {tenant(30, 25, 0.01),
+	                           tenant(30, 400, 0.001)};
+	double floor = 30 * (1 + 2 * p.fsa_guard);
+	double need = 0.01 * (floor - 25);
+	core_policy_fsa.assign(&p, &gpu, t, 2);
+	assert_float_equal(t[1].ref_fps, 400 - need / 0.001, 1e-9);
+	/* still below after the hold: twice the need */
+	t[1].fps_smooth = t[1].fps = t[1].ref_fps;
+	double before = t[1].ref_fps;
+	for (int i = 0; i < 20 && t[1].ref_fps == before; i++)
+		core_policy_fsa.assign(&p, &gpu, t, 2);
+	assert_float_equal(t[1].ref_fps, before - 2 * need / 0.001, 1e-9);
+
+	/* between the detection level and the floor: hold */
+	t[0].fps = t[0].fps_smooth = 32.0;
+	t[1].fps_smooth = t[1].fps = t[1].ref_fps;
+	before = t[1].ref_fps;
+	for (int i = 0; i < 20; i++)
+		core_policy_fsa.assign(&p, &gpu, t, 2);
+	assert_float_equal(t[1].ref_fps, before, 0.0);
+	/* at its floor: the donor relaxes, the gain is back to 1 */
+	t[0].fps = t[0].fps_smooth = floor + 0.5;
+	core_policy_fsa.assign(&p, &gpu, t, 2);
+	assert_float_equal(t[1].ref_fps, before * (1 + p.fsa_relax * p.epoch_s),
+	                   1e-9);
+	assert_float_equal(gpu.fsa_gain, 1.0, 0.0);
+}
+
 static void test_none_frees_everyone(void **state)
 {
 	(void)state;
@@ -242,6 +279,7 @@ int main(void)
 	    cmocka_unit_test(test_fsa_moves_share_to_the_game_below),
 	    cmocka_unit_test(test_fsa_never_pushes_a_donor_under_the_criterion),
 	    cmocka_unit_test(test_fsa_gives_back_when_nobody_needs),
+	    cmocka_unit_test(test_fsa_escalates_and_holds_until_safe),
 	    cmocka_unit_test(test_none_frees_everyone),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
