@@ -105,18 +105,34 @@ static bool exe_dir(char *buf, size_t len)
 	return true;
 }
 
-/* Tries dir/rel; on success leaves the path in out. Appends every path
- * tried to `tried` for the error message. */
+/* Appends "  path suffix\n" to the list of paths tried, for the error
+ * message. A list that no longer fits ends in "...": the paths already
+ * there say where the search went. */
+static void note_tried(char *tried, size_t tried_len, const char *path,
+                       const char *suffix)
+{
+	size_t used = strlen(tried);
+	if (used + 4 >= tried_len)
+		return; /* full: "...\n" is there already */
+	size_t room = tried_len - used;
+	int n = snprintf(tried + used, room, "  %s%s\n", path, suffix);
+	if (n < 0 || (size_t)n >= room)
+		memcpy(tried + tried_len - 5, "...\n", 5);
+}
+
+/* Tries dir/rel; on success leaves the path in out. A path longer than
+ * out is not tried (its truncation would be another file). */
 static bool try_path(char *out, size_t len, const char *dir, const char *rel,
                      char *tried, size_t tried_len)
 {
 	int n = snprintf(out, len, "%s/%s", dir, rel);
-	if (n < 0 || (size_t)n >= len)
+	if (n < 0 || (size_t)n >= len) {
+		note_tried(tried, tried_len, rel, " (path too long)");
 		return false;
+	}
 	if (is_file(out))
 		return true;
-	size_t used = strlen(tried);
-	snprintf(tried + used, tried_len - used, "  %s\n", out);
+	note_tried(tried, tried_len, out, "");
 	return false;
 }
 
@@ -127,10 +143,13 @@ static bool find_shim(char *out, size_t len, char *tried, size_t tried_len)
 {
 	const char *env = getenv("BATON_SHIM_PATH");
 	if (env && *env) {
-		snprintf(out, len, "%s", env);
-		if (is_file(out))
+		int n = snprintf(out, len, "%s", env);
+		if (n >= 0 && (size_t)n < len && is_file(out))
 			return true;
-		snprintf(tried, tried_len, "  %s (BATON_SHIM_PATH)\n", env);
+		note_tried(tried, tried_len, env,
+		           n >= 0 && (size_t)n < len
+		               ? " (BATON_SHIM_PATH)"
+		               : " (BATON_SHIM_PATH, too long)");
 		return false;
 	}
 	char dir[PATH_MAX];
@@ -146,11 +165,10 @@ static bool find_shim(char *out, size_t len, char *tried, size_t tried_len)
 				return true;
 		}
 	}
-	snprintf(out, len, "%s", BATON_INSTALL_SHIM);
-	if (is_file(out))
+	int n = snprintf(out, len, "%s", BATON_INSTALL_SHIM);
+	if (n >= 0 && (size_t)n < len && is_file(out))
 		return true;
-	size_t used = strlen(tried);
-	snprintf(tried + used, tried_len - used, "  %s\n", out);
+	note_tried(tried, tried_len, BATON_INSTALL_SHIM, "");
 	return false;
 }
 
@@ -158,7 +176,9 @@ static bool find_shim(char *out, size_t len, char *tried, size_t tried_len)
 static bool has_layer(const char *data_dir)
 {
 	char path[PATH_MAX];
-	snprintf(path, sizeof(path), "%s/" LAYER_SUBDIR, data_dir);
+	int n = snprintf(path, sizeof(path), "%s/" LAYER_SUBDIR, data_dir);
+	if (n < 0 || (size_t)n >= sizeof(path))
+		return false; /* no such folder can exist */
 	DIR *d = opendir(path);
 	if (!d)
 		return false;

@@ -2,9 +2,11 @@
 socket, real clients under `baton run` on a private Xvfb, and readers for
 what they all report. Standard library only.
 
-The X server, the process-group handling and the client output readers
-are the OpenGL tests' (tests/e2e/gl/glharness.py); this adds batond, the
-swap probe's frame timestamps, glmark2's reports and CPU accounting."""
+The X server is every end-to-end area's (tests/e2e/xvfb.py); it comes,
+with the GL clients' environment, the process-group handling and the
+client output readers, from the OpenGL tests' tests/e2e/gl/glharness.py.
+This adds batond, the swap probe's frame timestamps, glmark2's reports and
+CPU accounting."""
 
 import json
 import os

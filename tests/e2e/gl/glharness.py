@@ -1,13 +1,22 @@
-"""Shared pieces of the OpenGL end-to-end tests: a private Xvfb, clients
-started in their own process group and always reaped, and readers for
-what they print. Standard library only."""
+"""Shared pieces of the OpenGL end-to-end tests: the private Xvfb (the one
+of tests/e2e/xvfb.py) with the clients' environment, clients started in
+their own process group and always reaped, and readers for what they
+print. Standard library only."""
 
 import os
 import re
 import signal
 import subprocess
+import sys
 import threading
 import time
+
+# The X server is every end-to-end area's: tests/e2e/xvfb.py. The source
+# tree must stay free of __pycache__.
+sys.dont_write_bytecode = True
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                ".."))
+import xvfb  # noqa: E402
 
 # Environment every GL client gets: software rendering, no vsync (Mesa
 # would sync glxgears to a 60 Hz fake refresh otherwise), and nothing of
@@ -56,46 +65,16 @@ def kill_group(proc, grace=2.0):
         proc.wait()
 
 
-class Xvfb:
-    """A private X server on a display number of its own choosing
-    (-displayfd), so that tests never collide with each other or with a
-    desktop."""
-
-    def __init__(self, xvfb="Xvfb"):
-        self.xvfb = xvfb
-        self.proc = None
-        self.display = None
+class Xvfb(xvfb.Xvfb):
+    """The shared private X server (tests/e2e/xvfb.py), with the GL
+    clients' environment, and a server that does not start reported as a
+    test failure."""
 
     def __enter__(self):
-        rfd, wfd = os.pipe()
         try:
-            self.proc = subprocess.Popen(
-                [self.xvfb, "-displayfd", str(wfd), "-screen", "0",
-                 "1280x720x24", "-nolisten", "tcp", "-noreset"],
-                pass_fds=(wfd,), stdout=subprocess.DEVNULL,
-                stderr=subprocess.DEVNULL, start_new_session=True)
-            os.close(wfd)
-            wfd = -1
-            number = b""
-            deadline = time.monotonic() + 20
-            while not number.endswith(b"\n"):
-                check(time.monotonic() < deadline, "Xvfb did not start")
-                chunk = os.read(rfd, 16)
-                check(chunk, "Xvfb exited before it was ready")
-                number += chunk
-            self.display = ":" + number.decode().strip()
-        except BaseException:
-            self.__exit__(None, None, None)
-            raise
-        finally:
-            if wfd >= 0:
-                os.close(wfd)
-            os.close(rfd)
-        return self
-
-    def __exit__(self, *exc):
-        kill_group(self.proc)
-        return False
+            return super().__enter__()
+        except xvfb.XvfbError as e:
+            raise Fail(str(e)) from None
 
     def env(self, **extra):
         env = {k: v for k, v in os.environ.items() if k not in SCRUBBED}

@@ -38,9 +38,12 @@ import sys
 import tempfile
 import time
 
-# The helper sits in the source tree, which must stay free of __pycache__.
+# The X server is every end-to-end area's: tests/e2e/xvfb.py. It sits in
+# the source tree, which must stay free of __pycache__.
 sys.dont_write_bytecode = True
-from xserver import Xvfb  # noqa: E402
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                ".."))
+from xvfb import Xvfb  # noqa: E402
 
 LAYER = "VK_LAYER_BATON_pacing"
 FPS = 45
@@ -196,7 +199,7 @@ def main():
     args = parser.parse_args()
     try:
         with tempfile.TemporaryDirectory(prefix="baton-vk-") as tmp, \
-                Xvfb(args.xvfb) as x:
+                Xvfb(args.xvfb, screen="1024x768x24") as x:
             CHECKS[args.mode](Bed(args, x.display, tmp))
     except Skip as e:
         print(f"SKIP: {e}")
