@@ -23,11 +23,13 @@
  *   would: the budget cannot hold everyone at the SLA (the controller
  *   reports overload) and dropping every game under it together is the
  *   worst answer for an SLA system. Until every game has a coefficient the
- *   common rate is unknown and every game starts at its SLA reference. */
+ *   common rate is unknown: the first games start at their SLA reference,
+ *   and while a newcomer's is learnt the others keep the last common rate
+ *   (the newcomer starts there too). */
 #include "core/reach.h"
 
-/* The common reference from the budget alone; 0 if it cannot be had
- * (a coefficient still unknown, pinned tenants or other load took it all). */
+/* The common reference from the budget alone; 0 if pinned tenants or
+ * other load took it all, < 0 while a coefficient is still unknown. */
 static double budget_rate(const struct core_params *p,
                           const struct core_gpu *gpu,
                           const struct core_tenant *t, size_t n)
@@ -39,7 +41,7 @@ static double budget_rate(const struct core_params *p,
 			budget -= t[i].k * t[i].fixed_fps;
 		} else {
 			if (!(t[i].k > 0.0))
-				return 0.0;
+				return -1.0;
 			sum_k += t[i].k;
 		}
 	}
@@ -92,6 +94,11 @@ static void assign_esa(const struct core_params *p, struct core_gpu *gpu,
 		common = gpu->esa_ceiling > 0.0 && gpu->esa_ceiling < ideal
 		             ? gpu->esa_ceiling
 		             : ideal;
+	} else if (ideal < 0.0) {
+		/* A newcomer's cost is not known yet (its first epoch with
+		 * frames teaches it): keep the last common rate rather than
+		 * drop everyone to the SLA for an epoch or two. */
+		common = gpu->common_fps;
 	} else {
 		gpu->esa_ceiling = 0.0;
 	}

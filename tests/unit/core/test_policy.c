@@ -106,11 +106,21 @@ static void test_esa_never_aims_under_the_sla(void **state)
 	gpu.other_util = 0.0;
 
 	/* a coefficient still unknown: every game starts at its SLA */
+	struct core_gpu fresh = {0};
 	t[1].k = 0.0;
-	core_policy_esa.assign(&p, &gpu, t, 2);
-	assert_float_equal(gpu.common_fps, 0.0, 0.0);
+	core_policy_esa.assign(&p, &fresh, t, 2);
+	assert_float_equal(fresh.common_fps, 0.0, 0.0);
 	assert_float_equal(t[0].ref_fps, 30 * (1 + p.sla_margin), 1e-9);
 	assert_float_equal(t[1].ref_fps, 25 * (1 + p.sla_margin), 1e-9);
+
+	/* ... unless there was a common rate: a newcomer keeps it */
+	t[1].k = 0.005;
+	core_policy_esa.assign(&p, &fresh, t, 2); /* 0.95 / 0.025 = 38 */
+	struct core_tenant three[3] = {t[0], t[1], tenant(30, 0, 0.0)};
+	core_policy_esa.assign(&p, &fresh, three, 3);
+	assert_float_equal(fresh.common_fps, 38.0, 1e-9);
+	for (int i = 0; i < 3; i++)
+		assert_float_equal(three[i].ref_fps, 38.0, 1e-9);
 }
 
 /* A limited tenant pulls the common reference down to what it achieves; the
