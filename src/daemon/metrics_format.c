@@ -86,6 +86,14 @@ static void per_tenant(struct buf *b, const struct metrics_snapshot *s,
 	}
 }
 
+/* One gauge of GPU 0 (one controller per GPU; more GPUs get more labels). */
+static void gpu_gauge(struct buf *b, const char *name, const char *help,
+                      double v)
+{
+	header(b, name, "gauge", help);
+	put(b, "%s{gpu=\"0\"} %.9g\n", name, v);
+}
+
 char *metrics_format(const struct metrics_snapshot *s, size_t *len)
 {
 	struct buf b = {.cap = 4096};
@@ -130,28 +138,30 @@ char *metrics_format(const struct metrics_snapshot *s, size_t *len)
 	    "it back (smoothed; 0 = unknown).",
 	    offsetof(struct metrics_tenant, reach_fps));
 
-	header(&b, "baton_gpu_utilization", "gauge",
-	       "GPU busy fraction: the sum of the tenants' reported GPU time "
-	       "per epoch.");
-	put(&b, "baton_gpu_utilization{gpu=\"0\"} %.9g\n", s->gpu_util);
-	header(&b, "baton_gpu_other_utilization", "gauge",
-	       "Busy fraction of the device taken by work no tenant reports "
-	       "(software rasterizers: the host CPUs' load beyond the "
-	       "tenants', steal included; smoothed). ESA leaves it out of its "
-	       "budget.");
-	put(&b, "baton_gpu_other_utilization{gpu=\"0\"} %.9g\n", s->other_util);
-	header(&b, "baton_gpu_sla_utilization", "gauge",
-	       "Busy fraction the tenants need at their SLAs (pinned ones at "
-	       "their pinned rate), other load included; 0 = unknown.");
-	put(&b, "baton_gpu_sla_utilization{gpu=\"0\"} %.9g\n", s->sla_util);
-	header(&b, "baton_gpu_overload", "gauge",
-	       "1 while the tenants at their SLAs need more of the GPU than "
-	       "the utilization target: not every tenant can be held at its "
-	       "SLA.");
-	put(&b, "baton_gpu_overload{gpu=\"0\"} %d\n", s->overload ? 1 : 0);
-	header(&b, "baton_gpu_common_fps", "gauge",
-	       "ESA's common reference frame rate (0 under other policies).");
-	put(&b, "baton_gpu_common_fps{gpu=\"0\"} %.9g\n", s->common_fps);
+	gpu_gauge(
+	    &b, "baton_gpu_utilization",
+	    "GPU busy fraction: the sum of the tenants' reported GPU time "
+	    "per epoch.",
+	    s->gpu_util);
+	gpu_gauge(&b, "baton_gpu_other_utilization",
+	          "Busy fraction of the device taken by work no tenant reports "
+	          "(software rasterizers: the host CPUs' load beyond the "
+	          "tenants', steal included; smoothed). ESA leaves it out of "
+	          "its budget.",
+	          s->other_util);
+	gpu_gauge(
+	    &b, "baton_gpu_sla_utilization",
+	    "Busy fraction the tenants need at their SLAs (pinned ones at "
+	    "their pinned rate), other load included; 0 = unknown.",
+	    s->sla_util);
+	gpu_gauge(&b, "baton_gpu_overload",
+	          "1 while the tenants at their SLAs need more of the GPU than "
+	          "the utilization target: not every tenant can be held at its "
+	          "SLA.",
+	          s->overload ? 1.0 : 0.0);
+	gpu_gauge(&b, "baton_gpu_common_fps",
+	          "ESA's common reference frame rate (0 under other policies).",
+	          s->common_fps);
 	header(&b, "baton_policy_info", "gauge", "The pacing policy in force.");
 	put(&b, "baton_policy_info{policy=\"");
 	put_label(&b, s->policy);

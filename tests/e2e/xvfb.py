@@ -21,6 +21,26 @@ STARTUP_TIMEOUT_S = 20
 STOP_GRACE_S = 2.0
 
 
+def kill_group(proc, grace=2.0):
+    """Stops proc and everything it started (it runs in its own session),
+    whatever state it is in: SIGTERM, then SIGKILL after grace seconds."""
+    if proc is None or proc.poll() is not None:
+        return
+    try:
+        os.killpg(proc.pid, signal.SIGTERM)
+    except ProcessLookupError:
+        proc.wait()
+        return
+    try:
+        proc.wait(timeout=grace)
+    except subprocess.TimeoutExpired:
+        try:
+            os.killpg(proc.pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+        proc.wait()
+
+
 class XvfbError(RuntimeError):
     """Xvfb did not start; the message says why (its stderr if it died)."""
 
@@ -88,20 +108,8 @@ class Xvfb:
         return data.decode().strip()
 
     def _stop(self):
-        proc = self.proc  # kept: a test may read x.proc.pid afterwards
-        if proc is None or proc.poll() is not None:
-            return
-        try:
-            os.killpg(proc.pid, signal.SIGTERM)
-            proc.wait(timeout=STOP_GRACE_S)
-        except ProcessLookupError:
-            proc.wait()
-        except subprocess.TimeoutExpired:
-            try:
-                os.killpg(proc.pid, signal.SIGKILL)
-            except ProcessLookupError:
-                pass
-            proc.wait()
+        # self.proc is kept: a test may read x.proc.pid afterwards
+        kill_group(self.proc, STOP_GRACE_S)
 
     def __exit__(self, *exc):
         try:

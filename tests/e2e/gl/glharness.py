@@ -17,6 +17,7 @@ sys.dont_write_bytecode = True
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
                                 ".."))
 import xvfb  # noqa: E402
+from xvfb import kill_group  # noqa: E402,F401  (batonbed uses it from here)
 
 # Environment every GL client gets: software rendering, no vsync (Mesa
 # would sync glxgears to a 60 Hz fake refresh otherwise), and nothing of
@@ -45,24 +46,6 @@ def terminate_on_sigterm():
     def handler(signum, frame):
         raise SystemExit(128 + signum)
     signal.signal(signal.SIGTERM, handler)
-
-
-def kill_group(proc, grace=2.0):
-    """Stops proc and everything it started, whatever state it is in."""
-    if proc is None or proc.poll() is not None:
-        return
-    try:
-        os.killpg(proc.pid, signal.SIGTERM)
-    except ProcessLookupError:
-        return
-    try:
-        proc.wait(timeout=grace)
-    except subprocess.TimeoutExpired:
-        try:
-            os.killpg(proc.pid, signal.SIGKILL)
-        except ProcessLookupError:
-            pass
-        proc.wait()
 
 
 class Xvfb(xvfb.Xvfb):
