@@ -34,7 +34,8 @@ struct fixture {
 	uint32_t gpu_flags; /* BATON_FRAME_* on every record */
 };
 
-static void add_game(struct fixture *f, int i, const char *name, double sla)
+static void add_game_fixed(struct fixture *f, int i, const char *name,
+                           double sla, double fixed)
 {
 	struct game *g = &f->g[i];
 	g->fd = ipc_shm_create(100 + (uint32_t)i, &g->shm);
@@ -42,10 +43,16 @@ static void add_game(struct fixture *f, int i, const char *name, double sla)
 	struct ipc_shm mine;
 	char err[160];
 	assert_true(ipc_shm_map(g->fd, &mine, err, sizeof(err)));
-	g->t = daemon_add_tenant(&f->d, name, 100 + i, sla, 0, &mine, f->now);
+	g->t =
+	    daemon_add_tenant(&f->d, name, 100 + i, sla, fixed, &mine, f->now);
 	assert_non_null(g->t);
 	assert_null(mine.base); /* taken over */
 	g->next_present = f->now + 5 * MS;
+}
+
+static void add_game(struct fixture *f, int i, const char *name, double sla)
+{
+	add_game_fixed(f, i, name, sla, 0);
 }
 
 static int setup(void **state)
@@ -179,6 +186,55 @@ static void test_limited_reported_in_status(void **state)
 	for (int e = 0; e < 30; e++)
 		epoch(f, 1, 120.0);
 	assert_false(c->limited);
+}
+
+/* The control block as game i sees it now (asserts a complete one). */
+static struct ipc_control_values control(struct fixture *f, int i)
+{
+	struct ipc_control_values v;
+	assert_true(ipc_control_read(f->g[i].shm.control, &v));
+	return v;
+}
+
+/* Registration writes the target the tenant starts at before any tick:
+ * SA's reference, SLA * (1 + sla_margin), whether the SLA is the daemon's
+ * default or the tenant's own. The first tick keeps it: the PI loop's
+ * feed-forward starts at the reference, so nothing jumps. */
+static void test_registration_writes_start_target(void **state)
+{
+	struct fixture *f = *state;
+	daemon_tick(&f->d, f->now); /* a daemon that has been running */
+	add_game(f, 0, "a", 0);
+	add_game(f, 1, "b", 45);
+	struct ipc_control_values a = control(f, 0), b = control(f, 1);
+	assert_int_equal(a.flags, BATON_CONTROL_VALID);
+	assert_int_equal(a.policy_epoch, 1);
+	assert_int_equal(a.target_period_ns, llround(1e9 / (30 * 1.01)));
+	assert_int_equal(b.flags, BATON_CONTROL_VALID);
+	assert_int_equal(b.target_period_ns, llround(1e9 / (45 * 1.01)));
+	json_t *st = daemon_status(&f->d);
+	json_t *e = json_array_get(json_object_get(st, "tenants"), 0);
+	assert_float_equal(json_number_value(json_object_get(e, "target_fps")),
+	                   30.3, 1e-9);
+	json_decref(st);
+
+	epoch(f, 2, 120.0);
+	assert_int_equal(control(f, 0).policy_epoch, 2);
+	assert_int_equal(control(f, 0).target_period_ns, a.target_period_ns);
+	assert_int_equal(control(f, 1).target_period_ns, b.target_period_ns);
+}
+
+/* A pinned tenant starts at its pin, and under policy "none" a tenant
+ * starts unpaced: the block says so (valid, period 0) at once. */
+static void test_start_target_pinned_and_none(void **state)
+{
+	struct fixture *f = *state;
+	add_game_fixed(f, 0, "pinned", 30, 20);
+	assert_int_equal(control(f, 0).target_period_ns, 50000000);
+	f->d.policy = &core_policy_none;
+	add_game(f, 1, "free", 30);
+	assert_int_equal(control(f, 1).flags, BATON_CONTROL_VALID);
+	assert_int_equal(control(f, 1).target_period_ns, 0);
 }
 
 static void test_below_sla_seconds_counted(void **state)
@@ -330,6 +386,8 @@ int main(void)
 #define T(fn) cmocka_unit_test_setup_teardown(fn, setup, teardown)
 	    T(test_sa_settles_on_reference),
 	    T(test_limited_reported_in_status),
+	    T(test_registration_writes_start_target),
+	    T(test_start_target_pinned_and_none),
 	    T(test_below_sla_seconds_counted),
 	    T(test_pinned_and_none),
 	    T(test_stalled_game_decays),
