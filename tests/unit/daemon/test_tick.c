@@ -13,6 +13,8 @@
 #include <unistd.h>
 
 #include "daemon/daemon.h"
+#include "daemon/server.h"
+#include "ipc/msg.h"
 #include "ipc/control.h"
 #include "ipc/ring.h"
 
@@ -380,6 +382,46 @@ static void test_hardware_gpu_has_no_host_load(void **state)
 	assert_float_equal(f->d.gpu.common_fps, 475.0, 475.0 * 0.03);
 }
 
+/* The longest status reply batond can owe: SERVER_MAX_CONNS tenants whose
+ * 63-byte names JSON escapes to twice that, and numbers at their longest.
+ * It has to fit a connection's backlog (SERVER_MAX_OUT) twice, so that a
+ * `baton status --watch` one reply behind is not taken for a peer that
+ * does not read. Fields added to status count here too. */
+static void test_longest_status_reply_fits(void **state)
+{
+	struct fixture *f = *state;
+	char name[IPC_NAME_MAX];
+	memset(name, '"', IPC_NAME_MAX - 1);
+	name[IPC_NAME_MAX - 1] = '\0';
+	for (int i = 0; i < SERVER_MAX_CONNS; i++) {
+		struct ipc_shm shim, mine;
+		int fd = ipc_shm_create(1, &shim);
+		assert_true(fd >= 0);
+		char err[160];
+		assert_true(ipc_shm_map(fd, &mine, err, sizeof(err)));
+		ipc_shm_unmap(&shim);
+		close(fd);
+		struct tenant *t = daemon_add_tenant(
+		    &f->d, name, INT32_MAX, 1000.0 / 3.0, 0, &mine, f->now);
+		assert_non_null(t);
+		t->fixed_fps = 1000.0 / 3.0;
+		t->core.target_fps = 1000.0 / 3.0;
+		t->gpu_share = 1.0 / 3.0;
+		t->below_sla_s = INT64_MAX;
+	}
+	f->d.gpu.util = 1.0 / 3.0;
+	char *line = ipc_msg_encode(daemon_status(&f->d));
+	assert_non_null(line);
+	size_t len = strlen(line);
+	free(line);
+	/* fps and frame_ms_p99 are 0 here (no frames): give them their
+	 * longest form, %.17g's 24 characters, too. */
+	len += (size_t)SERVER_MAX_CONNS * 2 * 24;
+	printf("longest status reply: %zu bytes for %d tenants\n", len,
+	       SERVER_MAX_CONNS);
+	assert_true(2 * len <= SERVER_MAX_OUT);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -395,6 +437,7 @@ int main(void)
 	    T(test_period_bounded),
 	    T(test_esa_leaves_out_load_no_tenant_reports),
 	    T(test_hardware_gpu_has_no_host_load),
+	    T(test_longest_status_reply_fits),
 #undef T
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
