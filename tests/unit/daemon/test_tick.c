@@ -406,6 +406,7 @@ static void test_longest_status_reply_fits(void **state)
 		assert_non_null(t);
 		t->fixed_fps = 1000.0 / 3.0;
 		t->core.target_fps = 1000.0 / 3.0;
+		t->core.reach_fps = 1000.0 / 3.0;
 		t->gpu_share = 1.0 / 3.0;
 		t->below_sla_s = INT64_MAX;
 	}
