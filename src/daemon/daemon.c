@@ -5,6 +5,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "core/reach.h"
 #include "ipc/control.h"
 #include "util/log.h"
 
@@ -124,7 +125,8 @@ double daemon_start_target(const struct daemon *d, const struct tenant *t)
 		return t->fixed_fps;
 	if (d->policy == &core_policy_none)
 		return 0.0;
-	return daemon_tenant_sla(d, t) * (1.0 + d->cfg.params.sla_margin);
+	struct core_tenant c = {.sla_fps = daemon_tenant_sla(d, t)};
+	return core_sla_ref(&d->cfg.params, &c);
 }
 
 json_t *daemon_status(struct daemon *d)

@@ -57,10 +57,10 @@ double daemon_tenant_sla(const struct daemon *d, const struct tenant *t);
 
 /* The target a tenant starts at, written into its control block when it
  * registers so that it is paced from then on rather than from the first
- * tick: its pinned rate; unpaced under policy "none"; else its SLA with
- * the policy's sla_margin (what SA's reference is, and where the PI loop's
- * feed-forward puts the first tick's target). The first tick's decision
- * replaces it. */
+ * tick: its pinned rate; unpaced under policy "none"; else its SLA
+ * reference, SLA * (1 + sla_margin) (core_sla_ref: SA's reference, the
+ * floor ESA and FSA keep, and where the PI loop's feed-forward puts SA's
+ * first target). The first tick's decision replaces it. */
 double daemon_start_target(const struct daemon *d, const struct tenant *t);
 
 /* A frame rate as the control block's period (tick.c): 0 for unpaced,
