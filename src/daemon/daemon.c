@@ -5,6 +5,8 @@
 #include <string.h>
 #include <time.h>
 
+#include "core/reach.h"
+#include "ipc/control.h"
 #include "util/log.h"
 
 int64_t daemon_now_ns(void)
@@ -79,8 +81,20 @@ struct tenant *daemon_add_tenant(struct daemon *d, const char *name, pid_t pid,
 		return NULL;
 	d->next_id++;
 	d->tenants[d->n_tenants++] = t;
-	log_info("tenant %u \"%s\" pid %d registered (sla %g, fixed %g)", t->id,
-	         t->name, (int)pid, sla_fps, fixed_fps);
+	/* Before the welcome goes out: the shim paces from its next frame,
+	 * not from the next tick (up to an epoch of free running, and the
+	 * first frames of a game are often its fastest). */
+	t->core.target_fps = daemon_start_target(d, t);
+	struct ipc_control_values v = {
+	    .target_period_ns = daemon_period_ns(t->core.target_fps),
+	    .policy_epoch = d->ticks,
+	    .flags = BATON_CONTROL_VALID,
+	};
+	ipc_control_write(t->shm.control, &v);
+	log_info("tenant %u \"%s\" pid %d registered (sla %g, fixed %g), "
+	         "starts at %g FPS",
+	         t->id, t->name, (int)pid, sla_fps, fixed_fps,
+	         t->core.target_fps);
 	return t;
 }
 
@@ -103,6 +117,16 @@ void daemon_remove_tenant(struct daemon *d, struct tenant *t)
 double daemon_tenant_sla(const struct daemon *d, const struct tenant *t)
 {
 	return t->sla_fps > 0.0 ? t->sla_fps : d->cfg.default_sla;
+}
+
+double daemon_start_target(const struct daemon *d, const struct tenant *t)
+{
+	if (t->fixed_fps > 0.0)
+		return t->fixed_fps;
+	if (d->policy == &core_policy_none)
+		return 0.0;
+	struct core_tenant c = {.sla_fps = daemon_tenant_sla(d, t)};
+	return core_sla_ref(&d->cfg.params, &c);
 }
 
 json_t *daemon_status(struct daemon *d)

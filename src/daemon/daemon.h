@@ -55,6 +55,18 @@ void daemon_remove_tenant(struct daemon *d, struct tenant *t);
 /* The SLA the policy uses for t: its own, else the daemon's default. */
 double daemon_tenant_sla(const struct daemon *d, const struct tenant *t);
 
+/* The target a tenant starts at, written into its control block when it
+ * registers so that it is paced from then on rather than from the first
+ * tick: its pinned rate; unpaced under policy "none"; else its SLA
+ * reference, SLA * (1 + sla_margin) (core_sla_ref: SA's reference, the
+ * floor ESA and FSA keep, and where the PI loop's feed-forward puts SA's
+ * first target). The first tick's decision replaces it. */
+double daemon_start_target(const struct daemon *d, const struct tenant *t);
+
+/* A frame rate as the control block's period (tick.c): 0 for unpaced,
+ * never longer than IPC_FRAME_MAX_PERIOD_NS. */
+int64_t daemon_period_ns(double target_fps);
+
 /* One control epoch ending at now_ns (CLOCK_MONOTONIC): reads every ring,
  * runs core_controller_tick, writes every control block, publishes the
  * metrics snapshot. A tenant whose ring fails validation is marked

@@ -2,11 +2,29 @@
  * data/batond.service. */
 #include <stdio.h>
 #include <string.h>
+#include <sys/resource.h>
 
 #include "daemon/config.h"
 #include "daemon/daemon.h"
 #include "daemon/server.h"
 #include "util/log.h"
+
+/* Every tenant and every admin client holds a connection, and
+ * SERVER_MAX_CONNS of them are served: the usual soft limit of 1024
+ * descriptors would stop accept() short of that (EMFILE). The soft limit
+ * goes up to what that needs, as far as the hard limit allows. */
+static void raise_fd_limit(void)
+{
+	const rlim_t want = SERVER_MAX_CONNS + 64;
+	struct rlimit rl;
+	if (getrlimit(RLIMIT_NOFILE, &rl) != 0 || rl.rlim_cur >= want)
+		return;
+	rl.rlim_cur = rl.rlim_max >= want ? want : rl.rlim_max;
+	if (setrlimit(RLIMIT_NOFILE, &rl) != 0 || rl.rlim_cur < want)
+		log_warn("only %llu file descriptors (RLIMIT_NOFILE): fewer "
+		         "than %d tenants can connect",
+		         (unsigned long long)rl.rlim_cur, SERVER_MAX_CONNS);
+}
 
 int main(int argc, char **argv)
 {
@@ -20,6 +38,7 @@ int main(int argc, char **argv)
 		return 2;
 	}
 
+	raise_fd_limit();
 	struct daemon d;
 	if (!daemon_init(&d, &cfg)) {
 		log_error("out of memory");

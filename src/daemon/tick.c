@@ -91,7 +91,7 @@ static double measured_fps(const struct tenant *t, const struct epoch_sample *s,
 
 /* The shim echoes the period into its records, which the ring reader
  * bounds to IPC_FRAME_MAX_PERIOD_NS: never ask for a longer one. */
-static int64_t period_ns(double target_fps)
+int64_t daemon_period_ns(double target_fps)
 {
 	if (!(target_fps > 0.0) || !isfinite(target_fps))
 		return 0;
@@ -215,7 +215,7 @@ void daemon_tick(struct daemon *d, int64_t now)
 			continue;
 		t->core = d->core[k++];
 		struct ipc_control_values v = {
-		    .target_period_ns = period_ns(t->core.target_fps),
+		    .target_period_ns = daemon_period_ns(t->core.target_fps),
 		    .policy_epoch = d->ticks,
 		    .flags = BATON_CONTROL_VALID,
 		};

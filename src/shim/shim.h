@@ -12,7 +12,10 @@
  *
  * Environment (read once, at the first Present):
  *   BATON_FPS=N        pin N FPS locally; works with no daemon at all
- *   BATON_SLA=N        SLA to register with batond (0/unset: its default)
+ *   BATON_SLA=N        SLA to register with batond (0/unset: its default);
+ *                      the game runs at N from its first frame until
+ *                      batond's control block says otherwise (unpaced if
+ *                      registration fails: no daemon, no pacing)
  *   BATON_NAME=S       tenant name (default: the program's name)
  *   BATON_SOCKET=PATH  the daemon's socket (default: see ipc/socket_path.h)
  *   BATON_DISABLE=1    do nothing at all

@@ -21,6 +21,18 @@ static enum shim_api conn_api;
 static int conn_memfd = -1;
 /* The connected socket, so that the fork child can close it. */
 static _Atomic int conn_sock = -1;
+/* shim_conn_absent(); written by the thread only (and the fork child). */
+static _Atomic bool conn_absent;
+
+bool shim_conn_absent(void)
+{
+	return atomic_load_explicit(&conn_absent, memory_order_relaxed);
+}
+
+static void set_absent(bool absent)
+{
+	atomic_store_explicit(&conn_absent, absent, memory_order_relaxed);
+}
 
 static void pause_ns(long long ns)
 {
@@ -98,6 +110,7 @@ static long long session(const char *hello, size_t hello_len)
 			shim_log(SHIM_LOG_INFO, "cannot reach batond at %s: %s",
 			         conn_cfg.socket, strerror(errno));
 		unreachable = true;
+		set_absent(true);
 		return SHIM_CONN_RETRY_NS;
 	}
 	unreachable = false;
@@ -111,6 +124,7 @@ static long long session(const char *hello, size_t hello_len)
 		ipc_linebuf_init(&lb);
 		int r = read_reply(fd, &lb, line);
 		if (r > 0) {
+			set_absent(false);
 			shim_log(SHIM_LOG_INFO, "registered with batond as %s",
 			         conn_cfg.name);
 			hold(fd);
@@ -119,6 +133,9 @@ static long long session(const char *hello, size_t hello_len)
 			retry = SHIM_CONN_REFUSED_RETRY_NS;
 		}
 	}
+	/* Whatever ended this session, batond is not pacing us now; the
+	 * control block keeps what it last wrote, if anything. */
+	set_absent(true);
 	atomic_store(&conn_sock, -1);
 	close(fd);
 	return retry;
@@ -173,4 +190,5 @@ void shim_conn_forget_in_child(void)
 	int fd = atomic_exchange(&conn_sock, -1);
 	if (fd >= 0)
 		close(fd);
+	set_absent(false);
 }

@@ -21,6 +21,13 @@
 bool shim_conn_start(const struct shim_config *cfg, enum shim_api api,
                      int memfd);
 
+/* True once an attempt to register has failed (nothing listens on the
+ * socket, the hello could not be sent, batond refused it or hung up before
+ * its welcome) and none has succeeded since; false before the first
+ * attempt ends. The frame path asks it (one relaxed atomic load) to know
+ * whether batond's control block may still come. */
+bool shim_conn_absent(void);
+
 /* For the fork child: the parent's connection must not stay open in it (the
  * daemon would never see the parent go), and the thread does not exist
  * there. Async-signal-safe. */

@@ -47,7 +47,10 @@ static struct {
 	uint64_t frame;          /* frames begun */
 	int64_t last_end_ns;     /* when the last Present returned, 0: none */
 	int64_t fixed_period_ns; /* from BATON_FPS, 0: not pinned */
+	int64_t start_period_ns; /* from BATON_SLA, 0: none (or no daemon to
+	                            register with) */
 	int64_t ctl_period_ns;   /* last target the daemon published */
+	bool ctl_seen;           /* ctl_period_ns came from the daemon */
 	uint64_t gpu_seen;       /* newest frame whose GPU time we took */
 	struct core_pacer pacer;
 	struct core_predictor pred;
@@ -169,11 +172,18 @@ static bool setup(enum shim_api api)
 		shim_log(SHIM_LOG_WARN, "no shared memory (%s): unregistered",
 		         strerror(-shm_fd));
 		shm_fd = -1;
-	} else if (cfg.socket_ok) {
-		shim_conn_start(&cfg, api, shm_fd);
+	} else if (cfg.socket_ok && shim_conn_start(&cfg, api, shm_fd) &&
+	           cfg.sla_fps > 0.0) {
+		/* Registration takes a round trip on another thread; until
+		 * batond writes the control block the game runs at its SLA
+		 * rather than free. */
+		fs.start_period_ns = (int64_t)(1e9 / cfg.sla_fps + 0.5);
 	}
-	shim_log(SHIM_LOG_INFO, "%s: %s, pid %d", cfg.name,
+	shim_log(SHIM_LOG_INFO, "%s: %s%s, pid %d", cfg.name,
 	         fs.fixed_period_ns ? "pinned" : "paced by batond",
+	         !fs.fixed_period_ns && fs.start_period_ns
+	             ? ", at its SLA until then"
+	             : "",
 	         (int)getpid());
 	atomic_store_explicit(&phase, PHASE_READY, memory_order_release);
 	return true;
@@ -256,7 +266,9 @@ static void take_software_cost(int64_t cpu_before_wait)
 }
 
 /* The period in force: pinned, else the daemon's latest target (kept when
- * a read races a write, and after the daemon is gone), else unpaced. */
+ * a read races a write, and after the daemon is gone). Before the daemon
+ * wrote one: the SLA while registration may still come, unpaced once it
+ * is known not to (fail open: no daemon, no pacing but BATON_FPS). */
 static int64_t pick_period(void)
 {
 	if (fs.fixed_period_ns)
@@ -264,9 +276,13 @@ static int64_t pick_period(void)
 	struct ipc_control_values v;
 	if (shm.control && ipc_control_read(shm.control, &v) &&
 	    (v.flags & BATON_CONTROL_VALID) && v.target_period_ns >= 0 &&
-	    v.target_period_ns <= IPC_FRAME_MAX_PERIOD_NS)
+	    v.target_period_ns <= IPC_FRAME_MAX_PERIOD_NS) {
 		fs.ctl_period_ns = v.target_period_ns;
-	return fs.ctl_period_ns;
+		fs.ctl_seen = true;
+	}
+	if (fs.ctl_seen)
+		return fs.ctl_period_ns;
+	return shim_conn_absent() ? 0 : fs.start_period_ns;
 }
 
 uint64_t shim_frame_begin(enum shim_api api)

@@ -122,7 +122,7 @@ def mode_gears_sa(args, x):
 VK_LAYER = "VK_LAYER_BATON_pacing"
 # vkcube --c VK_SKIP+VK_FRAMES; the first VK_SKIP frames (start-up, free
 # running until batond's first tick, the controller settling) are skipped.
-VK_SKIP = 225
+VK_SKIP = 45
 VK_FRAMES = 450
 VK_ATTEMPTS = 2
 

@@ -63,12 +63,11 @@ static void *render(void *arg)
 	return NULL;
 }
 
-bool fake_tenant_start(struct fake_tenant *t, const char *socket_path,
-                       const char *name, double sla_fps, double base_fps,
-                       char *err, size_t errlen)
+bool fake_tenant_register(struct fake_tenant *t, const char *socket_path,
+                          const char *name, double sla_fps, char *err,
+                          size_t errlen)
 {
 	memset(t, 0, sizeof(*t));
-	t->base_fps = base_fps;
 	t->memfd = ipc_shm_create((uint32_t)getpid(), &t->shm);
 	if (t->memfd < 0) {
 		snprintf(err, errlen, "memfd: %s", strerror(-t->memfd));
@@ -107,11 +106,12 @@ bool fake_tenant_start(struct fake_tenant *t, const char *socket_path,
 		goto fail;
 	}
 	t->id = atoll(id + 5);
-	if (pthread_create(&t->thread, NULL, render, t) != 0) {
-		snprintf(err, errlen, "pthread_create failed");
-		goto fail;
+	struct ipc_control_values v;
+	if (ipc_control_read(t->shm.control, &v)) {
+		t->start_valid = (v.flags & BATON_CONTROL_VALID) != 0;
+		t->start_period_ns = v.target_period_ns;
 	}
-	t->running = true;
+	t->registered = true;
 	return true;
 fail:
 	close(t->sock);
@@ -120,14 +120,33 @@ fail:
 	return false;
 }
 
+bool fake_tenant_start(struct fake_tenant *t, const char *socket_path,
+                       const char *name, double sla_fps, double base_fps,
+                       char *err, size_t errlen)
+{
+	if (!fake_tenant_register(t, socket_path, name, sla_fps, err, errlen))
+		return false;
+	t->base_fps = base_fps;
+	if (pthread_create(&t->thread, NULL, render, t) != 0) {
+		snprintf(err, errlen, "pthread_create failed");
+		fake_tenant_stop(t);
+		return false;
+	}
+	t->running = true;
+	return true;
+}
+
 void fake_tenant_stop(struct fake_tenant *t)
 {
-	if (!t->running)
+	if (t->running) {
+		atomic_store(&t->stop, true);
+		pthread_join(t->thread, NULL);
+		t->running = false;
+	}
+	if (!t->registered)
 		return;
-	atomic_store(&t->stop, true);
-	pthread_join(t->thread, NULL);
 	close(t->sock);
 	close(t->memfd);
 	ipc_shm_unmap(&t->shm);
-	t->running = false;
+	t->registered = false;
 }

@@ -17,12 +17,16 @@ struct fake_tenant {
 	struct ipc_shm shm;
 	double base_fps; /* unpaced rate */
 	pthread_t thread;
-	bool running;
+	bool registered; /* sock, memfd and shm are ours to close */
+	bool running;    /* the render thread runs */
 	atomic_bool stop;
 	atomic_uint_fast64_t frames;
 	atomic_int_fast64_t period_ns; /* last period read from the block */
 	atomic_uint_fast64_t epoch;    /* last policy_epoch read */
 	long long id;                  /* from the welcome */
+	/* The control block as the welcome found it: valid, and its period */
+	bool start_valid;
+	int64_t start_period_ns;
 };
 
 /* Registers as name (written into the JSON string as given, so escape
@@ -31,6 +35,11 @@ struct fake_tenant {
 bool fake_tenant_start(struct fake_tenant *t, const char *socket_path,
                        const char *name, double sla_fps, double base_fps,
                        char *err, size_t errlen);
+
+/* Registers only: no frames, no thread (for many tenants at once). */
+bool fake_tenant_register(struct fake_tenant *t, const char *socket_path,
+                          const char *name, double sla_fps, char *err,
+                          size_t errlen);
 
 /* Stops rendering and closes the connection (the daemon should drop the
  * tenant). */

@@ -18,11 +18,12 @@
 #include "cli/client.h"
 #include "fake_tenant.h"
 #include "harness.h"
+#include "ipc/proto.h"
 
 /* What a command printed, and its exit status. */
 struct run {
 	int rc;
-	char out[16384];
+	char out[1 << 20];
 	char err[4096];
 };
 
@@ -192,12 +193,107 @@ static void test_against_daemon(void **state)
 	free(r);
 }
 
+/* Tenant i's name as batond sees it, and as JSON inside the hello. Some
+ * need escaping and some are not ASCII; all fit the table's 20 columns. */
+static void tenant_name(int i, char *name, char *json, size_t len)
+{
+	if (i % 10 == 3) {
+		snprintf(name, len, "say \"%03d\"", i);
+		snprintf(json, len, "say \\\"%03d\\\"", i);
+	} else if (i % 10 == 7) {
+		snprintf(name, len, "Spiel-%03d-\u00fc\u00df", i);
+		snprintf(json, len, "%s", name);
+	} else {
+		snprintf(name, len, "tenant-%03d", i);
+		snprintf(json, len, "%s", name);
+	}
+}
+
+/* 200 tenants: a status reply of some 35 kB, many times BATON_MSG_MAX.
+ * --json lists every one with its name, the table has a row for each,
+ * and --watch redraws them all. */
+static void test_status_of_200_tenants(void **state)
+{
+	(void)state;
+	enum { N = 200 };
+	struct batond_proc p;
+	if (!batond_spawn(&p, NULL)) {
+		batond_dump_log(&p);
+		fail_msg("batond did not start");
+	}
+	static struct fake_tenant t[N];
+	char name[64], json[64], err[256];
+	for (int i = 0; i < N; i++) {
+		tenant_name(i, name, json, sizeof(name));
+		if (!fake_tenant_register(&t[i], p.sock, json, 30, err,
+		                          sizeof(err)))
+			fail_msg("tenant %d: %s", i, err);
+	}
+	struct run *r = malloc(sizeof(*r));
+
+	run_cmd(r, cmd_status, 2, "status", "--json");
+	assert_int_equal(r->rc, 0);
+	assert_true(strlen(r->out) > 4 * BATON_MSG_MAX);
+	json_t *j = json_loads(r->out, 0, NULL);
+	assert_non_null(j);
+	json_t *list = json_object_get(j, "tenants");
+	assert_int_equal(json_array_size(list), N);
+	/* In registration order, each with its own name. */
+	for (int i = 0; i < N; i++) {
+		tenant_name(i, name, json, sizeof(name));
+		json_t *e = json_array_get(list, (size_t)i);
+		assert_string_equal(
+		    json_string_value(json_object_get(e, "name")), name);
+		assert_int_equal(json_integer_value(json_object_get(e, "id")),
+		                 t[i].id);
+	}
+	json_decref(j);
+
+	run_cmd(r, cmd_status, 1, "status");
+	assert_int_equal(r->rc, 0);
+	int lines = 0;
+	for (char *s = r->out; (s = strchr(s, '\n')); s++)
+		lines++;
+	assert_int_equal(lines, N + 2); /* the header and the GPU line */
+	for (int i = 0; i < N; i++) {
+		tenant_name(i, name, json, sizeof(name));
+		char row[80];
+		snprintf(row, sizeof(row), "\n%s ", name);
+		if (!strstr(r->out, row))
+			fail_msg("no row for %s in:\n%s", name, r->out);
+	}
+
+	pid_t pid = fork();
+	if (pid == 0) {
+		run_cmd(r, cmd_status, 2, "status", "--watch");
+		int n = 0;
+		tenant_name(N - 1, name, json, sizeof(name));
+		for (char *s = r->out; (s = strstr(s, name)); s++)
+			n++;
+		_exit(r->rc == 0 && n >= 2 ? 0 : 10 + n);
+	}
+	struct timespec wait = {2, 500000000};
+	nanosleep(&wait, NULL);
+	kill(pid, SIGINT);
+	int status;
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	assert_true(WIFEXITED(status));
+	assert_int_equal(WEXITSTATUS(status), 0);
+
+	for (int i = 0; i < N; i++)
+		fake_tenant_stop(&t[i]);
+	assert_int_equal(batond_term(&p), 0);
+	batond_cleanup(&p);
+	free(r);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_daemon_not_running),
 	    cmocka_unit_test(test_usage),
 	    cmocka_unit_test(test_against_daemon),
+	    cmocka_unit_test(test_status_of_200_tenants),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -15,12 +15,14 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/socket.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/un.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
+#include "daemon/server.h"
 #include "fake_tenant.h"
 #include "harness.h"
 #include "ipc/fdpass.h"
@@ -159,11 +161,18 @@ static void test_tenant_paced_then_dropped(void **state)
 	/* SA aims at SLA * (1 + 1%); the fake paces to what it is told and
 	 * would run at 50 free, so the loop settles on the reference. */
 	double want = 1e9 / (30.0 * 1.01);
+	/* Registration already wrote the reference (test_paced_from_
+	 * registration); the ticks that follow hold it there. */
+	assert_true(t->start_valid);
+	assert_int_equal(t->start_period_ns, llround(want));
+	for (long long end = now_ms() + 1000;
+	     atomic_load(&t->epoch) == 0 && now_ms() < end;)
+		sleep_ms(20);
+	assert_true(atomic_load(&t->epoch) > 0);
 	if (!wait_period(t, want, 0.02, 5000)) {
 		batond_dump_log(p);
 		fail_msg("target period never settled near %.0f ns", want);
 	}
-	assert_true(atomic_load(&t->epoch) > 0);
 	sleep_ms(1200); /* a full second of frames at the target */
 	st = get_status(p);
 	e = find(st, "game");
@@ -504,6 +513,148 @@ static void test_stale_socket_replaced(void **state)
 	rmdir(dir);
 }
 
+/* A daemon whose first tick is 10 s away: what a new tenant's control
+ * block holds comes from its registration. Under SA the welcome finds the
+ * start target, SLA * (1 + sla_margin), and the game runs at it at once;
+ * under "none" the block says unpaced. */
+static void test_paced_from_registration(void **state)
+{
+	(void)state;
+	static const char *const sa[] = {"--sla", "30", "--epoch-ms", "10000",
+	                                 NULL};
+	struct batond_proc p;
+	if (!batond_spawn(&p, sa)) {
+		batond_dump_log(&p);
+		fail_msg("batond did not start");
+	}
+	static struct fake_tenant t;
+	char err[256];
+	if (!fake_tenant_start(&t, p.sock, "game", 0, 50.0, err, sizeof(err)))
+		fail_msg("tenant: %s", err);
+	assert_true(t.start_valid);
+	assert_int_equal(t.start_period_ns, llround(1e9 / 30.3));
+	long long t0 = now_ms();
+	uint64_t f0 = atomic_load(&t.frames);
+	sleep_ms(1000);
+	double fps = (double)(atomic_load(&t.frames) - f0) * 1000.0 /
+	             (double)(now_ms() - t0);
+	/* No tick yet, and the game, 50 FPS free, ran at the start target
+	 * (one frame either way). */
+	assert_int_equal(atomic_load(&t.epoch), 0);
+	if (fps > 30.3 + 1.0)
+		fail_msg("%.1f FPS before the first tick, not 30.3", fps);
+	fake_tenant_stop(&t);
+	batond_cleanup(&p);
+
+	static const char *const none[] = {"--policy", "none", "--epoch-ms",
+	                                   "10000", NULL};
+	if (!batond_spawn(&p, none)) {
+		batond_dump_log(&p);
+		fail_msg("batond did not start");
+	}
+	if (!fake_tenant_start(&t, p.sock, "game", 30, 50.0, err, sizeof(err)))
+		fail_msg("tenant: %s", err);
+	assert_true(t.start_valid);
+	assert_int_equal(t.start_period_ns, 0);
+	fake_tenant_stop(&t);
+	batond_cleanup(&p);
+}
+
+/* Registers a tenant that never renders and keeps nothing but its
+ * connection (the daemon maps the memfd itself). The socket, or -1. */
+static int register_quiet(const char *sock, const char *name)
+{
+	struct ipc_shm shm;
+	int mfd = ipc_shm_create((uint32_t)getpid(), &shm);
+	if (mfd < 0)
+		return -1;
+	ipc_shm_unmap(&shm);
+	int fd = connect_unix(sock);
+	char hello[192];
+	int n = snprintf(hello, sizeof(hello),
+	                 "{\"type\":\"hello\",\"version\":1,\"role\":"
+	                 "\"tenant\",\"name\":\"%s\"}\n",
+	                 name);
+	char *w = fd >= 0 && ipc_send_with_fd(fd, hello, (size_t)n, mfd) == n
+	              ? read_line(fd)
+	              : NULL;
+	close(mfd);
+	bool ok = w && strstr(w, "\"welcome\"");
+	free(w);
+	if (!ok && fd >= 0)
+		close(fd);
+	return ok ? fd : -1;
+}
+
+/* As many tenants as batond serves connections, less the one asking for
+ * status, started with the usual soft limit of 1024 descriptors (batond
+ * raises its own): all registered, all in one status reply (far longer
+ * than BATON_MSG_MAX) with their names, and the loop kept ticking for a
+ * tenant that renders meanwhile. */
+static void test_status_at_max_tenants(void **state)
+{
+	(void)state;
+	enum { N = SERVER_MAX_CONNS - 1 };
+	struct rlimit rl, low;
+	assert_int_equal(getrlimit(RLIMIT_NOFILE, &rl), 0);
+	if (rl.rlim_max < N + 64)
+		skip(); /* this test itself needs that many descriptors */
+	low = rl;
+	low.rlim_cur = 1024;
+	assert_int_equal(setrlimit(RLIMIT_NOFILE, &low), 0);
+	struct batond_proc p;
+	bool up = batond_spawn(&p, NULL);
+	rl.rlim_cur = rl.rlim_max < 4096 ? rl.rlim_max : 4096;
+	assert_int_equal(setrlimit(RLIMIT_NOFILE, &rl), 0);
+	if (!up) {
+		batond_dump_log(&p);
+		fail_msg("batond did not start");
+	}
+	static struct fake_tenant game;
+	char err[256];
+	if (!fake_tenant_start(&game, p.sock, "game", 30, 50.0, err,
+	                       sizeof(err)))
+		fail_msg("tenant: %s", err);
+	static int fds[N];
+	char name[32];
+	for (int i = 1; i < N; i++) {
+		snprintf(name, sizeof(name), "quiet-%04d", i);
+		fds[i] = register_quiet(p.sock, name);
+		if (fds[i] < 0) {
+			batond_dump_log(&p);
+			fail_msg("tenant %d of %d was not registered", i + 1,
+			         N);
+		}
+	}
+	uint64_t epoch0 = atomic_load(&game.epoch);
+	long long t0 = now_ms();
+	char *r = client_request(p.sock, "{\"type\":\"status\"}\n");
+	long long took = now_ms() - t0;
+	assert_non_null(r);
+	size_t bytes = strlen(r);
+	json_t *st = json_loads(r, 0, NULL);
+	free(r);
+	assert_non_null(st);
+	json_t *list = json_object_get(st, "tenants");
+	assert_int_equal(json_array_size(list), N);
+	assert_non_null(find(st, "game"));
+	for (int i = 1; i < N; i++) {
+		snprintf(name, sizeof(name), "quiet-%04d", i);
+		if (!find(st, name))
+			fail_msg("%s is not in the status reply", name);
+	}
+	json_decref(st);
+	printf("status of %d tenants: %zu bytes in %lld ms\n", N, bytes, took);
+	assert_true(bytes > 16 * BATON_MSG_MAX);
+	sleep_ms(500);
+	assert_true(atomic_load(&game.epoch) > epoch0);
+	for (int i = 1; i < N; i++)
+		close(fds[i]);
+	fake_tenant_stop(&game);
+	assert_int_equal(batond_term(&p), 0);
+	batond_cleanup(&p);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -517,6 +668,8 @@ int main(void)
 	    T(test_sigterm_removes_socket),
 	    T(test_second_daemon_refused),
 	    cmocka_unit_test(test_stale_socket_replaced),
+	    cmocka_unit_test(test_paced_from_registration),
+	    cmocka_unit_test(test_status_at_max_tenants),
 #undef T
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -13,6 +13,8 @@
 #include <unistd.h>
 
 #include "daemon/daemon.h"
+#include "daemon/server.h"
+#include "ipc/msg.h"
 #include "ipc/control.h"
 #include "ipc/ring.h"
 
@@ -34,7 +36,8 @@ struct fixture {
 	uint32_t gpu_flags; /* BATON_FRAME_* on every record */
 };
 
-static void add_game(struct fixture *f, int i, const char *name, double sla)
+static void add_game_fixed(struct fixture *f, int i, const char *name,
+                           double sla, double fixed)
 {
 	struct game *g = &f->g[i];
 	g->fd = ipc_shm_create(100 + (uint32_t)i, &g->shm);
@@ -42,10 +45,16 @@ static void add_game(struct fixture *f, int i, const char *name, double sla)
 	struct ipc_shm mine;
 	char err[160];
 	assert_true(ipc_shm_map(g->fd, &mine, err, sizeof(err)));
-	g->t = daemon_add_tenant(&f->d, name, 100 + i, sla, 0, &mine, f->now);
+	g->t =
+	    daemon_add_tenant(&f->d, name, 100 + i, sla, fixed, &mine, f->now);
 	assert_non_null(g->t);
 	assert_null(mine.base); /* taken over */
 	g->next_present = f->now + 5 * MS;
+}
+
+static void add_game(struct fixture *f, int i, const char *name, double sla)
+{
+	add_game_fixed(f, i, name, sla, 0);
 }
 
 static int setup(void **state)
@@ -179,6 +188,55 @@ static void test_limited_reported_in_status(void **state)
 	for (int e = 0; e < 30; e++)
 		epoch(f, 1, 120.0);
 	assert_false(c->limited);
+}
+
+/* The control block as game i sees it now (asserts a complete one). */
+static struct ipc_control_values control(struct fixture *f, int i)
+{
+	struct ipc_control_values v;
+	assert_true(ipc_control_read(f->g[i].shm.control, &v));
+	return v;
+}
+
+/* Registration writes the target the tenant starts at before any tick:
+ * SA's reference, SLA * (1 + sla_margin), whether the SLA is the daemon's
+ * default or the tenant's own. The first tick keeps it: the PI loop's
+ * feed-forward starts at the reference, so nothing jumps. */
+static void test_registration_writes_start_target(void **state)
+{
+	struct fixture *f = *state;
+	daemon_tick(&f->d, f->now); /* a daemon that has been running */
+	add_game(f, 0, "a", 0);
+	add_game(f, 1, "b", 45);
+	struct ipc_control_values a = control(f, 0), b = control(f, 1);
+	assert_int_equal(a.flags, BATON_CONTROL_VALID);
+	assert_int_equal(a.policy_epoch, 1);
+	assert_int_equal(a.target_period_ns, llround(1e9 / (30 * 1.01)));
+	assert_int_equal(b.flags, BATON_CONTROL_VALID);
+	assert_int_equal(b.target_period_ns, llround(1e9 / (45 * 1.01)));
+	json_t *st = daemon_status(&f->d);
+	json_t *e = json_array_get(json_object_get(st, "tenants"), 0);
+	assert_float_equal(json_number_value(json_object_get(e, "target_fps")),
+	                   30.3, 1e-9);
+	json_decref(st);
+
+	epoch(f, 2, 120.0);
+	assert_int_equal(control(f, 0).policy_epoch, 2);
+	assert_int_equal(control(f, 0).target_period_ns, a.target_period_ns);
+	assert_int_equal(control(f, 1).target_period_ns, b.target_period_ns);
+}
+
+/* A pinned tenant starts at its pin, and under policy "none" a tenant
+ * starts unpaced: the block says so (valid, period 0) at once. */
+static void test_start_target_pinned_and_none(void **state)
+{
+	struct fixture *f = *state;
+	add_game_fixed(f, 0, "pinned", 30, 20);
+	assert_int_equal(control(f, 0).target_period_ns, 50000000);
+	f->d.policy = &core_policy_none;
+	add_game(f, 1, "free", 30);
+	assert_int_equal(control(f, 1).flags, BATON_CONTROL_VALID);
+	assert_int_equal(control(f, 1).target_period_ns, 0);
 }
 
 static void test_below_sla_seconds_counted(void **state)
@@ -324,12 +382,55 @@ static void test_hardware_gpu_has_no_host_load(void **state)
 	assert_float_equal(f->d.gpu.common_fps, 475.0, 475.0 * 0.03);
 }
 
+/* The longest status reply batond can owe: SERVER_MAX_CONNS tenants whose
+ * 63-byte names JSON escapes to twice that, and numbers at their longest.
+ * It has to fit a connection's backlog (SERVER_MAX_OUT) twice, so that a
+ * `baton status --watch` one reply behind is not taken for a peer that
+ * does not read. Fields added to status count here too. */
+static void test_longest_status_reply_fits(void **state)
+{
+	struct fixture *f = *state;
+	char name[IPC_NAME_MAX];
+	memset(name, '"', IPC_NAME_MAX - 1);
+	name[IPC_NAME_MAX - 1] = '\0';
+	for (int i = 0; i < SERVER_MAX_CONNS; i++) {
+		struct ipc_shm shim, mine;
+		int fd = ipc_shm_create(1, &shim);
+		assert_true(fd >= 0);
+		char err[160];
+		assert_true(ipc_shm_map(fd, &mine, err, sizeof(err)));
+		ipc_shm_unmap(&shim);
+		close(fd);
+		struct tenant *t = daemon_add_tenant(
+		    &f->d, name, INT32_MAX, 1000.0 / 3.0, 0, &mine, f->now);
+		assert_non_null(t);
+		t->fixed_fps = 1000.0 / 3.0;
+		t->core.target_fps = 1000.0 / 3.0;
+		t->core.reach_fps = 1000.0 / 3.0;
+		t->gpu_share = 1.0 / 3.0;
+		t->below_sla_s = INT64_MAX;
+	}
+	f->d.gpu.util = 1.0 / 3.0;
+	char *line = ipc_msg_encode(daemon_status(&f->d));
+	assert_non_null(line);
+	size_t len = strlen(line);
+	free(line);
+	/* fps and frame_ms_p99 are 0 here (no frames): give them their
+	 * longest form, %.17g's 24 characters, too. */
+	len += (size_t)SERVER_MAX_CONNS * 2 * 24;
+	printf("longest status reply: %zu bytes for %d tenants\n", len,
+	       SERVER_MAX_CONNS);
+	assert_true(2 * len <= SERVER_MAX_OUT);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 #define T(fn) cmocka_unit_test_setup_teardown(fn, setup, teardown)
 	    T(test_sa_settles_on_reference),
 	    T(test_limited_reported_in_status),
+	    T(test_registration_writes_start_target),
+	    T(test_start_target_pinned_and_none),
 	    T(test_below_sla_seconds_counted),
 	    T(test_pinned_and_none),
 	    T(test_stalled_game_decays),
@@ -337,6 +438,7 @@ int main(void)
 	    T(test_period_bounded),
 	    T(test_esa_leaves_out_load_no_tenant_reports),
 	    T(test_hardware_gpu_has_no_host_load),
+	    T(test_longest_status_reply_fits),
 #undef T
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
