@@ -10,15 +10,15 @@ Modes (the tests; meson.build registers them):
   gears-sa        `batond --policy sa --sla 45` with sla_margin 0 (so the
                   reference is exactly 45): `baton run -- glxgears` prints
                   45 FPS +-1% in its own 5-second lines from the third on.
-  vkcube-sa       the same daemon; `baton run -- vkcube --c 675` through
-                  the Vulkan layer: frames 226..675 take 10.0 s +-1%
+  vkcube-sa       the same daemon; `baton run -- vkcube --c 495` through
+                  the Vulkan layer: frames 46..495 take 10.0 s +-1%
                   (450 at 45 FPS), timed by xcb_probe.c outside the layer
                   (when Mesa's WSI hands each frame to the X server). The
-                  first 225 frames are start-up: vkcube runs free until
-                  batond's first tick after it registers, and how many
-                  frames that is varies by a hundred, so whole-process
-                  wall times (tests/e2e/vulkan's method) cannot be used
-                  here. One rerun if the first attempt misses.
+                  first 45 frames are start-up (swapchain creation, the
+                  layer's first GPU times; batond paces the game from its
+                  registration on), so whole-process wall times
+                  (tests/e2e/vulkan's method) are not used here. One rerun
+                  if the first attempt misses.
   contention-none three glmark2 scenes at 640x360 on the two cores with no
                   Baton at all (vGASA Fig. 1): desktop, whose frames cost
                   the most CPU, gets the lowest rate (within 10%: jellyfish
@@ -120,8 +120,8 @@ def mode_gears_sa(args, x):
 # ---------------------------------------------------------------- vkcube
 
 VK_LAYER = "VK_LAYER_BATON_pacing"
-# vkcube --c VK_SKIP+VK_FRAMES; the first VK_SKIP frames (start-up, free
-# running until batond's first tick, the controller settling) are skipped.
+# vkcube --c VK_SKIP+VK_FRAMES; the first VK_SKIP frames (start-up, the
+# pacer's first GPU-time predictions) are skipped.
 VK_SKIP = 45
 VK_FRAMES = 450
 VK_ATTEMPTS = 2
