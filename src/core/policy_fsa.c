@@ -18,8 +18,8 @@
  *   waits fsa_hold_s;
  * - while no tenant is below, the donors' references grow by fsa_relax per
  *   second, so the share they gave is taken back once it is not needed, and
- *   a reference that no longer binds (well above what the donor achieves)
- *   is dropped: the donor runs free again.
+ *   a reference that no longer binds (well above what the donor could
+ *   reach running free) is dropped: the donor runs free again.
  *
  * The gap between the detection level and the donors' floor (one
  * fsa_guard) keeps a donor held at its floor from being taken for a game in
@@ -38,7 +38,10 @@
  * - the donors keep their references, neither relaxed nor dropped, until
  *   every free-running game is at or above its floor, not merely above the
  *   detection level: a game just over sla * (1 + fsa_guard) is one noisy
- *   second from the SLA. */
+ *   second from the SLA; and a reference is dropped only once it would not
+ *   bind were the donor free (its reach), not when a busy moment lowers its
+ *   F_out: vkcube, capped at 300 FPS, dipped under 270 and went back to
+ *   500. */
 #include <math.h>
 
 #include "core/policy.h"
@@ -95,7 +98,12 @@ static void assign_fsa(const struct core_params *p, struct core_gpu *gpu,
 			if (d->fixed_fps > 0.0 || is_below(p, d) ||
 			    !(d->fps_smooth > floor_fps(p, d)) || !(d->k > 0.0))
 				continue;
-			double want = d->fps_smooth - give / d->k;
+			/* a donor already capped gives from its cap: a
+			 * reallocation never raises one */
+			double from = d->fps_smooth;
+			if (d->ref_fps > 0.0 && d->ref_fps < from)
+				from = d->ref_fps;
+			double want = from - give / d->k;
 			double fl = floor_fps(p, d);
 			d->ref_fps = want > fl ? want : fl;
 		}
@@ -111,8 +119,12 @@ static void assign_fsa(const struct core_params *p, struct core_gpu *gpu,
 		if (d->fixed_fps > 0.0 || !(d->ref_fps > 0.0))
 			continue;
 		d->ref_fps *= 1.0 + p->fsa_relax * p->epoch_s;
-		if (d->fps_smooth > 0.0 &&
-		    d->ref_fps > d->fps_smooth * (1.0 + 2.0 * p->fsa_guard))
+		/* Dropped once it would not bind even were the donor free:
+		 * against its reach (reach.h), not its F_out, which a busy
+		 * moment lowers while the donor could still run far above
+		 * its cap. */
+		double can = d->reach_fps > 0.0 ? d->reach_fps : d->fps_smooth;
+		if (can > 0.0 && d->ref_fps > can * (1.0 + 2.0 * p->fsa_guard))
 			d->ref_fps = 0.0;
 	}
 }

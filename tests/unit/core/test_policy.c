@@ -228,6 +228,12 @@ static void test_fsa_gives_back_when_nobody_needs(void **state)
 	d.ref_fps = 50;
 	core_policy_fsa.assign(&p, &gpu, &d, 1);
 	assert_float_equal(d.ref_fps, 0.0, 0.0);
+	/* ... unless the donor could reach far more running free: a busy
+	 * moment lowered its rate, the cap still binds */
+	d.ref_fps = 50;
+	d.reach_fps = 300;
+	core_policy_fsa.assign(&p, &gpu, &d, 1);
+	assert_float_equal(d.ref_fps, 50 * (1 + p.fsa_relax * p.epoch_s), 1e-9);
 }
 
 /* A game still below after a reallocation asks twice as much the next time
