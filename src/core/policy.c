@@ -16,7 +16,7 @@ struct core_params core_params_default(void)
 	    .fps_smooth_s = 0.5,
 	    .reach_tol = 0.03,
 	    .reach_hold_s = 0.3,
-	    .esa_climb = 0.02,
+	    .esa_climb = 0.03,
 	};
 }
 

@@ -82,6 +82,8 @@ struct core_gpu {
 	double common_fps;  /* ESA: last common reference (output) */
 	double esa_ceiling; /* ESA: the common reference lowered to what a
 	                       limited tenant reaches; 0 = none */
+	double esa_hold_s;  /* ESA: time left before the ceiling may step
+	                       down again */
 	double fsa_hold_s;  /* FSA: time left before the next reallocation */
 	double fsa_gain;    /* FSA: what the next reallocation multiplies the
 	                       need by (policy_fsa.c); 0 = 1 */
@@ -110,7 +112,7 @@ extern const struct core_policy core_policy_esa;  /* Algorithm 3 */
 /* Defaults: vGASA's gains (kp 0.1, ki 0.05, clamp x4), 100 ms epoch, 1% SLA
  * margin, 95% ESA utilization target, 5% FSA guard, 2%/s FSA relax, 0.5 s
  * FSA hold, k_alpha 0.2, 0.5 s F_out smoothing, 3% reach tolerance held
- * 0.3 s, ESA climbing back 2%/s. */
+ * 0.3 s, ESA climbing back 3%/s. */
 struct core_params core_params_default(void);
 
 /* "none", "sa", "fsa", "esa"; NULL if unknown. */

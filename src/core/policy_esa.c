@@ -48,13 +48,19 @@ static double budget_rate(const struct core_params *p,
 	return sum_k > 0.0 && budget > 0.0 ? budget / sum_k : 0.0;
 }
 
-/* Moves the ceiling: down to the rate the slowest limited tenant achieves,
- * else up by esa_climb per second, dropped once it reaches the budget's
- * rate. Near a limited tenant's capacity this is a slow saw: the ceiling
- * climbs until the tenant falls reach_tol short again (a few per cent),
- * then comes back to what it achieves. It never goes under the lowest SLA
- * reference: under it every tenant is held at its SLA anyway, and it must
- * not ratchet down on noise. */
+/* A step down moves the ceiling at most this far, and the next waits until
+ * the step can show in the limited tenant's smoothed rate: a game that
+ * stalls for a moment (glmark2 loading its next scene: a few hundred ms
+ * without a frame) must not drag every game down to its stall, while a
+ * game 20 % short of the common rate is caught up with in two steps. */
+#define ESA_MAX_DROP 0.10
+
+/* Moves the ceiling: down toward the rate the slowest limited tenant
+ * achieves, else up by esa_climb per second, dropped once it reaches the
+ * budget's rate. Near a limited tenant's capacity this is a slow saw: the
+ * ceiling climbs until the tenant falls reach_tol short again (a few per
+ * cent), then comes back to what it achieves. It never goes under the
+ * lowest SLA reference: under it every tenant is held at its SLA anyway. */
 static void move_ceiling(const struct core_params *p, struct core_gpu *gpu,
                          const struct core_tenant *t, size_t n, double ideal)
 {
@@ -69,15 +75,22 @@ static void move_ceiling(const struct core_params *p, struct core_gpu *gpu,
 		    (lowest <= 0.0 || t[i].fps_smooth < lowest))
 			lowest = t[i].fps_smooth;
 	}
+	if (gpu->esa_hold_s > 0.0)
+		gpu->esa_hold_s -= p->epoch_s;
 	if (gpu->esa_ceiling <= 0.0 && lowest <= 0.0)
 		return;
 	double c = gpu->esa_ceiling > 0.0 && gpu->esa_ceiling < ideal
 	               ? gpu->esa_ceiling
 	               : ideal;
-	if (lowest > 0.0 && lowest < c)
-		c = lowest;
-	else
+	if (lowest > 0.0 && lowest < c) {
+		if (gpu->esa_hold_s > 0.0)
+			return; /* the last step has not shown yet */
+		double step = c * (1.0 - ESA_MAX_DROP);
+		c = lowest > step ? lowest : step;
+		gpu->esa_hold_s = p->reach_hold_s + p->fps_smooth_s;
+	} else {
 		c *= 1.0 + p->esa_climb * p->epoch_s;
+	}
 	if (c >= ideal)
 		gpu->esa_ceiling = 0.0;
 	else

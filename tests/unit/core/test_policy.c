@@ -132,27 +132,37 @@ static void test_esa_ceiling_follows_the_limited_tenant(void **state)
 	struct core_params p = core_params_default();
 	struct core_gpu gpu = {0};
 	struct core_tenant t[2] = {tenant(30, 60, 0.005),
-	                           tenant(30, 50, 0.005)};
+	                           tenant(30, 80, 0.005)};
 	double ideal = 0.95 / 0.01, step = 1 + p.esa_climb * p.epoch_s;
 	core_policy_esa.assign(&p, &gpu, t, 2);
 	assert_float_equal(gpu.common_fps, ideal, 1e-9);
 	assert_float_equal(gpu.esa_ceiling, 0.0, 0.0);
 
+	/* 80 is within one step (10 %) of 95: straight there */
 	t[1].limited = true;
 	core_policy_esa.assign(&p, &gpu, t, 2);
-	assert_float_equal(gpu.common_fps, 50.0, 1e-9);
-	assert_float_equal(t[0].ref_fps, 50.0, 1e-9);
-	assert_float_equal(t[1].ref_fps, 50.0, 1e-9);
+	double c = 0.9 * ideal;
+	assert_float_equal(gpu.common_fps, c, 1e-9);
+	assert_float_equal(t[0].ref_fps, c, 1e-9);
+	assert_float_equal(t[1].ref_fps, c, 1e-9);
+	/* the next step waits for the first to show */
+	core_policy_esa.assign(&p, &gpu, t, 2);
+	assert_float_equal(gpu.common_fps, c, 1e-9);
+	for (int i = 0; i < 20 && gpu.common_fps == c; i++)
+		core_policy_esa.assign(&p, &gpu, t, 2);
+	assert_float_equal(gpu.common_fps, 80.0, 1e-9);
 
 	/* nobody limited: climb one step per epoch */
 	t[1].limited = false;
 	core_policy_esa.assign(&p, &gpu, t, 2);
-	assert_float_equal(gpu.common_fps, 50.0 * step, 1e-9);
+	assert_float_equal(gpu.common_fps, 80.0 * step, 1e-9);
 
-	/* a limited tenant under the SLA: the others at their SLA */
+	/* a limited tenant under the SLA: a step at a time down to the
+	 * lowest SLA reference, the others held at their SLA */
 	t[1].limited = true;
 	t[1].fps_smooth = 20.0;
-	core_policy_esa.assign(&p, &gpu, t, 2);
+	for (int i = 0; i < 200; i++)
+		core_policy_esa.assign(&p, &gpu, t, 2);
 	assert_float_equal(t[0].ref_fps, 30 * (1 + p.sla_margin), 1e-9);
 	assert_float_equal(gpu.esa_ceiling, 30 * (1 + p.sla_margin), 1e-9);
 
@@ -162,6 +172,20 @@ static void test_esa_ceiling_follows_the_limited_tenant(void **state)
 		core_policy_esa.assign(&p, &gpu, t, 2);
 	assert_float_equal(gpu.esa_ceiling, 0.0, 0.0);
 	assert_float_equal(gpu.common_fps, ideal, 1e-9);
+}
+
+/* A moment's stall (a game loading its next scene) moves the ceiling one
+ * step, not down to the stall. */
+static void test_esa_stall_is_one_step(void **state)
+{
+	(void)state;
+	struct core_params p = core_params_default();
+	struct core_gpu gpu = {0};
+	struct core_tenant t[2] = {tenant(30, 60, 0.005), tenant(30, 5, 0.005)};
+	t[1].limited = true;
+	for (int i = 0; i < 5; i++) /* half a second */
+		core_policy_esa.assign(&p, &gpu, t, 2);
+	assert_float_equal(gpu.common_fps, 0.9 * 95.0, 1e-9);
 }
 
 static void test_fsa_moves_share_to_the_game_below(void **state)
@@ -292,6 +316,7 @@ int main(void)
 	    cmocka_unit_test(test_esa_common_reference_fills_the_gpu),
 	    cmocka_unit_test(test_esa_never_aims_under_the_sla),
 	    cmocka_unit_test(test_esa_ceiling_follows_the_limited_tenant),
+	    cmocka_unit_test(test_esa_stall_is_one_step),
 	    cmocka_unit_test(test_fsa_moves_share_to_the_game_below),
 	    cmocka_unit_test(test_fsa_never_pushes_a_donor_under_the_criterion),
 	    cmocka_unit_test(test_fsa_gives_back_when_nobody_needs),

@@ -152,9 +152,12 @@ static int64_t median_interval(void)
 	return iv[N_MEDIAN / 2];
 }
 
+/* A paced median is never shorter than the period; a busy machine (other
+ * tests, host steal) makes frames late and the median longer, so the upper
+ * bound only has to tell the periods the cases use apart (10 and 20 ms). */
 static bool near(int64_t got, int64_t want)
 {
-	return got > want * 99 / 100 && got < want * 101 / 100;
+	return got > want * 99 / 100 && got < want * 125 / 100;
 }
 
 /* BATON_SLA, batond reachable but not answering yet: paced at the SLA
