@@ -73,6 +73,7 @@ from batonbed import (GLMARK2_LINE, Batond, Client, Fail, Glmark2,  # noqa
                       TimingFail, check_timing, load, read_probe,
                       terminate_on_sigterm, wait_quiet,
                       write_config)
+import twin  # noqa: E402
 
 SIZE = "640x360"
 # name -> glmark2 benchmark (without duration)
@@ -377,13 +378,7 @@ def check_costs(run):
 
 
 def simulate(args, policy):
-    """{name: simulated mean FPS} of the scenario under policy."""
-    r = subprocess.run([args.baton, "sim", args.scenario, "--policy",
-                        policy, "--json", "--quiet"], capture_output=True,
-                       text=True, timeout=120)
-    check(r.returncode == 0, "baton sim %s --policy %s exited %d: %s" % (
-        args.scenario, policy, r.returncode, r.stderr))
-    return {t["name"]: t["fps_mean"] for t in json.loads(r.stdout)["tenants"]}
+    return twin.simulate(args.baton, args.scenario, policy)
 
 
 def side_by_side(args, policy, real):
@@ -509,40 +504,25 @@ def mode_table(args, x):
                 steal.others or 0.0))
 
 
+def glmark2_argv(args, bench, seconds):
+    return [args.glmark2, "-s", SIZE, "-b", "%s:duration=%d" % (bench,
+                                                                seconds)]
+
+
+def solo_costs(args, x, warm_s, measure_s, fps=None):
+    """{name: twin.Cost} of each scene alone, measured now."""
+    specs = [(name, glmark2_argv(args, bench, warm_s + measure_s + 30))
+             for name, bench in SCENES]
+    costs = twin.measure_solo(twin.Bed(args.baton, args.batond, x, args.tmp),
+                              specs, warm_s, measure_s, fps)
+    for c in costs.values():
+        print("solo", c)
+    return costs
+
+
 def mode_solo(args, x):
     """Each scene alone (the scenario's inputs)."""
-    env = x.env(BATON_SOCKET=args.sock)
-    with Batond(args.batond, args.baton, args.sock, ["--policy", "none"],
-                env) as d:
-        for name, bench in SCENES:
-            argv = [args.baton, "run", "--name", name, "--", args.glmark2,
-                    "-s", SIZE, "-b", "%s:duration=%d" % (bench, WARM_S),
-                    "-b", "%s:duration=%d" % (bench, MEASURE_S)]
-            with Steal() as st, Glmark2(argv, env) as g:
-                g.wait_lines(GLMARK2_LINE, 1, 60)
-                t0 = time.monotonic()
-                c0 = cpu_seconds(g.proc.pid)
-                x0 = cpu_seconds(x.proc.pid)
-                swap, n = 0.0, 0
-                while time.monotonic() < t0 + MEASURE_S - 2:
-                    time.sleep(1)
-                    t = d.tenants().get(name)
-                    if t and t["fps"] > 0:
-                        swap += t["gpu_share"] / t["fps"]
-                        n += 1
-                t1 = time.monotonic()
-                c1 = cpu_seconds(g.proc.pid)
-                x1 = cpu_seconds(x.proc.pid)
-                fps = 1000.0 / float(g.wait_lines(GLMARK2_LINE, 2, 60)[1]
-                                     .group(4))
-                st.stop()
-            frames = fps * (t1 - t0)
-            print("solo %-9s %.1f FPS (%.2f ms)  CPU %.2f ms/frame (%.2f "
-                  "cores) + X server %.2f ms/frame  shim GPU time %.2f "
-                  "ms/frame  %s" % (
-                      name, fps, 1000 / fps, (c1 - c0) / frames * 1e3,
-                      (c1 - c0) / (t1 - t0), (x1 - x0) / frames * 1e3,
-                      swap / max(n, 1) * 1e3, st))
+    solo_costs(args, x, WARM_S, MEASURE_S)
 
 
 # ---------------------------------------------------------------- faults
