@@ -3,8 +3,8 @@
 (Mesa llvmpipe, lavapipe), paced by a real batond on a private socket.
 
     daemon_e2e.py MODE --baton EXE --batond EXE [--probe LIB]
-                  [--scenario CFG] [--xvfb P] [--glxgears P] [--glmark2 P]
-                  [--vkcube P]
+                  [--xvfb P] [--glxgears P] [--glmark2 P] [--vkcube P]
+                  [--scenario CFG]
 
 Modes (the tests; meson.build registers them):
   gears-sa        `batond --policy sa --sla 45` with sla_margin 0 (so the
@@ -29,9 +29,16 @@ Modes (the tests; meson.build registers them):
                   through `baton run` (Fig. 7): each reports >= 29.4 FPS.
   contention-esa  `--policy esa`: all three within 5% of their mean, and
                   the mean above 30.
-  sim             `baton sim` on the glmark2-contention scenario (solo
-                  costs measured here) under none, sa and esa reproduces
-                  the three results above.
+  sim             the digital twin (twin.py): each scene's solo costs
+                  measured first, free running and pinned, in this run;
+                  the scenario written from them and `baton sim` run on
+                  it under none, sa and esa; the simulated rates must meet
+                  the three criteria above and land within TWIN_TOL of the
+                  three contention runs measured next, per tenant.
+  sim-example     `baton sim` on --scenario (scenarios/glmark2-contention.cfg,
+                  an example with costs measured once on another machine)
+                  under none, sa and esa meets the same three criteria;
+                  needs no display.
   faults          three glxgears under `batond --policy sa --sla 30` with
                   the swap probe: kill -9 batond: no frame interval after
                   it over 2 target periods (or over the client's own worst
@@ -40,11 +47,13 @@ Modes (the tests; meson.build registers them):
                   in `baton status` within 2 s; kill -9 one client: it
                   leaves `baton status` within 1 s.
 Not tests (they print numbers for docs/runtime.md):
-  solo            each glmark2 scene alone under `batond --policy none`:
-                  FPS, CPU per frame (its threads and the X server's), and
-                  the shim's GPU time per frame: the scenario's inputs.
-  table           contention under none, sa and esa and `baton sim` under
-                  each, side by side as a Markdown table.
+  solo            each glmark2 scene alone under `batond --policy none`
+                  (twin.measure_solo): FPS, CPU per frame (its threads and
+                  the X server's), batond's GPU time per frame, the spread
+                  of its frame times: the twin's inputs.
+  table           the sim test without its verdict: solo costs, then each
+                  policy simulated and measured, side by side as a
+                  Markdown table.
 
 Each contention run gives every glmark2 three benchmarks of its scene: a
 warm-up (start-up, registration, the controller settling), the measured
@@ -85,7 +94,7 @@ SLA_MARGIN = 0.01
 POLICIES = ("none", "sa", "esa")
 # The twin (mode sim): each solo measurement, and how far its prediction
 # may be from the measured rate per tenant.
-TWIN_WARM_S, TWIN_MEASURE_S = 3, 7
+TWIN_WARM_S, TWIN_MEASURE_S = 2, 6
 TWIN_TOL = 0.10
 TWIN_ITER = 6
 SA_MIN = 29.4
@@ -328,9 +337,13 @@ class Contention:
         for t, st in self.trace[::2]:
             print("  t=%4.1f s util %.2f other %.2f  %s" % (
                 t, st["gpu_util"], st["other_util"], "  ".join(
-                "%s target %.1f fps %.1f" % (s["name"], s["target_fps"],
-                                             s["fps"])
-                for s in st["tenants"])))
+                "%s target %.1f fps %.1f%s" % (
+                    s["name"], s["target_fps"], s["fps"],
+                    " LIMITED reach %.1f" % s.get("reach_fps", 0)
+                    if s.get("limited") else "")
+                for s in st["tenants"])) + (
+                "  common %.1f" % st["common_fps"]
+                if st.get("common_fps") else ""))
         for name, _ in SCENES:
             r = self.reports[name]
             cpu = self.cpu.get(name)
@@ -565,6 +578,15 @@ def mode_sim(args, x):
                  "rates: %s" % (TWIN_TOL * 100, "; ".join(errors)))
 
 
+def mode_sim_example(args, x):
+    check(args.scenario, "--scenario is required")
+    for policy in POLICIES:
+        sim = twin.simulate(args.baton, args.scenario, policy)
+        print("simulated %-4s %s" % (policy, "  ".join(
+            "%s %.2f" % (n, sim[n]) for n, _ in SCENES)))
+        CHECKS[policy](sim, "simulated " + policy)
+
+
 def mode_table(args, x):
     tw = Twin(args, x)
     rows = {}
@@ -736,6 +758,7 @@ MODES = {
     "contention-sa": mode_contention_sa,
     "contention-esa": mode_contention_esa,
     "sim": mode_sim,
+    "sim-example": mode_sim_example,
     "faults": mode_faults,
     "solo": mode_solo,
     "table": mode_table,
@@ -756,10 +779,11 @@ def main():
     p.add_argument("--glxgears", default="glxgears")
     p.add_argument("--glmark2", default="glmark2")
     p.add_argument("--vkcube", default="vkcube")
+    p.add_argument("--scenario")
     p.add_argument("--quiet-wait", type=float, default=QUIET_WAIT_S,
                    help="seconds to wait for a quiet machine first")
     args = p.parse_args()
-    if args.quiet_wait > 0:
+    if args.mode != "sim-example" and args.quiet_wait > 0:
         quiet, busy = wait_quiet(args.quiet_wait)
         print("machine %s: %.0f%% of the CPU busy before the test (load "
               "%s)" % ("quiet" if quiet else "BUSY", busy * 100, load()))
@@ -767,8 +791,11 @@ def main():
         with tempfile.TemporaryDirectory(prefix="baton-daemon-e2e-") as tmp:
             args.tmp = tmp
             args.sock = os.path.join(tmp, "batond.sock")
-            with Xvfb(args.xvfb) as x:
-                MODES[args.mode](args, x)
+            if args.mode == "sim-example":
+                MODES[args.mode](args, None)
+            else:
+                with Xvfb(args.xvfb) as x:
+                    MODES[args.mode](args, x)
     except TimingFail as e:
         if batonbed.MAX_STEAL[0] > batonbed.STEAL_SKIP:
             print("SKIP: %s, while the host stole %.0f%% of the CPU: the "

@@ -14,7 +14,9 @@ is compared with.
 Standard library only, plus batonbed (the daemon tests' bed)."""
 
 import json
+import math
 import os
+import re
 import subprocess
 import sys
 import time
@@ -47,26 +49,36 @@ class Cost:
     others    cores that other processes (not the client, the X server,
               batond or this one) used meanwhile: someone else's work
     pinned    the rate it was pinned at (`baton set NAME fps=N`), or None
-              for a free-running measurement"""
+              for a free-running measurement
+    jitter    how much its frame times vary: the log-normal sigma that
+              gives batond's median ratio of the 90th percentile frame
+              time to the median, ln(p90 / p50) / 1.2816 (what the
+              simulator's `jitter` draws; None if batond had none)
+    work_ms   how long a frame takes from its start to its present, its
+              pacing sleep left out: the frame time if free running;
+              pinned, 1000 / batond's reach_fps (its rate over the share
+              of the time the pacer did not hold it)"""
 
     def __init__(self, name, fps, cpu_ms, x_ms, k_ms, steal=0.0, cores=2,
-                 others=0.0, pinned=None):
+                 others=0.0, pinned=None, jitter=None, work_ms=None):
         self.name, self.fps, self.cpu_ms, self.x_ms = name, fps, cpu_ms, x_ms
         self.k_ms, self.steal, self.cores = k_ms, steal, cores
-        self.others, self.pinned = others, pinned
+        self.others, self.pinned, self.jitter = others, pinned, jitter
+        self.work_ms = work_ms or 1000.0 / fps
 
     @property
     def frame_ms(self):
         return 1000.0 / self.fps
 
     def __repr__(self):
-        return ("%s: %.1f FPS (%.2f ms)%s, CPU %.2f ms/frame (%.2f cores) + "
+        return ("%s: %.1f FPS (%.2f ms, %.2f ms of work)%s, CPU %.2f ms/frame (%.2f cores) + "
                 "X server %.2f, batond k %.2f ms, steal %.0f%%" % (
-                    self.name, self.fps, self.frame_ms,
+                    self.name, self.fps, self.frame_ms, self.work_ms,
                     " pinned at %g" % self.pinned if self.pinned else "",
                     self.cpu_ms, self.cpu_ms / self.frame_ms, self.x_ms,
                     self.k_ms, self.steal * 100) +
-                (", others %.2f cores" % self.others if self.others else ""))
+                (", others %.2f cores" % self.others if self.others else "") +
+                (", jitter %.3f" % self.jitter if self.jitter else ""))
 
 
 # ------------------------------------------------------------ measuring
@@ -113,7 +125,7 @@ def _measure(daemon, client, name, xpid, seconds, cores, fps):
     """One client's Cost over the next `seconds`: its rate is the mean of
     batond's 1-s rate polled every POLL_S."""
     pids = (client.proc.pid, xpid, daemon.proc.pid)
-    samples = []
+    samples, spread = [], []
     with Steal() as st:
         t0, c0, s0 = time.monotonic(), _cpu(pids), Steal._ours()
         while time.monotonic() < t0 + seconds:
@@ -122,10 +134,15 @@ def _measure(daemon, client, name, xpid, seconds, cores, fps):
             check(client.proc.poll() is None and t is not None,
                   "%s exited %.1f s into its solo measurement; output:\n%s"
                   % (name, time.monotonic() - t0, client.output()))
-            samples.append((t["fps"], t["gpu_share"]))
+            samples.append((t["fps"], t["gpu_share"],
+                            t.get("reach_fps") or t["fps"]))
+            q = _quantiles(daemon, name)
+            if q.get("0.5", 0) > 0 and q.get("0.9", 0) > 0:
+                spread.append(q["0.9"] / q["0.5"])
         t1, c1, s1 = time.monotonic(), _cpu(pids), Steal._ours()
     rate = sum(s[0] for s in samples) / len(samples)
     share = sum(s[1] for s in samples) / len(samples)
+    reach = sum(s[2] for s in samples) / len(samples)
     check(rate > 0 and c1[0] > c0[0], "%s presented no frame in its solo "
           "measurement" % name)
     frames = rate * (t1 - t0)
@@ -133,7 +150,31 @@ def _measure(daemon, client, name, xpid, seconds, cores, fps):
     busy = (1.0 - st.idle - st.steal) * cores * (t1 - t0)
     return Cost(name, rate, (c1[0] - c0[0]) / frames * 1e3,
                 (c1[1] - c0[1]) / frames * 1e3, share / rate * 1e3, st.steal,
-                cores, max(busy - ours, 0.0) / (t1 - t0), fps)
+                cores, max(busy - ours, 0.0) / (t1 - t0), fps,
+                None if fps or not spread
+                else math.log(_median(spread)) / P90_Z,
+                1000.0 / reach if fps and reach > 0 else None)
+
+
+# The 90th percentile of a standard normal.
+P90_Z = 1.2816
+
+
+def _median(v):
+    v = sorted(v)
+    return v[len(v) // 2]
+
+
+def _quantiles(daemon, name):
+    """{quantile: seconds} of name's frame times over the last 2 s, from
+    batond's /metrics."""
+    try:
+        text = daemon.metrics()
+    except OSError:
+        return {}
+    return {m.group(1): float(m.group(2)) for m in re.finditer(
+        r'^baton_tenant_frame_time_seconds\{name="%s",pid="\d+",'
+        r'quantile="([\d.]+)"\} (\S+)$' % re.escape(name), text, re.M)}
 
 
 # ------------------------------------------------------------ the model
@@ -145,9 +186,10 @@ def _measure(daemon, client, name, xpid, seconds, cores, fps):
 # all the cores, and a frame's device time is its CPU time over all threads
 # plus the X server's, over the cores: gpu_ms = (CPU + X) / cores. A client
 # alone does not fill every core (its threads wait on each other), so its
-# frame takes longer than that; the rest of its solo frame time is latency
-# off the device: cpu_ms = frame - gpu_ms, which makes each client's solo
-# rate in the simulator its measured one. Present waits for the frame
+# frame takes longer than that; the rest of its solo frame's work time is
+# latency off the device: cpu_ms = work - gpu_ms, which makes each client's
+# solo rate in the simulator its measured one (free running, work is the
+# frame time; paced, the frame time less the pacing sleep). Present waits for the frame
 # (llvmpipe renders inside the swap): max_in_flight = 0.
 #
 # Time slicing: sched_autogroup gives each session (each client runs in
@@ -166,10 +208,15 @@ DEFAULT_GPU = {"model": "timeslice", "quantum_ms": 0.1, "switch_us": 0.0}
 JITTER = 0.1
 
 
+def jitter(cost):
+    """The simulator's jitter for a Cost: its measured one, else JITTER."""
+    return cost.jitter if cost.jitter else JITTER
+
+
 def model(cost):
     """(cpu_ms, gpu_ms) of the simulator's tenant for a measured Cost."""
     gpu = (cost.cpu_ms + cost.x_ms) / cost.cores
-    return max(cost.frame_ms - gpu, 0.0), gpu
+    return max(cost.work_ms - gpu, 0.0), gpu
 
 
 class Tenant:
@@ -208,7 +255,8 @@ def scenario_text(name, description, tenants, policy="sa", duration_s=25.0,
         cpu, dev = model(t.cost)
         e = ("  { name = %s; sla_fps = %r; cpu_ms = %.4f; gpu_ms = %.4f; "
              "jitter = %r; max_in_flight = 0;" % (
-                 _str(t.name), float(t.sla or sla), cpu, dev, JITTER))
+                 _str(t.name), float(t.sla or sla), cpu, dev,
+                 round(jitter(t.cost), 4)))
         if t.start_s:
             e += " start_s = %r;" % float(t.start_s)
         if t.stop_s:
@@ -246,14 +294,14 @@ def simulate(baton, scenario_path, policy):
 
 def paced_at(free, pinned, fps):
     """The Cost of free's frames when paced at fps: CPU and X server time
-    per frame interpolated linearly in the rate between the pinned
-    measurements of the same client (Costs from measure_solo(...,
+    and work time per frame interpolated linearly in the rate between the
+    pinned measurements of the same client (Costs from measure_solo(...,
     fps=...)), held at the nearest one outside their range. A paced frame
-    costs more than a free-running one (measured: +10 to +45% at 30 FPS on
-    llvmpipe): it starts after a sleep, with cold caches and rasterizer
-    threads to wake. Its rate stays free's, so that model() leaves it the
-    free frame's latency off the device."""
-    pts = sorted((c.fps, c.cpu_ms, c.x_ms, c.k_ms) for c in pinned)
+    costs more than a free-running one (measured: +10 to +45% of CPU at
+    30 FPS on llvmpipe) and takes longer: it starts after a sleep, with
+    cold caches and rasterizer threads to wake."""
+    pts = sorted((c.fps, c.cpu_ms, c.x_ms, c.k_ms, c.work_ms)
+                 for c in pinned)
     check(pts, "%s: no pinned measurement to pace it by" % free.name)
     if fps <= pts[0][0]:
         v = pts[0]
@@ -265,5 +313,5 @@ def paced_at(free, pinned, fps):
                 w = (fps - a[0]) / (b[0] - a[0])
                 v = [x + (y - x) * w for x, y in zip(a, b)]
                 break
-    return Cost(free.name, free.fps, v[1], v[2], v[3], free.steal,
-                free.cores, free.others, fps)
+    return Cost(free.name, fps, v[1], v[2], v[3], free.steal, free.cores,
+                free.others, fps, free.jitter, v[4])
