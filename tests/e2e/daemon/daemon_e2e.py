@@ -96,6 +96,12 @@ POLICIES = ("none", "sa", "esa")
 # may be from the measured rate per tenant.
 TWIN_WARM_S, TWIN_MEASURE_S = 2, 6
 TWIN_TOL = 0.10
+# The policies whose simulated rates the sim test asserts within TWIN_TOL;
+# `none` is printed: free-running frames cost 5-20% more or less under
+# contention than alone, from run to run (docs/runtime.md).
+TWIN_ASSERTED = ("sa", "esa")
+# Other processes' cores over which a twin that misses is inconclusive.
+TWIN_BUSY = 0.10
 TWIN_ITER = 6
 SA_MIN = 29.4
 ESA_SPREAD = 0.05
@@ -503,6 +509,11 @@ class Twin:
                                    round(top, 1)).items():
                 self.pinned[n].append(c)
 
+    def busiest(self):
+        """The most cores other processes used in any solo measurement."""
+        return max(c.others for cs in [list(self.free.values())] +
+                   list(self.pinned.values()) for c in cs)
+
     def costs(self, fps):
         return {n: twin.paced_at(c, self.pinned[n], fps)
                 for n, c in self.free.items()}
@@ -551,7 +562,8 @@ def side_by_side(policy, sim, run):
 
 def mode_sim(args, x):
     """The twin: simulated from solo costs measured first, then measured
-    under each policy, within TWIN_TOL per tenant."""
+    under each policy; within TWIN_TOL per tenant for the policies of
+    TWIN_ASSERTED, printed for the others."""
     tw = Twin(args, x)
     sims = {}
     for policy in POLICIES:
@@ -560,6 +572,7 @@ def mode_sim(args, x):
             "%s %.2f" % (n, sims[policy][n]) for n, _ in SCENES)))
         CHECKS[policy](sims[policy], "simulated " + policy)
     errors = []
+    busy = tw.busiest()
     for policy in POLICIES:
         try:
             run = contention(args, x, policy)
@@ -570,12 +583,25 @@ def mode_sim(args, x):
                 raise
             print("(%s: %s)" % (policy, e))
             run = e.run
+        busy = max(busy, run.steal.others or 0.0)
         worst = side_by_side(policy, sims[policy], run)
         if worst > TWIN_TOL:
-            errors.append("%s: %.1f%% off (%s, %.2f other cores)" % (
-                policy, worst * 100, run.steal, run.steal.others or 0))
+            print("twin: %s is %.1f%% off (%s)%s" % (
+                policy, worst * 100, run.steal, "" if policy in
+                TWIN_ASSERTED else ", printed, not asserted"))
+            if policy in TWIN_ASSERTED:
+                errors.append("%s %.1f%%" % (policy, worst * 100))
+    if errors and busy > TWIN_BUSY:
+        raise Busy("the twin is over %.0f%% off (%s), but other processes "
+                   "used up to %.2f cores while it measured" % (
+                       TWIN_TOL * 100, ", ".join(errors), busy))
     check_timing(not errors, "the twin is over %.0f%% off the measured "
-                 "rates: %s" % (TWIN_TOL * 100, "; ".join(errors)))
+                 "rates: %s" % (TWIN_TOL * 100, ", ".join(errors)))
+
+
+class Busy(Fail):
+    """Someone else's work ran during a measurement the twin needs:
+    reported as skipped."""
 
 
 def mode_sim_example(args, x):
@@ -796,6 +822,9 @@ def main():
             else:
                 with Xvfb(args.xvfb) as x:
                     MODES[args.mode](args, x)
+    except Busy as e:
+        print("SKIP:", e)
+        return 77
     except TimingFail as e:
         if batonbed.MAX_STEAL[0] > batonbed.STEAL_SKIP:
             print("SKIP: %s, while the host stole %.0f%% of the CPU: the "

@@ -262,9 +262,11 @@ def scenario_text(name, description, tenants, policy="sa", duration_s=25.0,
         if t.stop_s:
             e += " stop_s = %r;" % float(t.stop_s)
         if t.scenes:
+            # A scene's 0 cost means "unchanged" (docs/scenarios.md).
             e += "\n    scenes = ( %s );" % ", ".join(
                 "{ at_s = %r; cpu_ms = %.4f; gpu_ms = %.4f; }" % (
-                    (float(at),) + model(c)) for at, c in t.scenes)
+                    (float(at),) + tuple(max(v, 1e-4) for v in model(c)))
+                for at, c in t.scenes)
         entries.append(e + " }")
     lines.append(",\n".join(entries))
     lines.append(");")
