@@ -20,6 +20,21 @@ static bool set(json_t *obj, const char *key, json_t *value)
 	return json_object_set_new(obj, key, value) == 0;
 }
 
+/* The frames of each whole second from 0 (warm-up included), so that a
+ * script can judge a tenant only while it is present (start_s, stop_s)
+ * and compare second by second with a measurement. */
+static json_t *per_second(const struct sim_tenant_result *t)
+{
+	json_t *a = json_array();
+	for (size_t i = 0; a && i < t->n_secs; i++) {
+		if (json_array_append_new(a, num(t->fps_per_s[i]))) {
+			json_decref(a);
+			return NULL;
+		}
+	}
+	return a;
+}
+
 static json_t *tenant_json(const struct cli_report *r,
                            const struct sim_tenant_result *t, size_t index)
 {
@@ -30,7 +45,8 @@ static json_t *tenant_json(const struct cli_report *r,
 	          set(o, "fps_p1", num(t->fps_p1)) &&
 	          set(o, "frame_ms_p99", num(t->frame_ms_p99)) &&
 	          set(o, "below_sla_pct", num(t->below_sla_pct)) &&
-	          set(o, "gpu_share", num(t->gpu_share));
+	          set(o, "gpu_share", num(t->gpu_share)) &&
+	          set(o, "fps_per_s", per_second(t));
 	/* Sweeps study convergence (vGASA Fig. 8), which the summary
 	 * figures above do not show. */
 	if (ok && r->sweep) {
