@@ -36,6 +36,28 @@
 
 #define EXPORT __attribute__((visibility("default")))
 
+/* dlsym(RTLD_NEXT, name) through glibc's own dlsym: `mangohud --dlsym`
+ * (libMangoHud_dlsym.so, which clients that load GL with dlopen/dlsym,
+ * glmark2 among them, need) replaces dlsym, and a RTLD_NEXT lookup made
+ * through its replacement is relative to MangoHud, not to us, and finds
+ * this probe again: endless recursion. */
+static void *next_sym(const char *name)
+{
+	static void *(*real)(void *, const char *);
+	if (!real) {
+		void *libc = dlopen("libc.so.6", RTLD_LAZY | RTLD_NOLOAD);
+		if (libc)
+			real = (void *(*)(void *, const char *))dlvsym(
+			    libc, "dlsym", "GLIBC_2.34");
+		if (libc && !real)
+			real = (void *(*)(void *, const char *))dlvsym(
+			    libc, "dlsym", "GLIBC_2.2.5");
+		if (!real)
+			real = dlsym;
+	}
+	return real(RTLD_NEXT, name);
+}
+
 typedef int (*shm_put_fn)(void *, unsigned long, void *, void *, int, int, int,
                           int, unsigned, unsigned, int);
 typedef int (*put_fn)(void *, unsigned long, void *, void *, int, int, int, int,
@@ -50,7 +72,7 @@ EXPORT int XShmPutImage(void *dpy, unsigned long d, void *gc, void *image,
 {
 	static shm_put_fn real;
 	if (!real)
-		real = (shm_put_fn)dlsym(RTLD_NEXT, "XShmPutImage");
+		real = (shm_put_fn)next_sym("XShmPutImage");
 	stamp();
 	return real(dpy, d, gc, image, sx, sy, dx, dy, w, h, send_event);
 }
@@ -62,7 +84,7 @@ EXPORT int XPutImage(void *dpy, unsigned long d, void *gc, void *image, int sx,
 {
 	static put_fn real;
 	if (!real)
-		real = (put_fn)dlsym(RTLD_NEXT, "XPutImage");
+		real = (put_fn)next_sym("XPutImage");
 	stamp();
 	return real(dpy, d, gc, image, sx, sy, dx, dy, w, h);
 }
@@ -89,7 +111,7 @@ EXPORT xcb_cookie xcb_put_image(XCB_PUT_ARGS)
 {
 	static xcb_put_fn real;
 	if (!real)
-		real = (xcb_put_fn)dlsym(RTLD_NEXT, "xcb_put_image");
+		real = (xcb_put_fn)next_sym("xcb_put_image");
 	stamp();
 	return real(XCB_PUT_CALL);
 }
@@ -111,7 +133,7 @@ EXPORT xcb_cookie xcb_shm_put_image(XCB_SHM_PUT_ARGS)
 {
 	static xcb_shm_put_fn real;
 	if (!real)
-		real = (xcb_shm_put_fn)dlsym(RTLD_NEXT, "xcb_shm_put_image");
+		real = (xcb_shm_put_fn)next_sym("xcb_shm_put_image");
 	stamp();
 	return real(XCB_SHM_PUT_CALL);
 }
@@ -129,7 +151,7 @@ EXPORT void glXSwapBuffers(void *dpy, unsigned long drawable)
 {
 	static glx_swap_fn real;
 	if (!real)
-		real = (glx_swap_fn)dlsym(RTLD_NEXT, "glXSwapBuffers");
+		real = (glx_swap_fn)next_sym("glXSwapBuffers");
 	stamp_to(release_out);
 	if (real)
 		real(dpy, drawable);
