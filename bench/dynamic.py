@@ -41,7 +41,6 @@ Timing runs share the machine: run under `flock /tmp/baton-cpu.lock`.
 import argparse
 import json
 import os
-import re
 import subprocess
 import sys
 import tempfile
@@ -54,7 +53,7 @@ ROOT = os.path.dirname(HERE)
 sys.path.insert(0, os.path.join(ROOT, "tests", "e2e", "daemon"))
 import twin  # noqa: E402
 from batonbed import (Batond, Client, Fail, Xvfb, check,  # noqa: E402
-                      kill_group, read_probe)
+                      read_probe)
 
 SIZE = "640x360"
 SLA = 30.0
@@ -202,9 +201,6 @@ DESCRIBE = {
 def proc_stat():
     with open("/proc/stat") as f:
         return [int(x) for x in f.readline().split()[1:]]
-
-
-SCENE_END = re.compile(r"^\[(\w+)\] (\S*)")
 
 
 class Run:
