@@ -79,9 +79,9 @@ MANGOHUD_072_LIB = ("/var/cache/baton-bench/mangohud-0.7.2/lib/mangohud/"
 #
 # Measured solo on the development machine (2 vCPUs, quiet): device time
 # per frame (CPU of all threads + the X server's copy, over 2 cores)
-# glmark2 shading 1.7 ms, jellyfish 4.0, desktop 7; glmark2-es2 build 1.7,
+# glmark2 shading 1.7 ms, jellyfish 4.0, desktop 5-7; glmark2-es2 build 1.7,
 # desktop 8.0, jellyfish 5.4, shading 3.8; vkcube 1.3. From 16 s to 24 s
-# all five hold about 77 % of the cores at 30 FPS each: a static 30 cap
+# all five hold 70-77 % of the cores at 30 FPS each: a static 30 cap
 # fits, with room left for ESA, but run free each client gets about an
 # equal share of the cores and the desktops (16 ms of CPU a frame) fall
 # toward 25 FPS. es-d arrives at 10 s and gl-e at 12 s into free-running
