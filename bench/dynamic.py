@@ -61,6 +61,7 @@ SLA = 30.0
 # that holds exactly 30 FPS reads 29.9 or 30.1 in a window by jitter alone.
 SLA_TOL = 0.02
 STATUS_S = 0.5
+KILL_CUT_S = 0.25
 NOMINAL_S = 48.0
 
 MANGOHUD_LIB = "/usr/lib/x86_64-linux-gnu/mangohud/libMangoHud.so"
@@ -429,7 +430,9 @@ def tenant_stats(t, stamps, duration, stopped, switches=()):
     the next scene, under any limiter) is shown but not counted as below
     the SLA: that is a loading screen, not a frame rate."""
     end = min(t.end(duration), stopped or duration)
-    stamps = [s for s in stamps if s <= end]
+    # Stamps stay to the kill: the last window needs the frame interval
+    # that crosses its end, or it reads short by part of a frame.
+    killed = stopped or end
     out = {"frames": len(stamps), "first": stamps[0] if stamps else None,
            "windows": [], "below": 0, "mean": 0.0, "low1": 0.0,
            "p99_ms": 0.0, "start": t.start, "end": end, "loading": [],
@@ -440,6 +443,11 @@ def tenant_stats(t, stamps, duration, stopped, switches=()):
         return out
     first = int(stamps[0]) + 1
     for sec in range(first, int(end)):
+        # A window the kill cut (it ends within KILL_CUT_S of the kill and
+        # no frame came after it) is not the limiter's: left out. A
+        # tenant stalled earlier still shows, as no frame follows.
+        if sec + 1 > stamps[-1] and sec + 1 > killed - KILL_CUT_S:
+            continue
         out["windows"].append((sec, window_fps(stamps, sec, sec + 1)))
     iv = sorted(b - a for a, b in zip(stamps, stamps[1:])
                 if a >= first)
