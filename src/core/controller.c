@@ -62,6 +62,8 @@ void core_controller_tick(const struct core_policy *policy,
                           size_t n)
 {
 	for (size_t i = 0; i < n; i++) {
+		if (tenants[i].epochs < UINT32_MAX)
+			tenants[i].epochs++;
 		learn_coefficient(params, &tenants[i]);
 		smooth_fps(params, &tenants[i]);
 		/* Against the reference of the last tick: the one the

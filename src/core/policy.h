@@ -64,6 +64,7 @@ struct core_tenant {
 	double reach_fps;  /* the rate the game could run at were its pacer
 	                      not holding it back, smoothed; 0 = unknown */
 	uint32_t short_epochs; /* consecutive epochs short of the reference */
+	uint32_t epochs;       /* ticks the tenant has been through */
 
 	/* output */
 	double target_fps; /* pacing target for the shim; 0 = unpaced */

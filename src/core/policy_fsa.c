@@ -41,7 +41,12 @@
  *   second from the SLA; and a reference is dropped only once it would not
  *   bind were the donor free (its reach), not when a busy moment lowers its
  *   F_out: vkcube, capped at 300 FPS, dipped under 270 and went back to
- *   500. */
+ *   500;
+ * - a newcomer, in its first fsa_hold_s * 2 and not yet at its floor,
+ *   counts as below and needs at least a fair share (the tenants' measured
+ *   shares over their number, less its own): its cost is not known yet,
+ *   and joining free-running tenants it would otherwise wait a second or
+ *   two under the SLA for the detection and the escalation. */
 #include <math.h>
 
 #include "core/policy.h"
@@ -58,6 +63,18 @@ static double floor_fps(const struct core_params *p,
 	return t->sla_fps * (1.0 + 2.0 * p->fsa_guard);
 }
 
+static bool is_new(const struct core_params *p, const struct core_tenant *t)
+{
+	return (double)t->epochs * p->epoch_s <= 2.0 * p->fsa_hold_s &&
+	       !(t->fps_smooth >= floor_fps(p, t));
+}
+
+/* The share of the GPU a tenant takes now, 0 if unknown. */
+static double share(const struct core_tenant *t)
+{
+	return t->k > 0.0 && t->fps_smooth > 0.0 ? t->k * t->fps_smooth : 0.0;
+}
+
 #define FSA_GAIN_MAX 16.0
 
 static void assign_fsa(const struct core_params *p, struct core_gpu *gpu,
@@ -68,16 +85,32 @@ static void assign_fsa(const struct core_params *p, struct core_gpu *gpu,
 	if (gpu->fsa_gain < 1.0)
 		gpu->fsa_gain = 1.0;
 
-	double need = 0.0;
-	size_t below = 0, donors = 0;
+	double need = 0.0, total = 0.0;
+	size_t below = 0, donors = 0, active = 0;
 	bool safe = true; /* every free-running game at or above its floor */
+	for (size_t i = 0; i < n; i++) {
+		if (t[i].fixed_fps > 0.0)
+			continue;
+		active++;
+		total += share(&t[i]);
+	}
 	for (size_t i = 0; i < n; i++) {
 		if (t[i].fixed_fps > 0.0)
 			continue;
 		if (!(t[i].ref_fps > 0.0) && t[i].fps_smooth > 0.0 &&
 		    t[i].fps_smooth < floor_fps(p, &t[i]))
 			safe = false;
-		if (is_below(p, &t[i])) {
+		if (is_new(p, &t[i])) {
+			below++;
+			safe = false;
+			t[i].ref_fps = 0.0;
+			double fair = total / (double)active - share(&t[i]);
+			double mine = share(&t[i]) > 0.0
+			                  ? t[i].k * (floor_fps(p, &t[i]) -
+			                              t[i].fps_smooth)
+			                  : 0.0;
+			need += fair > mine ? fair : mine;
+		} else if (is_below(p, &t[i])) {
 			below++;
 			t[i].ref_fps = 0.0;
 			need +=
@@ -96,6 +129,7 @@ static void assign_fsa(const struct core_params *p, struct core_gpu *gpu,
 		for (size_t i = 0; i < n; i++) {
 			struct core_tenant *d = &t[i];
 			if (d->fixed_fps > 0.0 || is_below(p, d) ||
+			    is_new(p, d) ||
 			    !(d->fps_smooth > floor_fps(p, d)) || !(d->k > 0.0))
 				continue;
 			/* a donor already capped gives from its cap: a

@@ -11,8 +11,11 @@
 
 static struct core_tenant tenant(double sla, double fps, double k)
 {
-	return (struct core_tenant){
-	    .sla_fps = sla, .fps = fps, .fps_smooth = fps, .k = k};
+	return (struct core_tenant){.sla_fps = sla,
+	                            .fps = fps,
+	                            .fps_smooth = fps,
+	                            .k = k,
+	                            .epochs = 1000};
 }
 
 static void test_find(void **state)
@@ -297,6 +300,31 @@ static void test_fsa_escalates_and_holds_until_safe(void **state)
 	assert_float_equal(gpu.fsa_gain, 1.0, 0.0);
 }
 
+/* A newcomer joining free-running games gets a fair share at once, before
+ * its own cost is known: the donors give the average share, less its own. */
+static void test_fsa_newcomer_gets_a_fair_share(void **state)
+{
+	(void)state;
+	struct core_params p = core_params_default();
+	struct core_gpu gpu = {0};
+	struct core_tenant t[3] = {tenant(30, 100, 0.004),
+	                           tenant(30, 300, 0.001), tenant(30, 0, 0.0)};
+	t[2].epochs = 1;
+	core_policy_fsa.assign(&p, &gpu, t, 3);
+	double fair = (0.004 * 100 + 0.001 * 300) / 3; /* its own share: 0 */
+	assert_float_equal(t[2].ref_fps, 0.0, 0.0);
+	assert_float_equal(t[0].ref_fps, 100 - fair / 2 / 0.004, 1e-9);
+	assert_float_equal(t[1].ref_fps, 300 - fair / 2 / 0.001, 1e-9);
+	/* once past its first second it is judged like any other */
+	t[2].epochs = 1000;
+	t[2].fps = t[2].fps_smooth = 60;
+	t[2].k = 0.003;
+	struct core_gpu later = {0};
+	t[0].ref_fps = t[1].ref_fps = 0.0;
+	core_policy_fsa.assign(&p, &later, t, 3);
+	assert_float_equal(t[0].ref_fps, 0.0, 0.0);
+}
+
 static void test_none_frees_everyone(void **state)
 {
 	(void)state;
@@ -321,6 +349,7 @@ int main(void)
 	    cmocka_unit_test(test_fsa_never_pushes_a_donor_under_the_criterion),
 	    cmocka_unit_test(test_fsa_gives_back_when_nobody_needs),
 	    cmocka_unit_test(test_fsa_escalates_and_holds_until_safe),
+	    cmocka_unit_test(test_fsa_newcomer_gets_a_fair_share),
 	    cmocka_unit_test(test_none_frees_everyone),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
