@@ -180,6 +180,18 @@ class TimingFail(Fail):
     """A frame-rate or stall check failed: the machine may be to blame."""
 
 
+def timing_verdict(e):
+    """Exit status for a timing check that failed: skipped (77), naming the
+    steal, while the host stole more than STEAL_SKIP of the CPU during the
+    test (its frame rates cannot be judged); failed (1) otherwise."""
+    if MAX_STEAL[0] > STEAL_SKIP:
+        print("SKIP: %s, while the host stole %.0f%% of the CPU: the "
+              "frame rates cannot be judged" % (e, MAX_STEAL[0] * 100))
+        return 77
+    print("FAIL:", e)
+    return 1
+
+
 def check_timing(cond, message):
     if not cond:
         raise TimingFail(message)

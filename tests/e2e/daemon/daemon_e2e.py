@@ -830,13 +830,7 @@ def main():
         print("SKIP:", e)
         return 77
     except TimingFail as e:
-        if batonbed.MAX_STEAL[0] > batonbed.STEAL_SKIP:
-            print("SKIP: %s, while the host stole %.0f%% of the CPU: the "
-                  "frame rates cannot be judged" % (
-                      e, batonbed.MAX_STEAL[0] * 100))
-            return 77
-        print("FAIL:", e)
-        return 1
+        return batonbed.timing_verdict(e)
     except (Fail, subprocess.TimeoutExpired) as e:
         print("FAIL:", e)
         return 1
