@@ -89,54 +89,8 @@ EXPORT int XPutImage(void *dpy, unsigned long d, void *gc, void *image, int sx,
 	return real(dpy, d, gc, image, sx, sy, dx, dy, w, h);
 }
 
-/* libxcb's requests, declared without the xcb headers: the cookie is a
- * struct of one unsigned int, returned in a register, and every argument
- * is an integer or a pointer passed through untouched. */
-typedef struct {
-	unsigned int sequence;
-} xcb_cookie;
-
-#define XCB_PUT_ARGS                                                           \
-	void *c, uint8_t format, uint32_t drawable, uint32_t gc,               \
-	    uint16_t width, uint16_t height, int16_t dst_x, int16_t dst_y,     \
-	    uint8_t left_pad, uint8_t depth, uint32_t data_len,                \
-	    const uint8_t *data
-#define XCB_PUT_CALL                                                           \
-	c, format, drawable, gc, width, height, dst_x, dst_y, left_pad, depth, \
-	    data_len, data
-typedef xcb_cookie (*xcb_put_fn)(XCB_PUT_ARGS);
-
-EXPORT xcb_cookie xcb_put_image(XCB_PUT_ARGS);
-EXPORT xcb_cookie xcb_put_image(XCB_PUT_ARGS)
-{
-	static xcb_put_fn real;
-	if (!real)
-		real = (xcb_put_fn)next_sym("xcb_put_image");
-	stamp();
-	return real(XCB_PUT_CALL);
-}
-
-#define XCB_SHM_PUT_ARGS                                                       \
-	void *c, uint32_t drawable, uint32_t gc, uint16_t total_width,         \
-	    uint16_t total_height, uint16_t src_x, uint16_t src_y,             \
-	    uint16_t src_width, uint16_t src_height, int16_t dst_x,            \
-	    int16_t dst_y, uint8_t depth, uint8_t format, uint8_t send_event,  \
-	    uint32_t shmseg, uint32_t offset
-#define XCB_SHM_PUT_CALL                                                       \
-	c, drawable, gc, total_width, total_height, src_x, src_y, src_width,   \
-	    src_height, dst_x, dst_y, depth, format, send_event, shmseg,       \
-	    offset
-typedef xcb_cookie (*xcb_shm_put_fn)(XCB_SHM_PUT_ARGS);
-
-EXPORT xcb_cookie xcb_shm_put_image(XCB_SHM_PUT_ARGS);
-EXPORT xcb_cookie xcb_shm_put_image(XCB_SHM_PUT_ARGS)
-{
-	static xcb_shm_put_fn real;
-	if (!real)
-		real = (xcb_shm_put_fn)next_sym("xcb_shm_put_image");
-	stamp();
-	return real(XCB_SHM_PUT_CALL);
-}
+#define PROBE_NEXT(name) next_sym(name)
+#include "xcb_put_hooks.h"
 
 typedef void (*glx_swap_fn)(void *, unsigned long);
 static struct probe_file *release_out;

@@ -1,7 +1,8 @@
 /* bench/swap_probe.c's counterpart for Vulkan on lavapipe: a preload that
  * timestamps each frame as Mesa's X11 WSI hands it to the X server, outside
  * the Baton layer. lavapipe presents through the Present extension
- * (xcb_present_pixmap, MIT-SHM pixmaps) or, without it, xcb_put_image;
+ * (xcb_present_pixmap, MIT-SHM pixmaps) or, without it, xcb_put_image or
+ * xcb_shm_put_image (bench/xcb_put_hooks.h, shared with swap_probe.c);
  * both are calls from Mesa into libxcb, so a preload sees them.
  *
  * Same file format as swap_probe.c, so the tests read both alike: the file
@@ -21,12 +22,11 @@
 
 #define EXPORT __attribute__((visibility("default")))
 
-/* xcb_void_cookie_t is a struct of one unsigned int, returned in a
- * register; the arguments are passed through untouched. Declared without
- * the xcb headers, which the test build does not need. */
-typedef struct {
-	unsigned int sequence;
-} cookie_t;
+#define PROBE_NEXT(name) dlsym(RTLD_NEXT, name)
+#include "../../../bench/xcb_put_hooks.h"
+
+/* xcb_void_cookie_t (xcb_put_hooks.h says how it is declared) */
+typedef probe_xcb_cookie cookie_t;
 
 #define PRESENT_ARGS                                                           \
 	void *c, uint32_t window, uint32_t pixmap, uint32_t serial,            \
@@ -60,25 +60,4 @@ EXPORT cookie_t xcb_present_pixmap_checked(PRESENT_ARGS)
 		    (present_fn)dlsym(RTLD_NEXT, "xcb_present_pixmap_checked");
 	stamp();
 	return real(PRESENT_CALL);
-}
-
-#define PUT_ARGS                                                               \
-	void *c, uint8_t format, uint32_t drawable, uint32_t gc,               \
-	    uint16_t width, uint16_t height, int16_t dst_x, int16_t dst_y,     \
-	    uint8_t left_pad, uint8_t depth, uint32_t data_len,                \
-	    const uint8_t *data
-#define PUT_CALL                                                               \
-	c, format, drawable, gc, width, height, dst_x, dst_y, left_pad, depth, \
-	    data_len, data
-
-typedef cookie_t (*put_fn)(PUT_ARGS);
-
-EXPORT cookie_t xcb_put_image(PUT_ARGS);
-EXPORT cookie_t xcb_put_image(PUT_ARGS)
-{
-	static put_fn real;
-	if (!real)
-		real = (put_fn)dlsym(RTLD_NEXT, "xcb_put_image");
-	stamp();
-	return real(PUT_CALL);
 }
