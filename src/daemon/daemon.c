@@ -6,7 +6,6 @@
 #include <time.h>
 
 #include "core/reach.h"
-#include "ipc/control.h"
 #include "util/log.h"
 
 int64_t daemon_now_ns(void)
@@ -85,12 +84,7 @@ struct tenant *daemon_add_tenant(struct daemon *d, const char *name, pid_t pid,
 	 * not from the next tick (up to an epoch of free running, and the
 	 * first frames of a game are often its fastest). */
 	t->core.target_fps = daemon_start_target(d, t);
-	struct ipc_control_values v = {
-	    .target_period_ns = daemon_period_ns(t->core.target_fps),
-	    .policy_epoch = d->ticks,
-	    .flags = BATON_CONTROL_VALID,
-	};
-	ipc_control_write(t->shm.control, &v);
+	daemon_write_target(d, t);
 	log_info("tenant %u \"%s\" pid %d registered (sla %g, fixed %g), "
 	         "starts at %g FPS",
 	         t->id, t->name, (int)pid, sla_fps, fixed_fps,

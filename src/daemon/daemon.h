@@ -63,9 +63,10 @@ double daemon_tenant_sla(const struct daemon *d, const struct tenant *t);
  * first target). The first tick's decision replaces it. */
 double daemon_start_target(const struct daemon *d, const struct tenant *t);
 
-/* A frame rate as the control block's period (tick.c): 0 for unpaced,
- * never longer than IPC_FRAME_MAX_PERIOD_NS. */
-int64_t daemon_period_ns(double target_fps);
+/* Writes t->core.target_fps into the tenant's control block as its period
+ * (0: unpaced; never longer than IPC_FRAME_MAX_PERIOD_NS), stamped with the
+ * current tick (tick.c). */
+void daemon_write_target(const struct daemon *d, struct tenant *t);
 
 /* One control epoch ending at now_ns (CLOCK_MONOTONIC): reads every ring,
  * runs core_controller_tick, writes every control block, publishes the

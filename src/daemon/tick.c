@@ -91,7 +91,7 @@ static double measured_fps(const struct tenant *t, const struct epoch_sample *s,
 
 /* The shim echoes the period into its records, which the ring reader
  * bounds to IPC_FRAME_MAX_PERIOD_NS: never ask for a longer one. */
-int64_t daemon_period_ns(double target_fps)
+static int64_t period_ns(double target_fps)
 {
 	if (!(target_fps > 0.0) || !isfinite(target_fps))
 		return 0;
@@ -99,6 +99,16 @@ int64_t daemon_period_ns(double target_fps)
 	if (p > (double)IPC_FRAME_MAX_PERIOD_NS)
 		return IPC_FRAME_MAX_PERIOD_NS;
 	return p < 1.0 ? 1 : (int64_t)llround(p);
+}
+
+void daemon_write_target(const struct daemon *d, struct tenant *t)
+{
+	struct ipc_control_values v = {
+	    .target_period_ns = period_ns(t->core.target_fps),
+	    .policy_epoch = d->ticks,
+	    .flags = BATON_CONTROL_VALID,
+	};
+	ipc_control_write(t->shm.control, &v);
 }
 
 static void publish(struct daemon *d, size_t n_snap)
@@ -214,12 +224,7 @@ void daemon_tick(struct daemon *d, int64_t now)
 		if (t->corrupt)
 			continue;
 		t->core = d->core[k++];
-		struct ipc_control_values v = {
-		    .target_period_ns = daemon_period_ns(t->core.target_fps),
-		    .policy_epoch = d->ticks,
-		    .flags = BATON_CONTROL_VALID,
-		};
-		ipc_control_write(t->shm.control, &v);
+		daemon_write_target(d, t);
 		tenant_close_seconds(t, daemon_tenant_sla(d, t), now,
 		                     SECOND_GRACE_NS);
 	}

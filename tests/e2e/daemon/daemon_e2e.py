@@ -572,21 +572,11 @@ def mode_sim(args, x):
     sims = {}
     for policy in POLICIES:
         sims[policy] = tw.predict(policy)
-        print("simulated %-4s %s" % (policy, "  ".join(
-            "%s %.2f" % (n, sims[policy][n]) for n, _ in SCENES)))
-        CHECKS[policy](sims[policy], "simulated " + policy)
+        check_simulated(policy, sims[policy])
     errors = []
     busy = tw.busiest()
     for policy in POLICIES:
-        try:
-            run = contention(args, x, policy)
-        except TimingFail as e:
-            # That policy's own test judges the measured result; here the
-            # measured run is only the twin's reference.
-            if not getattr(e, "run", None):
-                raise
-            print("(%s: %s)" % (policy, e))
-            run = e.run
+        run = reference_run(args, x, policy)
         busy = max(busy, run.steal.others or 0.0)
         worst = side_by_side(policy, sims[policy], run)
         if worst > TWIN_TOL:
@@ -603,6 +593,26 @@ def mode_sim(args, x):
                  "rates: %s" % (TWIN_TOL * 100, ", ".join(errors)))
 
 
+def reference_run(args, x, policy):
+    """The measured contention run under policy, whether or not it passes
+    that policy's checks: its own test judges it; the twin and the table
+    only compare with it."""
+    try:
+        return contention(args, x, policy)
+    except Fail as e:
+        if not getattr(e, "run", None):
+            raise
+        print("(%s: %s)" % (policy, e))
+        return e.run
+
+
+def check_simulated(policy, sim):
+    """Prints the simulated rates and checks they show the policy's shape."""
+    print("simulated %-4s %s" % (policy, "  ".join(
+        "%s %.2f" % (n, sim[n]) for n, _ in SCENES)))
+    CHECKS[policy](sim, "simulated " + policy)
+
+
 class Busy(Fail):
     """Someone else's work ran during a measurement the twin needs:
     reported as skipped."""
@@ -611,10 +621,8 @@ class Busy(Fail):
 def mode_sim_example(args, x):
     check(args.scenario, "--scenario is required")
     for policy in POLICIES:
-        sim = twin.simulate(args.baton, args.scenario, policy)
-        print("simulated %-4s %s" % (policy, "  ".join(
-            "%s %.2f" % (n, sim[n]) for n, _ in SCENES)))
-        CHECKS[policy](sim, "simulated " + policy)
+        check_simulated(policy,
+                        twin.simulate(args.baton, args.scenario, policy))
 
 
 def mode_table(args, x):
@@ -622,14 +630,7 @@ def mode_table(args, x):
     rows = {}
     for policy in POLICIES:
         sim = tw.predict(policy)
-        try:
-            run = contention(args, x, policy)
-        except Fail as e:
-            # The row is printed all the same: the table is the point.
-            if not getattr(e, "run", None):
-                raise
-            print("(%s: %s)" % (policy, e))
-            run = e.run
+        run = reference_run(args, x, policy)
         side_by_side(policy, sim, run)
         rows[policy] = (sim, run.measured(), run.steal)
     print()
