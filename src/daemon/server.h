@@ -70,3 +70,17 @@ void conn_free(struct server *s, struct conn *c);
 void conn_readable(struct server *s, struct conn *c);
 /* Writes queued replies. */
 void conn_writable(struct server *s, struct conn *c);
+/* Queues one encoded line (takes it; NULL means out of memory) and tries
+ * to send at once. */
+void conn_send_line(struct server *s, struct conn *c, char *line);
+/* Closes the descriptors received and not claimed by a hello. */
+void conn_drop_fds(struct conn *c);
+
+/* requests.c: what a message asks for. */
+/* Handles one complete line. */
+void conn_handle_line(struct server *s, struct conn *c, const char *line,
+                      size_t len);
+/* The error goes out (as far as the socket takes it at once) and the
+ * connection ends. */
+void conn_fail(struct server *s, struct conn *c, const char *code,
+               const char *message);

@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
-"""Baton against a static 30 FPS cap on a workload that changes: the
+"""Baton against static 30 FPS caps on a workload that changes: the
 scenario of bench/dynamic.py (glmark2, glmark2-es2 and vkcube tenants that
 arrive at different times, one leaving halfway, glmark2 scenes whose cost
-changes), once under the static cap and once under each of batond's SA,
+changes), once under each static cap and once under each of batond's SA,
 FSA and ESA (SLA 30), back to back. Frames are timed outside every
 limiter (bench/swap_probe.c, xcb_probe.c).
 
@@ -10,13 +10,18 @@ limiter (bench/swap_probe.c, xcb_probe.c).
                    [--xvfb P] [--glmark2 P] [--glmark2-es2 P] [--vkcube P]
                    [--seconds N]
 
-The static cap is MangoHud's fps_limit=30 (what users run today) where
-MangoHud 0.6.8 is installed, else Baton's own pin (`baton run --fps 30`).
-Shapes, not absolute numbers (they depend on the machine):
-  - SA and FSA: the worst tenant's seconds under the SLA no more than the
-    static cap's (plus one: a window is one second, and one scheduling
-    hiccup moves a count by one);
-  - ESA: the tenants' mean FPS above the static cap's.
+The static caps at 30 are Baton's own pin (`baton run --fps 30`) and,
+where MangoHud 0.6.8 is installed, its fps_limit=30 (what users run
+today). Shapes, not absolute numbers (they depend on the machine):
+  - SA and FSA: the worst tenant's seconds under the SLA no more than a
+    static cap's, plus one. A count of one-second windows in a 36 s run
+    is noisy: a paced game has about 2 % of slack above the threshold, and
+    whether a glmark2 scene load costs a neighbour one second under it or
+    none is chance. The two static caps, the same policy implemented twice,
+    have differed by 2 s here, and one cap's rerun by 1 s; so SA and FSA
+    are held to the worse of the two caps measured in the same run, plus
+    one window;
+  - ESA: the tenants' mean FPS above every static cap's.
 A failed check while the host stole over batonbed.STEAL_SKIP of the CPU is
 reported as skipped (exit 77): the rates cannot be judged then.
 
@@ -71,8 +76,8 @@ def main():
              "vkcube": a.vkcube},
         no_solo=True)
     args.all_limiters = dynamic.limiters(None)
-    static = "mh30" if "mh30" in args.all_limiters else "pin30"
-    names = [static, "sa", "fsa", "esa"]
+    statics = [n for n in ("mh30", "pin30") if n in args.all_limiters]
+    names = statics + ["sa", "fsa", "esa"]
     if a.quiet_wait > 0:
         quiet, busy = wait_quiet(a.quiet_wait)
         print("machine %s: %.0f%% of the CPU busy before the test (load "
@@ -82,33 +87,35 @@ def main():
             args.tmp = args.out = tmp
             with Steal() as st:
                 runs, _, _ = dynamic.benchmark(args, names)
-            print("over the four runs: %s" % st)
+            print("over the %d runs: %s" % (len(names), st))
             for r in runs:
                 if r["errors"]:
                     raise Fail("%s: %s" % (r["limiter"], r["errors"][0]))
-                if r["limiter"] != static:
+                if r["limiter"] not in statics:
                     # What the controller did, for a failure's diagnosis.
                     with open(os.path.join(tmp, r["limiter"] + ".log")) as f:
                         log = f.read()
                     print("---- %s.log (per-second FPS)" % r["limiter"])
                     print(log.split("\n# batond status")[0])
         by = {r["limiter"]: r for r in runs}
-        s = by[static]
+        caps = ", ".join("%s %d s" % (n, by[n]["worst_below_s"])
+                         for n in statics)
+        worse_cap = max(by[n]["worst_below_s"] for n in statics)
         for pol in ("sa", "fsa"):
-            print("%s: worst tenant %d s under the SLA; static (%s) %d s" % (
-                pol, by[pol]["worst_below_s"], static, s["worst_below_s"]))
-        print("esa: mean %.1f FPS; static (%s) %.1f FPS" % (
-            mean_fps(by["esa"]), static, mean_fps(s)))
+            print("%s: worst tenant %d s under the SLA; static 30: %s" % (
+                pol, by[pol]["worst_below_s"], caps))
+        best_mean = max(mean_fps(by[n]) for n in statics)
+        print("esa: mean %.1f FPS; static 30: %s" % (
+            mean_fps(by["esa"]), ", ".join(
+                "%s %.1f" % (n, mean_fps(by[n])) for n in statics)))
         for pol in ("sa", "fsa"):
             check_timing(
-                by[pol]["worst_below_s"] <= s["worst_below_s"] +
-                BELOW_SLACK_S,
-                "%s: worst tenant %d s under the SLA, static 30 (%s) %d s" % (
-                    pol, by[pol]["worst_below_s"], static,
-                    s["worst_below_s"]))
-        check_timing(mean_fps(by["esa"]) > mean_fps(s),
+                by[pol]["worst_below_s"] <= worse_cap + BELOW_SLACK_S,
+                "%s: worst tenant %d s under the SLA, static 30: %s" % (
+                    pol, by[pol]["worst_below_s"], caps))
+        check_timing(mean_fps(by["esa"]) > best_mean,
                      "esa: mean %.1f FPS is not above static 30's %.1f" % (
-                         mean_fps(by["esa"]), mean_fps(s)))
+                         mean_fps(by["esa"]), best_mean))
     except TimingFail as e:
         return batonbed.timing_verdict(e)
     except Fail as e:
