@@ -49,7 +49,7 @@ static double run(bool with_metrics)
 			exit(1);
 		char name[16];
 		snprintf(name, sizeof(name), "game%d", i);
-		daemon_add_tenant(&d, name, 1000 + i, 30, 0, &mine, now);
+		daemon_add_tenant(&d, name, 1000 + i, 1000, 30, 0, &mine, now);
 	}
 	static long long cost[TICKS];
 	uint64_t seq[TENANTS] = {0};

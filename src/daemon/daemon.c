@@ -69,12 +69,12 @@ static bool grow(struct daemon *d, size_t want)
 }
 
 struct tenant *daemon_add_tenant(struct daemon *d, const char *name, pid_t pid,
-                                 double sla_fps, double fixed_fps,
+                                 uid_t uid, double sla_fps, double fixed_fps,
                                  struct ipc_shm *shm, int64_t now_ns)
 {
 	if (!grow(d, d->n_tenants + 1))
 		return NULL;
-	struct tenant *t = tenant_create(d->next_id, name, pid, sla_fps,
+	struct tenant *t = tenant_create(d->next_id, name, pid, uid, sla_fps,
 	                                 fixed_fps, shm, now_ns);
 	if (!t)
 		return NULL;
@@ -85,10 +85,10 @@ struct tenant *daemon_add_tenant(struct daemon *d, const char *name, pid_t pid,
 	 * first frames of a game are often its fastest). */
 	t->core.target_fps = daemon_start_target(d, t);
 	daemon_write_target(d, t);
-	log_info("tenant %u \"%s\" pid %d registered (sla %g, fixed %g), "
-	         "starts at %g FPS",
-	         t->id, t->name, (int)pid, sla_fps, fixed_fps,
-	         t->core.target_fps);
+	log_info("tenant %llu \"%s\" pid %d uid %u registered (sla %g, "
+	         "fixed %g), starts at %g FPS",
+	         (unsigned long long)t->id, t->name, (int)pid, (unsigned)uid,
+	         sla_fps, fixed_fps, t->core.target_fps);
 	return t;
 }
 
@@ -101,8 +101,8 @@ void daemon_remove_tenant(struct daemon *d, struct tenant *t)
 		memmove(&d->tenants[i], &d->tenants[i + 1],
 		        (d->n_tenants - i - 1) * sizeof(*d->tenants));
 		d->n_tenants--;
-		log_info("tenant %u \"%s\" pid %d gone", t->id, t->name,
-		         (int)t->pid);
+		log_info("tenant %llu \"%s\" pid %d gone",
+		         (unsigned long long)t->id, t->name, (int)t->pid);
 		tenant_destroy(t);
 		return;
 	}
@@ -139,7 +139,7 @@ json_t *daemon_status(struct daemon *d)
 		json_array_append_new(
 		    list,
 		    json_pack("{s:s, s:i, s:f, s:f, s:f, s:f, s:f, s:I, s:b, "
-		              "s:f, s:I, s:f}",
+		              "s:f, s:I, s:f, s:I}",
 		              "name", t->name, "pid", (int)t->pid, "sla_fps",
 		              daemon_tenant_sla(d, t), "target_fps",
 		              t->core.target_fps, "fps", fps, "frame_ms_p99",
@@ -152,7 +152,7 @@ json_t *daemon_status(struct daemon *d)
 		              /* beyond proto.h: the id of its welcome and
 		                 its pin (0 = none) */
 		              "id", (json_int_t)t->id, "fixed_fps",
-		              t->fixed_fps));
+		              t->fixed_fps, "uid", (json_int_t)t->uid));
 	}
 	if (!list)
 		return NULL;

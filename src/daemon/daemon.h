@@ -23,7 +23,7 @@ struct daemon {
 
 	struct tenant **tenants;
 	size_t n_tenants, cap_tenants;
-	uint32_t next_id;
+	uint64_t next_id;
 
 	/* The CPUs' load, for tenants on a software rasterizer; other_util
 	 * in gpu is what of it no tenant reports. */
@@ -48,7 +48,7 @@ void daemon_finish(struct daemon *d);
 
 /* Registers a tenant that takes over *shm. NULL when out of memory. */
 struct tenant *daemon_add_tenant(struct daemon *d, const char *name, pid_t pid,
-                                 double sla_fps, double fixed_fps,
+                                 uid_t uid, double sla_fps, double fixed_fps,
                                  struct ipc_shm *shm, int64_t now_ns);
 void daemon_remove_tenant(struct daemon *d, struct tenant *t);
 

@@ -58,8 +58,9 @@ static void hello(struct server *s, struct conn *c,
 		return;
 	}
 	c->tenant_role = true;
-	c->tenant = daemon_add_tenant(s->d, h->name, c->cred.pid, h->sla_fps,
-	                              h->fixed_fps, &shm, daemon_now_ns());
+	c->tenant =
+	    daemon_add_tenant(s->d, h->name, c->cred.pid, c->cred.uid,
+	                      h->sla_fps, h->fixed_fps, &shm, daemon_now_ns());
 	if (!c->tenant) {
 		ipc_shm_unmap(&shm);
 		conn_fail(s, c, BATON_ERR_INVALID, "out of memory");

@@ -6,8 +6,8 @@
 
 #define NS_PER_S 1000000000LL
 
-struct tenant *tenant_create(uint32_t id, const char *name, pid_t pid,
-                             double sla_fps, double fixed_fps,
+struct tenant *tenant_create(uint64_t id, const char *name, pid_t pid,
+                             uid_t uid, double sla_fps, double fixed_fps,
                              struct ipc_shm *shm, int64_t now_ns)
 {
 	struct tenant *t = calloc(1, sizeof(*t));
@@ -16,6 +16,7 @@ struct tenant *tenant_create(uint32_t id, const char *name, pid_t pid,
 	t->id = id;
 	snprintf(t->name, sizeof(t->name), "%s", name);
 	t->pid = pid;
+	t->uid = uid;
 	t->sla_fps = sla_fps;
 	t->fixed_fps = fixed_fps;
 	t->shm = *shm;

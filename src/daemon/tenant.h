@@ -13,9 +13,12 @@
 #include "ipc/shm_layout.h"
 
 struct tenant {
-	uint32_t id;
+	/* 64 bits: at 10 000 registrations a second a 32-bit id would wrap
+	 * within days, and a recycled id could address someone else's game. */
+	uint64_t id;
 	char name[IPC_NAME_MAX];
 	pid_t pid;        /* from SO_PEERCRED, not the header */
+	uid_t uid;        /* the owner, from SO_PEERCRED */
 	double sla_fps;   /* as registered or set; 0 = the daemon's default */
 	double fixed_fps; /* > 0: pinned */
 
@@ -44,8 +47,8 @@ struct tenant {
 
 /* Allocates a tenant that takes over *shm (cleared) and starts reading its
  * ring at the current head. NULL when out of memory. */
-struct tenant *tenant_create(uint32_t id, const char *name, pid_t pid,
-                             double sla_fps, double fixed_fps,
+struct tenant *tenant_create(uint64_t id, const char *name, pid_t pid,
+                             uid_t uid, double sla_fps, double fixed_fps,
                              struct ipc_shm *shm, int64_t now_ns);
 void tenant_destroy(struct tenant *t);
 

@@ -42,13 +42,14 @@ static bool read_ring(struct daemon *d, struct tenant *t, int64_t now,
 	ssize_t n = ipc_ring_read(&t->reader, d->frames, BATON_RING_CAPACITY,
 	                          now, err, sizeof(err));
 	if (n < 0) {
-		log_error("tenant %u \"%s\" pid %d: corrupt ring: %s", t->id,
-		          t->name, (int)t->pid, err);
+		log_error("tenant %llu \"%s\" pid %d: corrupt ring: %s",
+		          (unsigned long long)t->id, t->name, (int)t->pid, err);
 		t->corrupt = true;
 		return false;
 	}
 	if (t->reader.lost != lost)
-		log_debug("tenant %u: %llu records lost", t->id,
+		log_debug("tenant %llu: %llu records lost",
+		          (unsigned long long)t->id,
 		          (unsigned long long)(t->reader.lost - lost));
 	int64_t gpu_ns = 0;
 	for (ssize_t k = 0; k < n; k++) {

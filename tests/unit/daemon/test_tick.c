@@ -45,8 +45,8 @@ static void add_game_fixed(struct fixture *f, int i, const char *name,
 	struct ipc_shm mine;
 	char err[160];
 	assert_true(ipc_shm_map(g->fd, &mine, err, sizeof(err)));
-	g->t =
-	    daemon_add_tenant(&f->d, name, 100 + i, sla, fixed, &mine, f->now);
+	g->t = daemon_add_tenant(&f->d, name, 100 + i, 1000, sla, fixed, &mine,
+	                         f->now);
 	assert_non_null(g->t);
 	assert_null(mine.base); /* taken over */
 	g->next_present = f->now + 5 * MS;
@@ -401,8 +401,9 @@ static void test_longest_status_reply_fits(void **state)
 		assert_true(ipc_shm_map(fd, &mine, err, sizeof(err)));
 		ipc_shm_unmap(&shim);
 		close(fd);
-		struct tenant *t = daemon_add_tenant(
-		    &f->d, name, INT32_MAX, 1000.0 / 3.0, 0, &mine, f->now);
+		struct tenant *t =
+		    daemon_add_tenant(&f->d, name, INT32_MAX, 1000,
+		                      1000.0 / 3.0, 0, &mine, f->now);
 		assert_non_null(t);
 		t->fixed_fps = 1000.0 / 3.0;
 		t->core.target_fps = 1000.0 / 3.0;
