@@ -62,9 +62,9 @@ static double num(json_t *o, const char *key)
 
 static void print_table(FILE *out, json_t *st)
 {
-	fprintf(out, "%-20s %8s %7s %7s %7s %8s %6s %11s  %s\n", "NAME", "PID",
-	        "SLA", "TARGET", "FPS", "P99 ms", "GPU %", "BELOW-SLA s",
-	        "NOTE");
+	fprintf(out, "%6s %-20s %8s %6s %7s %7s %7s %8s %6s %11s  %s\n", "ID",
+	        "NAME", "PID", "UID", "SLA", "TARGET", "FPS", "P99 ms", "GPU %",
+	        "BELOW-SLA s", "NOTE");
 	json_t *tenants = json_object_get(st, "tenants");
 	size_t i;
 	json_t *t;
@@ -78,9 +78,12 @@ static void print_table(FILE *out, json_t *st)
 			         num(t, "reach_fps"));
 		fprintf(
 		    out,
-		    "%-20.20s %8lld %7.1f %7.1f %7.1f %8.1f %6.1f %11lld  %s\n",
+		    "%6lld %-20.20s %8lld %6lld %7.1f %7.1f %7.1f %8.1f %6.1f "
+		    "%11lld  %s\n",
+		    (long long)json_integer_value(json_object_get(t, "id")),
 		    name ? name : "?",
 		    (long long)json_integer_value(json_object_get(t, "pid")),
+		    (long long)json_integer_value(json_object_get(t, "uid")),
 		    num(t, "sla_fps"), num(t, "target_fps"), num(t, "fps"),
 		    num(t, "frame_ms_p99"), 100.0 * num(t, "gpu_share"),
 		    (long long)json_integer_value(

@@ -265,7 +265,8 @@ static void test_status_of_200_tenants(void **state)
 	for (int i = 0; i < N; i++) {
 		tenant_name(i, name, json, sizeof(name));
 		char row[80];
-		snprintf(row, sizeof(row), "\n%s ", name);
+		snprintf(row, sizeof(row), " %llu %s ",
+		         (unsigned long long)t[i].id, name);
 		if (!strstr(r->out, row))
 			fail_msg("no row for %s in:\n%s", name, r->out);
 	}
