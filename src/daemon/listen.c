@@ -1,6 +1,7 @@
 #include "daemon/listen.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -9,16 +10,28 @@
 #include <sys/un.h>
 #include <unistd.h>
 
-static bool make_parent(const char *path, char *err, size_t errlen)
+/* The directory part of path ("." when it has none). */
+static void dir_of(const char *path, char *dir, size_t len)
 {
-	char dir[sizeof(((struct sockaddr_un *)0)->sun_path)];
-	snprintf(dir, sizeof(dir), "%s", path);
+	snprintf(dir, len, "%s", path);
 	char *slash = strrchr(dir, '/');
-	if (!slash || slash == dir)
-		return true; /* relative to cwd, or directly under / */
-	*slash = '\0';
+	if (!slash)
+		snprintf(dir, len, ".");
+	else if (slash == dir)
+		dir[1] = '\0'; /* directly under / */
+	else
+		*slash = '\0';
+}
+
+/* Creates dir if it is missing (0700 under $XDG_RUNTIME_DIR, else 0755)
+ * with exactly that mode: the umask is lifted around mkdir() instead of a
+ * chmod() by path afterwards, which could hit whatever someone put there
+ * in between. If someone else created it first (EEXIST), the ownership
+ * checks that follow decide. */
+static bool make_dir(const char *dir, char *err, size_t errlen)
+{
 	struct stat st;
-	if (stat(dir, &st) == 0)
+	if (lstat(dir, &st) == 0 || errno != ENOENT)
 		return true;
 	/* A per-user runtime directory keeps its contents private; the
 	 * system one must let every user's games reach the socket. */
@@ -26,12 +39,120 @@ static bool make_parent(const char *path, char *err, size_t errlen)
 	size_t xl = xdg ? strlen(xdg) : 0;
 	mode_t mode =
 	    xl && strncmp(dir, xdg, xl) == 0 && dir[xl] == '/' ? 0700 : 0755;
-	if (mkdir(dir, mode) < 0 && errno != EEXIST) {
-		snprintf(err, errlen, "cannot create %s: %m", dir);
+	mode_t old = umask(0);
+	int rc = mkdir(dir, mode);
+	int e = errno;
+	umask(old);
+	if (rc < 0 && e != EEXIST) {
+		snprintf(err, errlen, "cannot create %s: %s", dir, strerror(e));
 		return false;
 	}
-	chmod(dir, mode); /* umask must not narrow it */
 	return true;
+}
+
+static bool owner_ok(const struct stat *st)
+{
+	return st->st_uid == 0 || st->st_uid == geteuid();
+}
+
+#define DIR_RULE                                                               \
+	"; it must belong to root or to batond's user (uid %u) and be "        \
+	"writable by no one else"
+
+/* One component of the socket directory's path, not followed (lstat):
+ * only root or we may own it, and no one else may write in it (an ancestor
+ * may be sticky, as /tmp is: others cannot rename or remove what is ours
+ * there). A symlink is fine if root or we own it (its target is checked on
+ * the resolved path). */
+static bool check_component(const char *dir, const char *p, bool last,
+                            char *err, size_t errlen)
+{
+	struct stat st;
+	if (lstat(p, &st) < 0) {
+		snprintf(err, errlen, "socket directory %s: %s: %s", dir, p,
+		         strerror(errno));
+		return false;
+	}
+	unsigned me = (unsigned)geteuid();
+	unsigned mode = (unsigned)(st.st_mode & 07777);
+	/* "its ancestor /tmp/x is ", "the symlink /tmp/x is " or nothing. */
+	char who[PATH_MAX + 32] = "";
+	if (S_ISLNK(st.st_mode))
+		snprintf(who, sizeof(who), "the symlink %s is ", p);
+	else if (!last)
+		snprintf(who, sizeof(who), "its ancestor %s is ", p);
+	if (!owner_ok(&st)) {
+		snprintf(err, errlen,
+		         "unsafe socket directory %s: %sowned by uid %u (mode "
+		         "%04o)" DIR_RULE,
+		         dir, who, (unsigned)st.st_uid, mode, me);
+		return false;
+	}
+	if (S_ISLNK(st.st_mode))
+		return true;
+	if (!S_ISDIR(st.st_mode)) {
+		snprintf(err, errlen,
+		         "socket directory %s: %s is not a directory", dir, p);
+		return false;
+	}
+	bool others_write = st.st_mode & (S_IWGRP | S_IWOTH);
+	if (others_write && (last || !(st.st_mode & S_ISVTX))) {
+		snprintf(err, errlen,
+		         "unsafe socket directory %s: %swritable by group or "
+		         "others (owner uid %u, mode %04o)" DIR_RULE,
+		         dir, who, (unsigned)st.st_uid, mode, me);
+		return false;
+	}
+	return true;
+}
+
+/* Every component of path, from the first to path itself. */
+static bool check_chain(const char *dir, const char *path, char *err,
+                        size_t errlen)
+{
+	char p[PATH_MAX];
+	size_t n = strlen(path);
+	if (n >= sizeof(p)) {
+		snprintf(err, errlen, "socket directory %s: path too long",
+		         dir);
+		return false;
+	}
+	memcpy(p, path, n + 1);
+	for (size_t i = 1; i < n; i++) {
+		if (p[i] != '/' || p[i - 1] == '/')
+			continue;
+		p[i] = '\0';
+		bool ok = check_component(dir, p, false, err, errlen);
+		p[i] = '/';
+		if (!ok)
+			return false;
+	}
+	return check_component(dir, p, true, err, errlen);
+}
+
+bool listener_check_dir(const char *path, char *err, size_t errlen)
+{
+	char dir[sizeof(((struct sockaddr_un *)0)->sun_path)];
+	if (strlen(path) >= sizeof(dir)) {
+		snprintf(err, errlen, "socket path too long: %s", path);
+		return false;
+	}
+	dir_of(path, dir, sizeof(dir));
+	if (!make_dir(dir, err, errlen))
+		return false;
+	/* The path as given (its symlinks must be root's or ours), then
+	 * where it leads. Once every directory on the way is safe, no one
+	 * else can change what the path names, and the path-based calls
+	 * below (lstat, unlink, bind) cannot be redirected. */
+	if (!check_chain(dir, dir, err, errlen))
+		return false;
+	char real[PATH_MAX];
+	if (!realpath(dir, real)) {
+		snprintf(err, errlen, "socket directory %s: %s", dir,
+		         strerror(errno));
+		return false;
+	}
+	return check_chain(dir, real, err, errlen);
 }
 
 /* true if something accepts connections on path. */
@@ -58,7 +179,7 @@ bool listener_open(struct listener *l, const char *path, char *err,
 	}
 	snprintf(sa.sun_path, sizeof(sa.sun_path), "%s", path);
 	snprintf(l->path, sizeof(l->path), "%s", path);
-	if (!make_parent(path, err, errlen))
+	if (!listener_check_dir(path, err, errlen))
 		return false;
 
 	struct stat st;
@@ -84,11 +205,18 @@ bool listener_open(struct listener *l, const char *path, char *err,
 		snprintf(err, errlen, "socket: %m");
 		return false;
 	}
-	if (bind(l->fd, (struct sockaddr *)&sa, sizeof(sa)) < 0) {
-		snprintf(err, errlen, "bind %s: %m", l->path);
+	/* Every user's games connect (admin requests are checked by peer
+	 * credentials): the socket is born 0666. The umask, process-wide,
+	 * is changed only here, before any other thread exists. */
+	mode_t old = umask(0111);
+	int rc = bind(l->fd, (struct sockaddr *)&sa, sizeof(sa));
+	int e = errno;
+	umask(old);
+	if (rc < 0) {
+		snprintf(err, errlen, "bind %s: %s", l->path, strerror(e));
 		goto fail;
 	}
-	if (chmod(path, 0666) < 0 || stat(path, &st) < 0) {
+	if (lstat(path, &st) < 0) {
 		snprintf(err, errlen, "%s: %m", l->path);
 		unlink(path);
 		goto fail;

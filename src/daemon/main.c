@@ -6,6 +6,7 @@
 
 #include "daemon/config.h"
 #include "daemon/daemon.h"
+#include "daemon/listen.h"
 #include "daemon/server.h"
 #include "util/log.h"
 
@@ -39,12 +40,18 @@ int main(int argc, char **argv)
 	}
 
 	raise_fd_limit();
+	char err[256];
+	/* An unsafe socket directory is the configuration's fault: exit 2,
+	 * as for a usage error, before anything is created in it. */
+	if (!listener_check_dir(cfg.socket_path, err, sizeof(err))) {
+		fprintf(stderr, "batond: %s\n", err);
+		return 2;
+	}
 	struct daemon d;
 	if (!daemon_init(&d, &cfg)) {
 		log_error("out of memory");
 		return 1;
 	}
-	char err[256];
 	struct server s;
 	/* Before any thread exists: it blocks the signals we take from the
 	 * signalfd, and the metrics thread inherits that mask. */
