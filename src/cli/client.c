@@ -9,6 +9,7 @@
 
 #include "cli/cli.h"
 #include "ipc/msg.h"
+#include "ipc/peer_cred.h"
 #include "ipc/socket_path.h"
 
 int cli_client_open(struct cli_client *c, const char *prog)
@@ -34,6 +35,24 @@ int cli_client_open(struct cli_client *c, const char *prog)
 		        c->path, strerror(e));
 		cli_client_close(c);
 		return absent ? CLI_EXIT_NO_DAEMON : CLI_EXIT_FAILURE;
+	}
+	/* Whoever can write the socket's directory can answer in batond's
+	 * place, with a made-up status or an accepted `set`. */
+	uid_t uid;
+	if (!ipc_peer_uid(c->fd, &uid)) {
+		fprintf(stderr,
+		        "%s: cannot tell who runs the daemon on %s: %s\n", prog,
+		        c->path, strerror(errno));
+		cli_client_close(c);
+		return CLI_EXIT_FAILURE;
+	}
+	if (!ipc_daemon_uid_trusted(uid)) {
+		fprintf(stderr,
+		        "%s: the daemon on %s runs as uid %u, not root or you; "
+		        "refusing to trust it\n",
+		        prog, c->path, (unsigned)uid);
+		cli_client_close(c);
+		return CLI_EXIT_FAILURE;
 	}
 	json_t *hello = json_pack("{s:s, s:i, s:s}", "type", "hello", "version",
 	                          BATON_PROTO_VERSION, "role", "client");

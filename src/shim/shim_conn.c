@@ -12,6 +12,7 @@
 
 #include "ipc/fdpass.h"
 #include "ipc/linebuf.h"
+#include "ipc/peer_cred.h"
 #include "shim/shim_hello.h"
 
 /* The thread's state. Static: there is one thread per process, and the
@@ -96,8 +97,35 @@ static void hold(int fd)
 	}
 }
 
-/* One registration: connect, hello + memfd, reply, hold. Returns how long
- * to wait before the next one. */
+/* true if the daemon on fd runs as root or as us. Anyone who can write the
+ * socket's directory can put their own daemon there; it must not get our
+ * control block (it would pace us: down to 1 FPS) nor our memfd. The game
+ * then runs unpaced, as with no daemon at all, and says so once per
+ * impostor uid. */
+static bool daemon_trusted(int fd)
+{
+	static uid_t warned_uid = (uid_t)-1;
+	uid_t uid;
+	if (!ipc_peer_uid(fd, &uid)) {
+		shim_log(SHIM_LOG_WARN,
+		         "cannot tell who runs the daemon on %s (%s); not "
+		         "registering",
+		         conn_cfg.socket, strerror(errno));
+		return false;
+	}
+	if (ipc_daemon_uid_trusted(uid))
+		return true;
+	if (uid != warned_uid)
+		shim_log(SHIM_LOG_ERROR,
+		         "the daemon on %s runs as uid %u, not root or us (uid "
+		         "%u); not registering with it: the game runs unpaced",
+		         conn_cfg.socket, (unsigned)uid, (unsigned)geteuid());
+	warned_uid = uid;
+	return false;
+}
+
+/* One registration: connect, check who answers, hello + memfd, reply,
+ * hold. Returns how long to wait before the next one. */
 static long long session(const char *hello, size_t hello_len)
 {
 	static struct ipc_linebuf lb;
@@ -114,6 +142,11 @@ static long long session(const char *hello, size_t hello_len)
 		return SHIM_CONN_RETRY_NS;
 	}
 	unreachable = false;
+	if (!daemon_trusted(fd)) {
+		set_absent(true);
+		close(fd);
+		return SHIM_CONN_REFUSED_RETRY_NS;
+	}
 	atomic_store(&conn_sock, fd);
 	long long retry = SHIM_CONN_RETRY_NS;
 	ssize_t sent = ipc_send_with_fd(fd, hello, hello_len, conn_memfd);

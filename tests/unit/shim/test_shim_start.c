@@ -14,6 +14,7 @@
 #include <cmocka.h>
 
 #include <pthread.h>
+#include <signal.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -215,6 +216,68 @@ static int case_no_daemon_runs_free(void)
 	return 0;
 }
 
+/* BATON_SLA and a "daemon" of another uid (65534) on the socket, as
+ * anyone who can write the socket's directory could start: the shim must
+ * not hand it the memfd (it would pace us) and runs free, as with no
+ * daemon. The impostor reports on a pipe whether it got a descriptor. */
+#define NOBODY 65534
+static int case_impostor_runs_free(void)
+{
+	char dir[] = "/tmp/baton-shim-impostor-XXXXXX";
+	CHECK(mkdtemp(dir) != NULL);
+	CHECK(chown(dir, NOBODY, NOBODY) == 0);
+	char sock[108];
+	snprintf(sock, sizeof(sock), "%s/batond.sock", dir);
+	int report[2];
+	CHECK(pipe(report) == 0);
+	pid_t pid = fork();
+	CHECK(pid >= 0);
+	if (pid == 0) {
+		close(report[0]);
+		if (setgid(NOBODY) != 0 || setuid(NOBODY) != 0)
+			_exit(100);
+		int lfd = socket(AF_UNIX, SOCK_STREAM, 0);
+		struct sockaddr_un sa = {.sun_family = AF_UNIX};
+		snprintf(sa.sun_path, sizeof(sa.sun_path), "%s", sock);
+		if (bind(lfd, (struct sockaddr *)&sa, sizeof(sa)) < 0 ||
+		    listen(lfd, 4) < 0 || write(report[1], "L", 1) != 1)
+			_exit(101);
+		for (;;) {
+			int fd = accept(lfd, NULL, NULL);
+			char buf[4096];
+			int fds[IPC_MAX_FDS];
+			size_t nfds = 0;
+			ssize_t n = ipc_recv_with_fds(fd, buf, sizeof(buf), fds,
+			                              IPC_MAX_FDS, &nfds);
+			if (n > 0 && nfds > 0 && write(report[1], "F", 1) != 1)
+				_exit(102);
+			close(fd);
+		}
+	}
+	close(report[1]);
+	char c = 0;
+	CHECK(read(report[0], &c, 1) == 1 && c == 'L');
+	setenv("BATON_SLA", SLA_FPS, 1);
+	setenv("BATON_SOCKET", sock, 1);
+	frame();
+	for (int i = 0; i < 500 && !shim_conn_absent(); i++) {
+		struct timespec ts = {0, 10 * MS};
+		nanosleep(&ts, NULL);
+	}
+	bool absent = shim_conn_absent();
+	int64_t median = median_interval();
+	kill(pid, SIGKILL);
+	waitpid(pid, NULL, 0);
+	/* Its report is complete now: empty, or 'F' if it got our memfd. */
+	ssize_t got = read(report[0], &c, 1);
+	unlink(sock);
+	rmdir(dir);
+	CHECK(got == 0);
+	CHECK(absent);
+	CHECK(median < FREE_MAX);
+	return 0;
+}
+
 static void run_in_child(int (*fn)(void))
 {
 	fflush(NULL);
@@ -248,12 +311,24 @@ static void test_no_daemon_runs_free(void **state)
 	run_in_child(case_no_daemon_runs_free);
 }
 
+static void test_impostor_runs_free(void **state)
+{
+	(void)state;
+	if (geteuid() != 0) {
+		print_message("needs root to run the impostor as uid %d\n",
+		              NOBODY);
+		skip();
+	}
+	run_in_child(case_impostor_runs_free);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_sla_until_batond_says),
 	    cmocka_unit_test(test_no_sla_free_until_the_block),
 	    cmocka_unit_test(test_no_daemon_runs_free),
+	    cmocka_unit_test(test_impostor_runs_free),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
