@@ -31,8 +31,8 @@ static double run(bool with_metrics)
 	if (with_metrics) {
 		char err[128];
 		unsigned port;
-		d.metrics =
-		    metrics_start("127.0.0.1", 0, &port, err, sizeof(err));
+		d.metrics = metrics_start("127.0.0.1", 0, false, &port, err,
+		                          sizeof(err));
 		if (!d.metrics) {
 			fprintf(stderr, "bench_daemon: %s\n", err);
 			exit(1);

@@ -219,6 +219,10 @@ static bool file_setting(struct file_ctx *f, struct daemon_config *cfg,
 			return file_error(f, s,
 			                  "must be \"HOST:PORT\" or "
 			                  "\"off\"");
+	} else if (strcmp(name, "metrics_names") == 0) {
+		if (config_setting_type(s) != CONFIG_TYPE_BOOL)
+			return file_error(f, s, "must be true or false");
+		cfg->metrics_names = config_setting_get_bool(s);
 	} else if (strcmp(name, "params") == 0) {
 		return file_params(f, cfg, s);
 	} else {
@@ -272,10 +276,16 @@ void daemon_usage(FILE *out)
 	        "  --epoch-ms N      control epoch in ms (default %d)\n"
 	        "  --metrics HOST:PORT|off\n"
 	        "                    Prometheus endpoint (default %s; port 0 "
-	        "picks one)\n"
+	        "picks one);\n"
+	        "                    if it cannot bind, batond runs without "
+	        "it (a warning)\n"
 	        "  --config FILE     libconfig file with the same keys "
 	        "(socket, policy,\n"
-	        "                    sla, epoch_ms, metrics) and a params "
+	        "                    sla, epoch_ms, metrics), metrics_names "
+	        "(true: label\n"
+	        "                    tenants with name and pid on /metrics, "
+	        "which every\n"
+	        "                    local user can read) and a params "
 	        "group (kp, ki,\n"
 	        "                    max_ratio, sla_margin, util_target, "
 	        "fsa_guard,\n"
@@ -290,7 +300,9 @@ void daemon_usage(FILE *out)
 	        "level.\n"
 	        "Exit status: 0 after SIGTERM or SIGINT, 1 on a runtime "
 	        "failure,\n"
-	        "2 on a usage or configuration error.\n",
+	        "2 on a usage or configuration error (an unsafe socket "
+	        "directory\n"
+	        "included).\n",
 	        DAEMON_DEFAULT_SLA, DAEMON_DEFAULT_EPOCH_MS,
 	        DAEMON_DEFAULT_METRICS);
 }

@@ -20,6 +20,7 @@ struct daemon_config {
 	bool metrics_on;
 	char metrics_host[64]; /* numeric or a name; no brackets */
 	unsigned metrics_port; /* 0 = ephemeral */
+	bool metrics_names;    /* label tenants with name and pid (metrics.h) */
 	struct core_params params;
 };
 

@@ -60,23 +60,32 @@ int main(int argc, char **argv)
 		daemon_finish(&d);
 		return 1;
 	}
+	/* A taken port is a warning, not a failed start: any local user can
+	 * bind 127.0.0.1:9477 first, and pacing matters more than metrics. */
 	if (cfg.metrics_on) {
 		unsigned port = 0;
-		d.metrics = metrics_start(cfg.metrics_host, cfg.metrics_port,
-		                          &port, err, sizeof(err));
-		if (!d.metrics) {
-			fprintf(stderr, "batond: %s\n", err);
-			server_close(&s);
-			daemon_finish(&d);
-			return 1;
-		}
+		d.metrics =
+		    metrics_start(cfg.metrics_host, cfg.metrics_port,
+		                  cfg.metrics_names, &port, err, sizeof(err));
 		bool v6 = strchr(cfg.metrics_host, ':') != NULL;
-		log_info("metrics on %s%s%s:%u", v6 ? "[" : "",
-		         cfg.metrics_host, v6 ? "]" : "", port);
-		/* Always, whatever the log level: scripts and tests find an
-		 * ephemeral port here. */
-		fprintf(stderr, "batond: metrics on http://%s%s%s:%u/metrics\n",
-		        v6 ? "[" : "", cfg.metrics_host, v6 ? "]" : "", port);
+		if (!d.metrics) {
+			log_warn("%s; running without metrics", err);
+			/* Always, whatever the log level, as the line below:
+			 * scripts and tests wait for one of the two. */
+			fprintf(stderr,
+			        "batond: warning: %s; running without "
+			        "metrics\n",
+			        err);
+		} else {
+			log_info("metrics on %s%s%s:%u", v6 ? "[" : "",
+			         cfg.metrics_host, v6 ? "]" : "", port);
+			/* Always, whatever the log level: scripts and tests
+			 * find an ephemeral port here. */
+			fprintf(stderr,
+			        "batond: metrics on http://%s%s%s:%u/metrics\n",
+			        v6 ? "[" : "", cfg.metrics_host, v6 ? "]" : "",
+			        port);
+		}
 		fflush(stderr);
 	}
 	log_info("listening on %s, policy %s, default SLA %g FPS, epoch %d ms",

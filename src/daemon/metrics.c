@@ -2,6 +2,7 @@
 #include "daemon/metrics.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <netdb.h>
 #include <netinet/in.h>
 #include <pthread.h>
@@ -9,11 +10,13 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <unistd.h>
 
 #include <microhttpd.h>
 
 struct metrics {
 	struct MHD_Daemon *mhd;
+	bool names; /* metrics_snapshot.names */
 	pthread_mutex_t lock;
 	/* the published snapshot, owned */
 	char policy[16];
@@ -69,6 +72,7 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *c,
 	s.policy = m->policy;
 	s.tenants = m->tenants;
 	s.n = m->n;
+	s.names = m->names;
 	size_t len = 0;
 	char *body = metrics_format(&s, &len);
 	pthread_mutex_unlock(&m->lock);
@@ -103,8 +107,29 @@ bool metrics_publish(struct metrics *m, const struct metrics_snapshot *s)
 	return ok;
 }
 
-struct metrics *metrics_start(const char *host, unsigned port, unsigned *bound,
-                              char *err, size_t errlen)
+/* The listening socket, bound here rather than by libmicrohttpd so that a
+ * failure says why (errno). -1 with the reason in err. */
+static int listen_on(const struct addrinfo *ai, const char *host, unsigned port,
+                     char *err, size_t errlen)
+{
+	bool v6 = ai->ai_family == AF_INET6;
+	int fd = socket(ai->ai_family, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	int one = 1;
+	if (fd < 0 ||
+	    setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one)) < 0 ||
+	    bind(fd, ai->ai_addr, ai->ai_addrlen) < 0 || listen(fd, 64) < 0) {
+		snprintf(err, errlen, "cannot serve metrics on %s%s%s:%u: %s",
+		         v6 ? "[" : "", host, v6 ? "]" : "", port,
+		         strerror(errno));
+		if (fd >= 0)
+			close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+struct metrics *metrics_start(const char *host, unsigned port, bool names,
+                              unsigned *bound, char *err, size_t errlen)
 {
 	char service[8];
 	snprintf(service, sizeof(service), "%u", port);
@@ -120,36 +145,45 @@ struct metrics *metrics_start(const char *host, unsigned port, unsigned *bound,
 		         gai_strerror(rc));
 		return NULL;
 	}
+	int fd = listen_on(ai, host, port, err, errlen);
+	unsigned flags = MHD_USE_ERROR_LOG;
+	if (ai->ai_family == AF_INET6)
+		flags |= MHD_USE_IPv6;
+	freeaddrinfo(ai);
+	if (fd < 0)
+		return NULL;
 	struct metrics *m = calloc(1, sizeof(*m));
 	if (!m) {
-		freeaddrinfo(ai);
+		close(fd);
 		snprintf(err, errlen, "out of memory");
 		return NULL;
 	}
 	pthread_mutex_init(&m->lock, NULL);
 	snprintf(m->policy, sizeof(m->policy), "none");
-	unsigned flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_ERROR_LOG;
-	if (ai->ai_family == AF_INET6)
-		flags |= MHD_USE_IPv6;
+	m->names = names;
+	/* Not select(): it cannot watch a descriptor past FD_SETSIZE, and
+	 * batond holds more than that many with enough tenants. */
+	flags |= MHD_is_feature_supported(MHD_FEATURE_EPOLL) == MHD_YES
+	             ? MHD_USE_EPOLL_INTERNAL_THREAD
+	             : MHD_USE_POLL_INTERNAL_THREAD;
 	m->mhd = MHD_start_daemon(
-	    flags, (uint16_t)port, NULL, NULL, handle, m, MHD_OPTION_SOCK_ADDR,
-	    ai->ai_addr, MHD_OPTION_CONNECTION_LIMIT, 16u,
-	    MHD_OPTION_CONNECTION_TIMEOUT, 10u, MHD_OPTION_END);
-	freeaddrinfo(ai);
+	    flags, 0, NULL, NULL, handle, m, MHD_OPTION_LISTEN_SOCKET, fd,
+	    MHD_OPTION_CONNECTION_LIMIT, METRICS_MAX_CONNS,
+	    MHD_OPTION_PER_IP_CONNECTION_LIMIT, METRICS_MAX_PER_IP,
+	    MHD_OPTION_CONNECTION_TIMEOUT, METRICS_TIMEOUT_S, MHD_OPTION_END);
 	if (!m->mhd) {
-		snprintf(err, errlen,
-		         "cannot serve metrics on %s:%u (address in use?)",
-		         host, port);
+		snprintf(err, errlen, "cannot serve metrics on %s:%u", host,
+		         port);
+		/* Ours again unless libmicrohttpd closed it on its way out. */
+		if (fcntl(fd, F_GETFD) >= 0)
+			close(fd);
 		metrics_stop(m);
 		return NULL;
 	}
 	*bound = port;
-	const union MHD_DaemonInfo *info =
-	    MHD_get_daemon_info(m->mhd, MHD_DAEMON_INFO_LISTEN_FD);
 	struct sockaddr_storage sa;
 	socklen_t salen = sizeof(sa);
-	if (info &&
-	    getsockname(info->listen_fd, (struct sockaddr *)&sa, &salen) == 0) {
+	if (getsockname(fd, (struct sockaddr *)&sa, &salen) == 0) {
 		if (sa.ss_family == AF_INET)
 			*bound = ntohs(((struct sockaddr_in *)&sa)->sin_port);
 		else if (sa.ss_family == AF_INET6)

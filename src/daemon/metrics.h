@@ -11,6 +11,8 @@
 #include "ipc/msg.h"
 
 struct metrics_tenant {
+	uint64_t id; /* the tenant's id, as in `baton status` */
+	uid_t uid;   /* its owner */
 	char name[IPC_NAME_MAX];
 	pid_t pid;
 	double target_fps;
@@ -32,14 +34,33 @@ struct metrics_snapshot {
 	double tick_s;
 	const struct metrics_tenant *tenants;
 	size_t n;
+	/* Also label each tenant with its name and pid (metrics_names in the
+	 * config). Off by default: /metrics answers every local user, while
+	 * `baton status`, which shows them, is for admins only. */
+	bool names;
 };
 
 struct metrics;
 
-/* Starts listening on host:port (port 0 = ephemeral). On success returns
- * the endpoint and the bound port in *bound; NULL with a reason in err. */
-struct metrics *metrics_start(const char *host, unsigned port, unsigned *bound,
-                              char *err, size_t errlen);
+/* Starts listening on host:port (port 0 = ephemeral); names: see
+ * metrics_snapshot.names. On success returns the endpoint and the bound
+ * port in *bound; NULL with a reason naming the address (and the error,
+ * "Address already in use" for a port someone else holds) in err.
+ *
+ * What a local user can do to it: the server polls (epoll, else poll), so
+ * descriptors past FD_SETSIZE are fine; it serves METRICS_MAX_CONNS
+ * connections at once, METRICS_MAX_PER_IP from one address (on loopback
+ * every local user is 127.0.0.1: that bound protects from one remote
+ * host, not from a local user), and drops one idle for METRICS_TIMEOUT_S
+ * seconds. A client that trickles a byte more often than that holds its
+ * slot; METRICS_MAX_PER_IP of them keep other scrapers from the same
+ * address out (docs/runtime.md). */
+struct metrics *metrics_start(const char *host, unsigned port, bool names,
+                              unsigned *bound, char *err, size_t errlen);
+
+#define METRICS_MAX_CONNS  256u
+#define METRICS_MAX_PER_IP 64u
+#define METRICS_TIMEOUT_S  3u
 /* Stops the thread and frees everything (NULL is fine). */
 void metrics_stop(struct metrics *m);
 

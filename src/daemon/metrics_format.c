@@ -1,6 +1,7 @@
 /* Prometheus text exposition format 0.0.4 for one snapshot (metrics.h). */
 #include "daemon/metrics.h"
 
+#include <inttypes.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -43,18 +44,23 @@ static void put(struct buf *b, const char *fmt, ...)
 	}
 }
 
-/* Label values escape backslash, double quote and newline. */
+/* Label values escape backslash, double quote and newline; other control
+ * bytes (a tenant names itself) become '?', so that no name can break a
+ * line or a parser. */
 static void put_label(struct buf *b, const char *v)
 {
 	for (; *v; v++) {
-		if (*v == '\\')
+		unsigned char c = (unsigned char)*v;
+		if (c == '\\')
 			put(b, "\\\\");
-		else if (*v == '"')
+		else if (c == '"')
 			put(b, "\\\"");
-		else if (*v == '\n')
+		else if (c == '\n')
 			put(b, "\\n");
+		else if (c < 0x20 || c == 0x7f)
+			put(b, "?");
 		else
-			put(b, "%c", *v);
+			put(b, "%c", c);
 	}
 }
 
@@ -64,9 +70,15 @@ static void header(struct buf *b, const char *name, const char *type,
 	put(b, "# HELP %s %s\n# TYPE %s %s\n", name, help, name, type);
 }
 
-static void tenant_labels(struct buf *b, const struct metrics_tenant *t)
+/* {id="7",uid="1000"}, and name and pid where the config shows them (the
+ * closing brace is the caller's). */
+static void tenant_labels(struct buf *b, const struct metrics_snapshot *s,
+                          const struct metrics_tenant *t)
 {
-	put(b, "{name=\"");
+	put(b, "{id=\"%" PRIu64 "\",uid=\"%u\"", t->id, (unsigned)t->uid);
+	if (!s->names)
+		return;
+	put(b, ",name=\"");
 	put_label(b, t->name);
 	put(b, "\",pid=\"%d\"", (int)t->pid);
 }
@@ -81,7 +93,7 @@ static void per_tenant(struct buf *b, const struct metrics_snapshot *s,
 		const struct metrics_tenant *t = &s->tenants[i];
 		double v = *(const double *)((const char *)t + offset);
 		put(b, "%s", name);
-		tenant_labels(b, t);
+		tenant_labels(b, s, t);
 		put(b, "} %.9g\n", v);
 	}
 }
@@ -115,7 +127,7 @@ char *metrics_format(const struct metrics_snapshot *s, size_t *len)
 	for (size_t i = 0; i < s->n; i++) {
 		for (size_t q = 0; q < 3; q++) {
 			put(&b, "baton_tenant_frame_time_seconds");
-			tenant_labels(&b, &s->tenants[i]);
+			tenant_labels(&b, s, &s->tenants[i]);
 			put(&b, ",quantile=\"%s\"} %.9g\n", quantiles[q],
 			    s->tenants[i].frame_s[q]);
 		}

@@ -142,6 +142,8 @@ static void fill_snapshot(struct daemon *d, struct tenant *t, int64_t now,
 		t->frame_q_ns = now;
 	}
 	*m = (struct metrics_tenant){
+	    .id = t->id,
+	    .uid = t->uid,
 	    .pid = t->pid,
 	    .target_fps = t->core.target_fps,
 	    .fps = stats_fps(&t->win, now, NS_PER_S),

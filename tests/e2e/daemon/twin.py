@@ -136,7 +136,7 @@ def _measure(daemon, client, name, xpid, seconds, cores, fps):
                   % (name, time.monotonic() - t0, client.output()))
             samples.append((t["fps"], t["gpu_share"],
                             t.get("reach_fps") or t["fps"]))
-            q = _quantiles(daemon, name)
+            q = _quantiles(daemon, t["id"])
             if q.get("0.5", 0) > 0 and q.get("0.9", 0) > 0:
                 spread.append(q["0.9"] / q["0.5"])
         t1, c1, s1 = time.monotonic(), _cpu(pids), Steal._ours()
@@ -165,16 +165,17 @@ def _median(v):
     return v[len(v) // 2]
 
 
-def _quantiles(daemon, name):
-    """{quantile: seconds} of name's frame times over the last 2 s, from
-    batond's /metrics."""
+def _quantiles(daemon, tenant_id):
+    """{quantile: seconds} of the frame times over the last 2 s of the
+    tenant with that id (`baton status`), from batond's /metrics (which
+    labels tenants by id and uid; names only with metrics_names)."""
     try:
         text = daemon.metrics()
     except OSError:
         return {}
     return {m.group(1): float(m.group(2)) for m in re.finditer(
-        r'^baton_tenant_frame_time_seconds\{name="%s",pid="\d+",'
-        r'quantile="([\d.]+)"\} (\S+)$' % re.escape(name), text, re.M)}
+        r'^baton_tenant_frame_time_seconds\{id="%d",uid="\d+",'
+        r'quantile="([\d.]+)"\} (\S+)$' % tenant_id, text, re.M)}
 
 
 # ------------------------------------------------------------ the model

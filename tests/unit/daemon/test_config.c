@@ -48,6 +48,7 @@ static void test_defaults(void **state)
 	assert_true(cfg.metrics_on);
 	assert_string_equal(cfg.metrics_host, "127.0.0.1");
 	assert_int_equal(cfg.metrics_port, 9477);
+	assert_false(cfg.metrics_names);
 	assert_float_equal(cfg.params.sla_margin, 0.01, 0);
 }
 
@@ -113,6 +114,7 @@ static void test_config_file_and_override(void **state)
 	             "sla = 60;\n"
 	             "epoch_ms = 200;\n"
 	             "metrics = \"off\";\n"
+	             "metrics_names = true;\n"
 	             "params = { kp = 0.2; ki = 0.1; sla_margin = 0.05;\n"
 	             "           util_target = 0.9; k_alpha = 1; };\n");
 	struct daemon_config cfg;
@@ -124,6 +126,7 @@ static void test_config_file_and_override(void **state)
 	assert_float_equal(cfg.default_sla, 60, 0);
 	assert_int_equal(cfg.epoch_ms, 200);
 	assert_false(cfg.metrics_on);
+	assert_true(cfg.metrics_names);
 	assert_float_equal(cfg.params.pi.kp, 0.2, 0);
 	assert_float_equal(cfg.params.pi.ki, 0.1, 0);
 	assert_float_equal(cfg.params.sla_margin, 0.05, 0);
@@ -148,6 +151,8 @@ static void test_config_file_errors(void **state)
 	    {"params = { speed = 1; };\n", ":1: speed: unknown parameter"},
 	    {"params = 3;\n", ":1: params: must be a group"},
 	    {"metrics = \"nowhere\";\n", ":1: metrics: "},
+	    {"metrics_names = 1;\n",
+	     ":1: metrics_names: must be true or false"},
 	    {"policy = \"sa\"\nsla = ;\n", ":2: "}, /* a syntax error */
 	};
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {

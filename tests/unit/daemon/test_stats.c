@@ -82,7 +82,9 @@ static void test_prometheus_text(void **state)
 {
 	(void)state;
 	struct metrics_tenant t[2] = {
-	    {.name = "quake \"3\"\\x",
+	    {.id = 7,
+	     .uid = 1000,
+	     .name = "quake \"3\"\\x",
 	     .pid = 12,
 	     .target_fps = 30.3,
 	     .fps = 30.25,
@@ -91,7 +93,7 @@ static void test_prometheus_text(void **state)
 	     .gpu_share = 0.25,
 	     .limited = 1,
 	     .reach_fps = 27.5},
-	    {.name = "b", .pid = 13},
+	    {.id = 1ull << 40, .uid = 0, .name = "b\x1b[2J\x7f", .pid = 13},
 	};
 	struct metrics_snapshot s = {.policy = "fsa",
 	                             .gpu_util = 0.5,
@@ -101,7 +103,8 @@ static void test_prometheus_text(void **state)
 	                             .common_fps = 41.5,
 	                             .tick_s = 1.5e-5,
 	                             .tenants = t,
-	                             .n = 2};
+	                             .n = 2,
+	                             .names = true};
 	size_t len;
 	char *txt = metrics_format(&s, &len);
 	assert_non_null(txt);
@@ -109,23 +112,31 @@ static void test_prometheus_text(void **state)
 	const char *expect[] = {
 	    "# HELP baton_tenant_target_fps ",
 	    "# TYPE baton_tenant_target_fps gauge\n",
-	    "baton_tenant_target_fps{name=\"quake \\\"3\\\"\\\\x\",pid=\"12\"} "
+	    "baton_tenant_target_fps{id=\"7\",uid=\"1000\",name=\"quake "
+	    "\\\"3\\\"\\\\x\",pid=\"12\"} "
 	    "30.3\n",
-	    "baton_tenant_fps{name=\"b\",pid=\"13\"} 0\n",
+	    "baton_tenant_fps{id=\"1099511627776\",uid=\"0\",name=\"b?[2J?\","
+	    "pid=\"13\"} 0\n",
 	    "# TYPE baton_tenant_frame_time_seconds summary\n",
-	    "baton_tenant_frame_time_seconds{name=\"quake \\\"3\\\"\\\\x\","
+	    "baton_tenant_frame_time_seconds{id=\"7\",uid=\"1000\",name="
+	    "\"quake \\\"3\\\"\\\\x\","
 	    "pid=\"12\",quantile=\"0.99\"} 0.04\n",
-	    "baton_tenant_below_sla_seconds_total{name=\"quake \\\"3\\\"\\\\x\""
+	    "baton_tenant_below_sla_seconds_total{id=\"7\",uid=\"1000\",name="
+	    "\"quake \\\"3\\\"\\\\x\""
 	    ",pid=\"12\"} 2\n",
 	    "# TYPE baton_tenant_below_sla_seconds_total counter\n",
-	    "baton_tenant_gpu_share{name=\"b\",pid=\"13\"} 0\n",
+	    "baton_tenant_gpu_share{id=\"1099511627776\",uid=\"0\",name=\"b?["
+	    "2J?\",pid=\"13\"} 0\n",
 	    "baton_gpu_utilization{gpu=\"0\"} 0.5\n",
 	    "# TYPE baton_gpu_other_utilization gauge\n",
 	    "baton_gpu_other_utilization{gpu=\"0\"} 0.125\n",
-	    "baton_tenant_limited{name=\"quake \\\"3\\\"\\\\x\",pid=\"12\"} "
+	    "baton_tenant_limited{id=\"7\",uid=\"1000\",name=\"quake "
+	    "\\\"3\\\"\\\\x\",pid=\"12\"} "
 	    "1\n",
-	    "baton_tenant_limited{name=\"b\",pid=\"13\"} 0\n",
-	    "baton_tenant_reach_fps{name=\"quake \\\"3\\\"\\\\x\",pid=\"12\"} "
+	    "baton_tenant_limited{id=\"1099511627776\",uid=\"0\",name=\"b?[2J?"
+	    "\",pid=\"13\"} 0\n",
+	    "baton_tenant_reach_fps{id=\"7\",uid=\"1000\",name=\"quake "
+	    "\\\"3\\\"\\\\x\",pid=\"12\"} "
 	    "27.5\n",
 	    "baton_gpu_sla_utilization{gpu=\"0\"} 1.25\n",
 	    "# TYPE baton_gpu_overload gauge\n",
@@ -140,12 +151,35 @@ static void test_prometheus_text(void **state)
 	free(txt);
 }
 
+/* By default a tenant is its id and uid: every local user may read
+ * /metrics, and names and pids are for admins (`baton status`). */
+static void test_prometheus_text_without_names(void **state)
+{
+	(void)state;
+	struct metrics_tenant t = {
+	    .id = 7, .uid = 1000, .name = "secret", .pid = 12, .fps = 30};
+	struct metrics_snapshot s = {
+	    .policy = "sa", .tenants = &t, .n = 1, .names = false};
+	size_t len;
+	char *txt = metrics_format(&s, &len);
+	assert_non_null(txt);
+	assert_non_null(
+	    strstr(txt, "baton_tenant_fps{id=\"7\",uid=\"1000\"} 30\n"));
+	assert_non_null(strstr(txt, "baton_tenant_frame_time_seconds{id=\"7\","
+	                            "uid=\"1000\",quantile=\"0.5\"} 0\n"));
+	if (strstr(txt, "secret") || strstr(txt, "name=") ||
+	    strstr(txt, "pid="))
+		fail_msg("a name or pid in:\n%s", txt);
+	free(txt);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_fps_and_intervals),
 	    cmocka_unit_test(test_quantiles_match_sorting),
 	    cmocka_unit_test(test_prometheus_text),
+	    cmocka_unit_test(test_prometheus_text_without_names),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
