@@ -69,7 +69,6 @@ int main(int argc, char **argv)
 		                  cfg.metrics_names, &port, err, sizeof(err));
 		bool v6 = strchr(cfg.metrics_host, ':') != NULL;
 		if (!d.metrics) {
-			log_warn("%s; running without metrics", err);
 			/* Always, whatever the log level, as the line below:
 			 * scripts and tests wait for one of the two. */
 			fprintf(stderr,
