@@ -105,12 +105,15 @@ static void hold(int fd)
 static bool daemon_trusted(int fd)
 {
 	static uid_t warned_uid = (uid_t)-1;
+	static bool warned_unknown;
 	uid_t uid;
 	if (!ipc_peer_uid(fd, &uid)) {
-		shim_log(SHIM_LOG_WARN,
-		         "cannot tell who runs the daemon on %s (%s); not "
-		         "registering",
-		         conn_cfg.socket, strerror(errno));
+		if (!warned_unknown)
+			shim_log(SHIM_LOG_WARN,
+			         "cannot tell who runs the daemon on %s (%s); "
+			         "not registering",
+			         conn_cfg.socket, strerror(errno));
+		warned_unknown = true;
 		return false;
 	}
 	if (ipc_daemon_uid_trusted(uid))
