@@ -108,11 +108,13 @@ void core_controller_tick(const struct core_policy *policy,
 			    &t->pi, &params->pi, t->ref_fps, t->fps,
 			    core_reach_can_raise(params, t));
 			/* Whatever the policy and the loop decide, a paced
-			 * game is never paced under its SLA: no report of
-			 * another tenant can push it there. The loop keeps
-			 * the room of the SLA margin to trim an overshoot. */
-			if (t->target_fps < t->sla_fps)
-				t->target_fps = t->sla_fps;
+			 * game is never paced under its SLA reference
+			 * (SA's): no report of another tenant can push it
+			 * there. A game that overshoots it runs a little
+			 * above, which no SLA minds. */
+			double floor = core_sla_ref(params, t);
+			if (t->target_fps < floor)
+				t->target_fps = floor;
 		}
 	}
 }

@@ -83,7 +83,8 @@ struct core_tenant {
 
 	/* output */
 	double target_fps; /* pacing target for the shim; 0 = unpaced; never
-	                      under sla_fps while paced and not pinned */
+	                      under the SLA reference (core_sla_ref) while
+	                      paced and not pinned */
 	bool limited;      /* it cannot reach its reference (pinned rate,
 	                      SLA, ESA's common rate): something other than
 	                      the pacer limits it (reach.h) */
