@@ -155,11 +155,16 @@ def settle(bed, name, seconds):
     targets, rates = [], []
     end = time.monotonic() + seconds / 2
     while time.monotonic() < end:
-        t = tenant(bed, name, 0)
+        st = bed.daemon.status()
+        t = [t for t in st["tenants"]
+             if t["name"] == name and t.get("uid") == 0]
         check(t, "tenant %s is gone" % name)
-        targets.append(t["target_fps"])
-        rates.append(t["fps"])
+        targets.append(t[0]["target_fps"])
+        rates.append(t[0]["fps"])
         time.sleep(0.25)
+    print("  (%d tenants, common rate %.1f, other load %.2f)" % (
+        len(st["tenants"]), st.get("common_fps", 0),
+        st.get("other_util", 0)))
     return sum(targets) / len(targets), sum(rates) / len(rates)
 
 
@@ -185,10 +190,20 @@ def case_idle_and_costs(bed, x, glxgears, failures):
             print("game beside an idle tenant: target %.1f, %.1f FPS; "
                   "alone: target %.1f, %.1f FPS" % (t_idle, f_idle,
                                                     t_alone, f_alone))
+            # ESA's budget is what the host's other load leaves
+            # (other_util, from /proc/stat): on a host busy with other
+            # work the game gets its SLA reference alone too, and the
+            # ratios below cannot tell anything. Said, not failed; the
+            # SLA floor and the measured rate are still checked.
+            judged = t_alone > 2 * SLA_REF
+            if not judged:
+                print("INCONCLUSIVE: alone the game got only %.1f (the "
+                      "host's other load leaves ESA no budget); the "
+                      "ratios are not judged" % t_alone)
             if not t_idle > 0:
                 failures.append("idle: the game is unpaced (target %g)"
                                 % t_idle)
-            if t_alone > 2 * SLA_REF and t_idle < 0.5 * t_alone:
+            if judged and t_idle < 0.5 * t_alone:
                 failures.append(
                     "idle: a tenant that never presents held the game at "
                     "target %.1f, %.0f %% of its %.1f alone" % (
@@ -204,7 +219,7 @@ def case_idle_and_costs(bed, x, glxgears, failures):
             if t_atk < SLA_REF * 0.999:
                 failures.append("costs: target %.2f under the SLA "
                                 "reference %.2f" % (t_atk, SLA_REF))
-            if t_alone > 2 * SLA_REF and t_atk < t_alone / 3:
+            if judged and t_atk < t_alone / 3:
                 failures.append(
                     "costs: target %.1f, %.0f %% of the %.1f the game had "
                     "alone (its user's half, with room, is a third)" % (
