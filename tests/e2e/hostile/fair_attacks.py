@@ -7,8 +7,9 @@ with the hello, frame records pushed into its ring).
 Cases, every number compared with what the same run measured:
 
   idle     a tenant of nobody that never presents, registered before the
-           game: the game is still paced (target > 0) at the rate it gets
-           alone, not held at its SLA because one cost is unknown
+           game: the game is still paced (target > 0) and, while the
+           host's other load leaves ESA half the GPU, not held at its SLA
+           reference because one cost is unknown
   costs    ten tenants of nobody reporting 9.9 s of GPU time per frame: the
            game's target stays at or above its SLA reference and at least
            a third of its rate alone (its user's half of the budget, with
@@ -150,7 +151,7 @@ def tenant(bed, name, uid=None):
 
 def settle(bed, name, seconds):
     """The tenant's target and 1 s rate, averaged over the last half of
-    `seconds`."""
+    `seconds`, and the host's other load (other_util) at the end."""
     time.sleep(seconds / 2)
     targets, rates = [], []
     end = time.monotonic() + seconds / 2
@@ -165,7 +166,8 @@ def settle(bed, name, seconds):
     print("  (%d tenants, common rate %.1f, other load %.2f)" % (
         len(st["tenants"]), st.get("common_fps", 0),
         st.get("other_util", 0)))
-    return sum(targets) / len(targets), sum(rates) / len(rates)
+    return (sum(targets) / len(targets), sum(rates) / len(rates),
+            st.get("other_util", 0))
 
 
 def baton(bed, args, nobody=False, groups=None):
@@ -184,17 +186,17 @@ def case_idle_and_costs(bed, x, glxgears, failures):
         check(idle.welcomed(), "idle tenant refused: %s" % idle.replies)
         with game(bed, x, glxgears, name="game", sla=SLA):
             bed.daemon.wait_tenants(["game"], 10)
-            t_idle, f_idle = settle(bed, "game", 3.0)
+            t_idle, f_idle, o_idle = settle(bed, "game", 3.0)
             idle.close()
-            t_alone, f_alone = settle(bed, "game", 3.0)
+            t_alone, f_alone, _ = settle(bed, "game", 3.0)
             print("game beside an idle tenant: target %.1f, %.1f FPS; "
                   "alone: target %.1f, %.1f FPS" % (t_idle, f_idle,
                                                     t_alone, f_alone))
             # ESA's budget is what the host's other load leaves
             # (other_util, from /proc/stat): on a host busy with other
             # work the game gets its SLA reference alone too, and the
-            # ratios below cannot tell anything. Said, not failed; the
-            # SLA floor and the measured rate are still checked.
+            # rates cannot tell anything. Said, not failed; the SLA floor
+            # and the measured rate are still checked.
             judged = t_alone > 2 * SLA_REF
             if not judged:
                 print("INCONCLUSIVE: alone the game got only %.1f (the "
@@ -203,17 +205,20 @@ def case_idle_and_costs(bed, x, glxgears, failures):
             if not t_idle > 0:
                 failures.append("idle: the game is unpaced (target %g)"
                                 % t_idle)
-            if judged and t_idle < 0.5 * t_alone:
+            # Before: held at its SLA reference for as long as the idle
+            # tenant stayed, whatever the budget (the common rate stayed
+            # unknown). Judged while the other load left half the GPU.
+            if judged and o_idle < 0.45 and t_idle < 1.5 * SLA_REF:
                 failures.append(
                     "idle: a tenant that never presents held the game at "
-                    "target %.1f, %.0f %% of its %.1f alone" % (
-                        t_idle, 100 * t_idle / t_alone, t_alone))
+                    "target %.1f with other load %.2f (alone: %.1f)" % (
+                        t_idle, o_idle, t_alone))
             costly = [{"name": "costly%d" % i, "fps": 5,
                        "gpu_ns": 9900000000} for i in range(10)]
             with FakeShim(bed, costly) as atk:
                 check(len(atk.welcomed()) == 10,
                       "costly tenants refused: %s" % atk.replies[:2])
-                t_atk, f_atk = settle(bed, "game", 4.0)
+                t_atk, f_atk, _ = settle(bed, "game", 4.0)
             print("game beside ten tenants of nobody claiming 9.9 s of GPU "
                   "a frame: target %.1f, %.1f FPS" % (t_atk, f_atk))
             if t_atk < SLA_REF * 0.999:
