@@ -218,12 +218,20 @@ def case_idle_and_costs(bed, x, glxgears, failures):
             with FakeShim(bed, costly) as atk:
                 check(len(atk.welcomed()) == 10,
                       "costly tenants refused: %s" % atk.replies[:2])
-                t_atk, f_atk, _ = settle(bed, "game", 4.0)
+                t_atk, f_atk, o_atk = settle(bed, "game", 4.0)
             print("game beside ten tenants of nobody claiming 9.9 s of GPU "
                   "a frame: target %.1f, %.1f FPS" % (t_atk, f_atk))
             if t_atk < SLA_REF * 0.999:
                 failures.append("costs: target %.2f under the SLA "
                                 "reference %.2f" % (t_atk, SLA_REF))
+            # Before: the common rate fell to 0.95 / (1 + k) < 1 FPS and
+            # the game sat at its SLA reference whatever the budget.
+            # Judged on this phase's own other load, as idle is.
+            if o_atk < 0.45 and t_atk < 2 * SLA_REF:
+                failures.append(
+                    "costs: the game held at target %.1f with other load "
+                    "%.2f: the other user's tenants took its share" % (
+                        t_atk, o_atk))
             if judged and t_atk < t_alone / 3:
                 failures.append(
                     "costs: target %.1f, %.0f %% of the %.1f the game had "

@@ -30,8 +30,8 @@ static void parse(const char *line, size_t len)
 		if (m.type == IPC_MSG_HELLO || m.type == IPC_MSG_SET)
 			for (int i = m.type == IPC_MSG_SET ? 2 : 0;
 			     i < (m.type == IPC_MSG_SET ? 4 : 2); i++)
-				if (r[i] != 0.0 &&
-				    !(r[i] >= IPC_FPS_MIN && r[i] <= IPC_FPS_MAX))
+				if (r[i] != 0.0 && !(r[i] >= IPC_FPS_MIN &&
+				                     r[i] <= IPC_FPS_MAX))
 					__builtin_trap();
 		if (m.type == IPC_MSG_SET &&
 		    ((m.set.has_sla && !(m.set.sla_fps >= IPC_FPS_MIN)) ||
