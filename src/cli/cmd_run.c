@@ -17,6 +17,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "ipc/msg.h"
 #include "shim/shim_paths.h"
 
 #define EXIT_USAGE    2
@@ -83,7 +84,7 @@ static bool valid_fps(const char *s)
 	if (*p)
 		return false;
 	double v = strtod(s, NULL);
-	return v >= 0.1 && v <= 1000.0;
+	return v >= IPC_FPS_MIN && v <= IPC_FPS_MAX;
 }
 
 static bool is_file(const char *path)
@@ -290,14 +291,14 @@ int cmd_run(int argc, char **argv)
 		case 's':
 			if (!valid_fps(optarg))
 				return usage_error("--sla: '%s' is not a frame "
-				                   "rate in [0.1, 1000]",
+				                   "rate in [1, 1000]",
 				                   optarg);
 			sla = optarg;
 			break;
 		case 'f':
 			if (!valid_fps(optarg))
 				return usage_error("--fps: '%s' is not a frame "
-				                   "rate in [0.1, 1000]",
+				                   "rate in [1, 1000]",
 				                   optarg);
 			fps = optarg;
 			break;

@@ -1,7 +1,9 @@
-/* baton set NAME fps=N|sla=N: pin a tenant's rate or change its SLA. */
+/* baton set [NAME] [--id N] [--uid U] [--all] fps=N|sla=N: pin a tenant's
+ * rate or change its SLA. */
 #include <errno.h>
 #include <math.h>
 #include <stdbool.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -13,31 +15,128 @@ void cmd_set_help(FILE *out)
 {
 	fprintf(
 	    out,
-	    "Usage: baton set NAME fps=N|sla=N...\n"
-	    "Change a registered tenant (every tenant of that name).\n"
+	    "Usage: baton set [NAME] [--id N] [--uid U] [--all] "
+	    "fps=N|sla=N...\n"
+	    "Change registered tenants: those called NAME, the one of id N "
+	    "(baton\n"
+	    "status --json shows ids), those of user U, or those that match "
+	    "every\n"
+	    "one given.\n"
 	    "\n"
-	    "  fps=N   pin the tenant at N frames per second; fps=0 hands "
+	    "  NAME      the tenants of that name; refused when they belong "
+	    "to more\n"
+	    "            than one user, unless --uid, --id or --all picks\n"
+	    "  --id N    the tenant of that id\n"
+	    "  --uid U   the tenants of that user (a uid)\n"
+	    "  --all     every tenant called NAME, whoever runs it\n"
+	    "  fps=N     pin the tenant at N frames per second; fps=0 hands "
 	    "it back to\n"
-	    "          the policy\n"
-	    "  sla=N   its frame-rate SLA, N > 0\n"
-	    "  --help  this text\n"
+	    "            the policy\n"
+	    "  sla=N     its frame-rate SLA\n"
+	    "  --help    this text\n"
 	    "\n"
-	    "N lies in [0, %g]. Exit status: 0 ok, 1 error reply (no such "
-	    "tenant,\n"
-	    "denied) or I/O failure, 2 usage error, 4 batond not running.\n",
-	    IPC_FPS_MAX);
+	    "N lies in [%g, %g] (fps=0 too). Root, batond's user and members "
+	    "of its\n"
+	    "group or admin_group may set any tenant; other users their "
+	    "own.\n"
+	    "Exit status: 0 ok, 1 error reply (no such tenant, denied, a "
+	    "name of\n"
+	    "several users) or I/O failure, 2 usage error, 4 batond not "
+	    "running.\n",
+	    IPC_FPS_MIN, IPC_FPS_MAX);
 }
 
-static bool parse_value(const char *s, double *out)
+static bool parse_value(const char *s, bool zero_ok, double *out)
 {
 	char *end;
 	errno = 0;
 	double v = strtod(s, &end);
-	if (errno || end == s || *end || !isfinite(v) || v < 0.0 ||
-	    v > IPC_FPS_MAX)
+	if (errno || end == s || *end || !isfinite(v))
+		return false;
+	if (!(zero_ok && v == 0.0) && (v < IPC_FPS_MIN || v > IPC_FPS_MAX))
 		return false;
 	*out = v;
 	return true;
+}
+
+static bool parse_count(const char *s, unsigned long long lo,
+                        unsigned long long hi, unsigned long long *out)
+{
+	char *end;
+	errno = 0;
+	if (!s || *s < '0' || *s > '9')
+		return false;
+	unsigned long long v = strtoull(s, &end, 10);
+	if (errno || *end || v < lo || v > hi)
+		return false;
+	*out = v;
+	return true;
+}
+
+static int usage(const char *fmt, const char *arg)
+{
+	fprintf(stderr, "baton set: ");
+	fprintf(stderr, fmt, arg);
+	fprintf(stderr, "\nTry 'baton set --help'.\n");
+	return CLI_EXIT_USAGE;
+}
+
+/* The request's fields from argv; CLI_EXIT_OK or a usage error printed. */
+static int build(int argc, char **argv, json_t *req)
+{
+	bool what = false, value = false, all = false;
+	for (int i = 1; i < argc; i++) {
+		const char *a = argv[i];
+		unsigned long long v;
+		if (strcmp(a, "--id") == 0 || strcmp(a, "--uid") == 0) {
+			bool id = a[2] == 'i';
+			if (!parse_count(i + 1 < argc ? argv[i + 1] : NULL,
+			                 id ? 1 : 0,
+			                 id ? (unsigned long long)INT64_MAX
+			                    : UINT32_MAX - 1ULL,
+			                 &v))
+				return usage("%s needs a number (an id from "
+				             "baton status --json, a uid)",
+				             a);
+			json_object_set_new(req, id ? "id" : "uid",
+			                    json_integer((json_int_t)v));
+			what = true;
+			i++;
+		} else if (strcmp(a, "--all") == 0) {
+			all = true;
+		} else if (strncmp(a, "fps=", 4) == 0 ||
+		           strncmp(a, "sla=", 4) == 0) {
+			bool fps = a[0] == 'f';
+			double x;
+			if (!parse_value(a + 4, fps, &x)) {
+				fprintf(stderr,
+				        "baton set: '%s': N must lie in [%g, "
+				        "%g]%s\n",
+				        a, IPC_FPS_MIN, IPC_FPS_MAX,
+				        fps ? " or be 0" : "");
+				return CLI_EXIT_USAGE;
+			}
+			json_object_set_new(req, fps ? "fixed_fps" : "sla_fps",
+			                    json_real(x));
+			value = true;
+		} else if (a[0] == '-') {
+			return usage("unknown option %s", a);
+		} else if (json_object_get(req, "name")) {
+			return usage("'%s' is not fps=N or sla=N", a);
+		} else {
+			json_object_set_new(req, "name", json_string(a));
+			what = true;
+		}
+	}
+	if (all && !json_object_get(req, "name"))
+		return usage("%s goes with a NAME", "--all");
+	if (all)
+		json_object_set_new(req, "all", json_true());
+	if (!what)
+		return usage("%s", "need a tenant: NAME, --id N or --uid U");
+	if (!value)
+		return usage("%s", "need fps=N or sla=N");
+	return CLI_EXIT_OK;
 }
 
 int cmd_set(int argc, char **argv)
@@ -49,33 +148,16 @@ int cmd_set(int argc, char **argv)
 			return CLI_EXIT_OK;
 		}
 	}
-	if (argc < 3) {
-		fprintf(stderr, "baton set: need a tenant name and fps=N or "
-		                "sla=N\nTry 'baton set --help'.\n");
-		return CLI_EXIT_USAGE;
-	}
-	json_t *req = json_pack("{s:s, s:s}", "type", "set", "name", argv[1]);
+	json_t *req = json_pack("{s:s}", "type", "set");
 	if (!req)
 		return CLI_EXIT_FAILURE;
-	for (int i = 2; i < argc; i++) {
-		const char *a = argv[i];
-		const char *key = strncmp(a, "fps=", 4) == 0   ? "fixed_fps"
-		                  : strncmp(a, "sla=", 4) == 0 ? "sla_fps"
-		                                               : NULL;
-		double v;
-		if (!key || !parse_value(a + 4, &v) ||
-		    (strcmp(key, "sla_fps") == 0 && v <= 0.0)) {
-			fprintf(stderr,
-			        "baton set: '%s' is not fps=N or sla=N with N "
-			        "in [0, %g] (sla above 0)\n",
-			        a, IPC_FPS_MAX);
-			json_decref(req);
-			return CLI_EXIT_USAGE;
-		}
-		json_object_set_new(req, key, json_real(v));
+	int rc = build(argc, argv, req);
+	if (rc != CLI_EXIT_OK) {
+		json_decref(req);
+		return rc;
 	}
 	struct cli_client cl;
-	int rc = cli_client_open(&cl, "baton set");
+	rc = cli_client_open(&cl, "baton set");
 	if (rc != CLI_EXIT_OK) {
 		json_decref(req);
 		return rc;

@@ -4,15 +4,28 @@
 
 #include "core/reach.h"
 
-/* vGASA's k_i: GPU seconds per frame, so that g_i = k_i * f_i. An EWMA over
- * epochs follows scene changes without chasing a single slow frame. */
+/* vGASA's k_i: GPU seconds per frame, so that g_i = k_i * f_i (Sec. 3.2,
+ * the proportional relation ESA's Algorithm 3 and FSA's CalcGPUResource
+ * rest on). An EWMA over epochs follows scene changes without chasing a
+ * single slow frame.
+ *
+ * The GPU times are the tenant's own report, and a tenant may lie: one GPU
+ * cannot spend more than the epoch on a tenant's frames in an epoch, nor,
+ * since it runs one frame after another, more per frame on average than
+ * the time between the frames' presents (1 / F_out). A sample is bounded
+ * by both, so g_i = k_i * f_i never claims more than one whole GPU. */
 static void learn_coefficient(const struct core_params *p,
                               struct core_tenant *t)
 {
 	if (t->frames == 0 || !(t->gpu_busy_s > 0.0) ||
 	    !isfinite(t->gpu_busy_s))
 		return;
-	double sample = t->gpu_busy_s / (double)t->frames;
+	double busy = t->gpu_busy_s;
+	if (p->epoch_s > 0.0 && busy > p->epoch_s)
+		busy = p->epoch_s;
+	double sample = busy / (double)t->frames;
+	if (t->fps > 0.0 && isfinite(t->fps) && sample > 1.0 / t->fps)
+		sample = 1.0 / t->fps;
 	if (t->k <= 0.0)
 		t->k = sample;
 	else
@@ -42,18 +55,20 @@ static void measure_demand(const struct core_params *p, struct core_gpu *gpu,
                            const struct core_tenant *t, size_t n)
 {
 	double need = gpu->other_util > 0.0 ? gpu->other_util : 0.0;
+	size_t known = 0;
 	for (size_t i = 0; i < n; i++) {
-		if (!(t[i].k > 0.0)) {
-			gpu->sla_util = 0.0;
-			gpu->overload = false;
-			return;
-		}
+		/* A tenant that never presented has no cost to count, and
+		 * must not make the demand unknown for everyone (a tenant
+		 * that registers and never presents would hide overload). */
+		if (!(t[i].k > 0.0))
+			continue;
+		known++;
 		double rate = t[i].fixed_fps > 0.0 ? t[i].fixed_fps
 		                                   : core_sla_ref(p, &t[i]);
 		need += t[i].k * rate;
 	}
-	gpu->sla_util = need;
-	gpu->overload = n > 0 && need > p->util_target;
+	gpu->sla_util = known > 0 ? need : 0.0;
+	gpu->overload = known > 0 && need > p->util_target;
 }
 
 void core_controller_tick(const struct core_policy *policy,
@@ -92,6 +107,14 @@ void core_controller_tick(const struct core_policy *policy,
 			t->target_fps = core_pi_update(
 			    &t->pi, &params->pi, t->ref_fps, t->fps,
 			    core_reach_can_raise(params, t));
+			/* Whatever the policy and the loop decide, a paced
+			 * game is never paced under its SLA reference
+			 * (SA's): no report of another tenant can push it
+			 * there. A game that overshoots it runs a little
+			 * above, which no SLA minds. */
+			double floor = core_sla_ref(params, t);
+			if (t->target_fps < floor)
+				t->target_fps = floor;
 		}
 	}
 }

@@ -54,20 +54,37 @@ struct core_tenant {
 	                          the game ran flat out */
 	double sleep_s;        /* the pacing sleeps of those frames, summed: how
 	                          far the pacer held the game back (reach.h) */
+	uint64_t owner; /* who runs it (batond: the uid from SO_PEERCRED; the
+	                   simulator: the scenario's owner key). ESA bounds
+	                   each owner's share of the budget (policy_esa.c). */
 
 	/* state kept by the core */
 	struct core_pi pi;
 	double k;          /* learned GPU seconds per frame (vGASA's k_i); 0 =
-	                      unknown */
+	                      unknown. Never more than one GPU can do: at
+	                      most the epoch over the frames, and the frame
+	                      interval (controller.c) */
 	double ref_fps;    /* the policy's reference; 0 = run free */
 	double fps_smooth; /* F_out smoothed over fps_smooth_s; 0 = none yet */
 	double reach_fps;  /* the rate the game could run at were its pacer
 	                      not holding it back, smoothed; 0 = unknown */
 	uint32_t short_epochs; /* consecutive epochs short of the reference */
 	uint32_t epochs;       /* ticks the tenant has been through */
+	/* ESA's scratch for one tick (policy_esa.c): the index of the first
+	 * tenant of the same owner with a coefficient (its own index when
+	 * it has none), and on that tenant the owner's totals. */
+	struct core_esa_owner {
+		size_t lead;
+		double k;      /* its unpinned tenants' coefficients, summed */
+		double pinned; /* the share its pinned tenants take */
+		double fps;    /* capped: the rate its share affords */
+		bool capped;   /* over its share at the common rate */
+	} esa;
 
 	/* output */
-	double target_fps; /* pacing target for the shim; 0 = unpaced */
+	double target_fps; /* pacing target for the shim; 0 = unpaced; never
+	                      under the SLA reference (core_sla_ref) while
+	                      paced and not pinned */
 	bool limited;      /* it cannot reach its reference (pinned rate,
 	                      SLA, ESA's common rate): something other than
 	                      the pacer limits it (reach.h) */
@@ -90,8 +107,9 @@ struct core_gpu {
 	                       need by (policy_fsa.c); 0 = 1 */
 	double sla_util;    /* output: the share of the GPU the tenants need
 	                       at their SLAs (pinned ones at their pinned
-	                       rate), other_util included; 0 = unknown (a
-	                       tenant has no coefficient yet) */
+	                       rate), other_util included, of the tenants
+	                       with a coefficient; 0 = unknown (none has
+	                       one yet) */
 	bool overload;      /* output: sla_util > util_target, the budget
 	                       cannot hold every tenant at its SLA */
 };

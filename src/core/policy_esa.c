@@ -22,30 +22,144 @@
  *   tenant's SLA reference, that tenant is held at its SLA reference, as SA
  *   would: the budget cannot hold everyone at the SLA (the controller
  *   reports overload) and dropping every game under it together is the
- *   worst answer for an SLA system. Until every game has a coefficient the
- *   common rate is unknown: the first games start at their SLA reference,
- *   and while a newcomer's is learnt the others keep the last common rate
- *   (the newcomer starts there too). */
+ *   worst answer for an SLA system. Until a free-running game has a
+ *   coefficient the common rate is unknown: the first games start at
+ *   their SLA reference (the last common rate, if there was one); a
+ *   newcomer whose cost is still being learnt starts at the common rate.
+ *
+ * Three more, because the costs are the tenants' own reports and every
+ * local user may register tenants (docs/architecture.md):
+ *
+ * - A tenant without a coefficient (it never presented a frame) has no
+ *   cost to count: it is left out of sum k rather than leaving the common
+ *   rate unknown for everyone, and gets the common rate like a newcomer.
+ * - Each owner's share of the budget is bounded. Tenants are grouped by
+ *   owner (uid); at the common rate F an owner costs P_u + F * K_u (its
+ *   pinned tenants' share plus its other tenants' coefficients times F,
+ *   g_i = k_i * f_i of Sec. 3.2). An owner whose cost would exceed
+ *   U / m (m owners) is counted at U / m, and the common rate is solved
+ *   for the others: vGASA's F = U / sum k_i (Algorithm 3, line 6) becomes
+ *   F = (U - c U / m - sum P_u) / sum K_u over the c capped owners' and
+ *   the others' tenants respectively. A capped owner's tenants run at the
+ *   rate its share affords, (U / m - P_u) / K_u, never above F, never
+ *   under their SLA reference. With one owner this is vGASA's rule
+ *   exactly; with several, ten tenants of one user claiming huge costs
+ *   take at most that user's share, not another user's game's rate.
+ * - Limited tenants of a capped owner do not pull the ceiling down: they
+ *   are paced to their own share already. */
+#include <math.h>
+
 #include "core/reach.h"
 
-/* The common reference from the budget alone; 0 if pinned tenants or
- * other load took it all, < 0 while a coefficient is still unknown. */
-static double budget_rate(const struct core_params *p,
-                          const struct core_gpu *gpu,
-                          const struct core_tenant *t, size_t n)
+static bool counts(const struct core_tenant *t)
 {
-	double other = gpu->other_util > 0.0 ? gpu->other_util : 0.0;
-	double budget = p->util_target - other, sum_k = 0.0;
+	return t->k > 0.0 && isfinite(t->k);
+}
+
+/* Groups the tenants with a coefficient by owner: every such tenant's
+ * esa.lead is its owner's first one, which holds the owner's totals.
+ * Returns the number of owners. O(n^2) in the worst case, n bounded by
+ * the daemon's connection cap: no allocation in the core. */
+static size_t group_owners(struct core_tenant *t, size_t n)
+{
+	size_t m = 0;
+	for (size_t i = 0; i < n; i++)
+		t[i].esa = (struct core_esa_owner){.lead = i};
 	for (size_t i = 0; i < n; i++) {
-		if (t[i].fixed_fps > 0.0) {
-			budget -= t[i].k * t[i].fixed_fps;
-		} else {
-			if (!(t[i].k > 0.0))
-				return -1.0;
-			sum_k += t[i].k;
+		if (!counts(&t[i]) || t[i].esa.lead != i)
+			continue;
+		m++;
+		for (size_t j = i; j < n; j++) {
+			if (!counts(&t[j]) || t[j].owner != t[i].owner)
+				continue;
+			t[j].esa.lead = i;
+			/* one tenant never takes more than one GPU */
+			if (t[j].fixed_fps > 0.0)
+				t[i].esa.pinned +=
+				    fmin(t[j].k * t[j].fixed_fps, 1.0);
+			else
+				t[i].esa.k += t[j].k;
 		}
 	}
-	return sum_k > 0.0 && budget > 0.0 ? budget / sum_k : 0.0;
+	return m;
+}
+
+static bool is_lead(const struct core_tenant *t, size_t i)
+{
+	return counts(&t[i]) && t[i].esa.lead == i;
+}
+
+/* The common reference from the budget alone; 0 if pinned tenants or
+ * other load took it all, < 0 while no free-running tenant has a
+ * coefficient yet. Caps the owners over their share (see above). */
+static double budget_rate(const struct core_params *p,
+                          const struct core_gpu *gpu, struct core_tenant *t,
+                          size_t n)
+{
+	double other = gpu->other_util > 0.0 ? gpu->other_util : 0.0;
+	double budget = p->util_target - other;
+	size_t m = group_owners(t, n);
+	bool unknown = false, any_k = false;
+	for (size_t i = 0; i < n; i++) {
+		if (t[i].fixed_fps > 0.0)
+			continue;
+		if (counts(&t[i]))
+			any_k = true;
+		else
+			unknown = true;
+	}
+	if (!any_k)
+		return unknown ? -1.0 : 0.0;
+	if (!(budget > 0.0))
+		return 0.0;
+	double share = budget / (double)m, F = 0.0;
+	/* Water-filling: capping an owner frees budget, so F only grows and
+	 * an owner over its share stays over; at most m rounds. */
+	for (size_t round = 0; round <= m; round++) {
+		double free_b = budget, free_k = 0.0;
+		for (size_t i = 0; i < n; i++) {
+			if (!is_lead(t, i))
+				continue;
+			if (t[i].esa.capped) {
+				free_b -= share;
+			} else {
+				free_b -= t[i].esa.pinned;
+				free_k += t[i].esa.k;
+			}
+		}
+		F = free_k > 0.0 && free_b > 0.0 ? free_b / free_k : 0.0;
+		size_t stay = 0, over = 0;
+		for (size_t i = 0; i < n; i++) {
+			if (!is_lead(t, i) || t[i].esa.capped)
+				continue;
+			struct core_esa_owner *o = &t[i].esa;
+			if (o->pinned + F * o->k > share * (1.0 + 1e-9))
+				over++;
+			else if (o->k > 0.0)
+				stay++;
+		}
+		if (over == 0)
+			break;
+		/* The last owners with free-running tenants are not capped
+		 * away: they share what the others leave at one rate. */
+		size_t capped = 0;
+		for (size_t i = 0; i < n; i++) {
+			struct core_esa_owner *o = &t[i].esa;
+			if (!is_lead(t, i) || o->capped ||
+			    !(o->pinned + F * o->k > share * (1.0 + 1e-9)))
+				continue;
+			if (o->k > 0.0 && stay == 0)
+				continue;
+			o->capped = true;
+			o->fps = o->k > 0.0 && share > o->pinned
+			             ? (share - o->pinned) / o->k
+			             : 0.0;
+			capped++;
+		}
+		if (capped == 0)
+			break;
+	}
+	return F;
 }
 
 /* A step down moves the ceiling at most this far, and the next waits until
@@ -72,6 +186,7 @@ static void move_ceiling(const struct core_params *p, struct core_gpu *gpu,
 		if (floor <= 0.0 || sla < floor)
 			floor = sla;
 		if (t[i].limited && t[i].fps_smooth > 0.0 &&
+		    !t[t[i].esa.lead].esa.capped &&
 		    (lowest <= 0.0 || t[i].fps_smooth < lowest))
 			lowest = t[i].fps_smooth;
 	}
@@ -108,9 +223,9 @@ static void assign_esa(const struct core_params *p, struct core_gpu *gpu,
 		             ? gpu->esa_ceiling
 		             : ideal;
 	} else if (ideal < 0.0) {
-		/* A newcomer's cost is not known yet (its first epoch with
-		 * frames teaches it): keep the last common rate rather than
-		 * drop everyone to the SLA for an epoch or two. */
+		/* No free-running tenant's cost is known yet (the first
+		 * epoch with frames teaches it): keep the last common rate,
+		 * if any, rather than drop everyone to the SLA. */
 		common = gpu->common_fps;
 	} else {
 		gpu->esa_ceiling = 0.0;
@@ -118,7 +233,11 @@ static void assign_esa(const struct core_params *p, struct core_gpu *gpu,
 	gpu->common_fps = common;
 	for (size_t i = 0; i < n; i++) {
 		double sla = core_sla_ref(p, &t[i]);
-		t[i].ref_fps = common > sla ? common : sla;
+		double rate = common;
+		const struct core_esa_owner *o = &t[t[i].esa.lead].esa;
+		if (o->capped && o->fps < rate)
+			rate = o->fps;
+		t[i].ref_fps = rate > sla ? rate : sla;
 	}
 }
 

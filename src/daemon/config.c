@@ -4,12 +4,14 @@
 
 #include <errno.h>
 #include <getopt.h>
+#include <grp.h>
 #include <libconfig.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "ipc/msg.h"
 #include "ipc/socket_path.h"
 
 bool daemon_config_defaults(struct daemon_config *cfg)
@@ -19,6 +21,7 @@ bool daemon_config_defaults(struct daemon_config *cfg)
 	    .default_sla = DAEMON_DEFAULT_SLA,
 	    .epoch_ms = DAEMON_DEFAULT_EPOCH_MS,
 	    .params = core_params_default(),
+	    .max_tenants_per_uid = DAEMON_DEFAULT_MAX_TENANTS_PER_UID,
 	};
 	cfg->params.epoch_s = cfg->epoch_ms / 1000.0;
 	daemon_config_metrics(cfg, DAEMON_DEFAULT_METRICS);
@@ -66,7 +69,7 @@ static bool set_policy(struct daemon_config *cfg, const char *name)
 
 static bool set_sla(struct daemon_config *cfg, double v)
 {
-	if (!isfinite(v) || v <= 0.0 || v > 1000.0)
+	if (!isfinite(v) || v < IPC_FPS_MIN || v > IPC_FPS_MAX)
 		return false;
 	cfg->default_sla = v;
 	return true;
@@ -87,6 +90,26 @@ static bool set_socket(struct daemon_config *cfg, const char *path)
 	if (n == 0 || n >= sizeof(cfg->socket_path))
 		return false;
 	memcpy(cfg->socket_path, path, n + 1);
+	return true;
+}
+
+/* A group name, or a gid written as a number. */
+static bool set_admin_group(struct daemon_config *cfg, const char *name)
+{
+	char *end;
+	errno = 0;
+	unsigned long v = strtoul(name, &end, 10);
+	if (name[0] >= '0' && name[0] <= '9' && !errno && !*end &&
+	    v < (gid_t)-1) {
+		cfg->admin_gid = (gid_t)v;
+		cfg->has_admin_group = true;
+		return true;
+	}
+	struct group *g = getgrnam(name);
+	if (!g)
+		return false;
+	cfg->admin_gid = g->gr_gid;
+	cfg->has_admin_group = true;
 	return true;
 }
 
@@ -207,7 +230,7 @@ static bool file_setting(struct file_ctx *f, struct daemon_config *cfg,
 	} else if (strcmp(name, "sla") == 0) {
 		if (!number(s, &v) || !set_sla(cfg, v))
 			return file_error(f, s,
-			                  "must be a number in (0, 1000]");
+			                  "must be a number in [1, 1000]");
 	} else if (strcmp(name, "epoch_ms") == 0) {
 		int t = config_setting_type(s);
 		if ((t != CONFIG_TYPE_INT && t != CONFIG_TYPE_INT64) ||
@@ -223,6 +246,27 @@ static bool file_setting(struct file_ctx *f, struct daemon_config *cfg,
 		if (config_setting_type(s) != CONFIG_TYPE_BOOL)
 			return file_error(f, s, "must be true or false");
 		cfg->metrics_names = config_setting_get_bool(s);
+	} else if (strcmp(name, "max_tenants_per_uid") == 0) {
+		int t = config_setting_type(s);
+		long long n = config_setting_get_int64(s);
+		if ((t != CONFIG_TYPE_INT && t != CONFIG_TYPE_INT64) || n < 0 ||
+		    n > 65536)
+			return file_error(f, s,
+			                  "must be an integer in [0, 65536] "
+			                  "(0: no cap)");
+		cfg->max_tenants_per_uid = (unsigned)n;
+	} else if (strcmp(name, "admin_group") == 0) {
+		int t = config_setting_type(s);
+		char num[24];
+		if (t == CONFIG_TYPE_INT || t == CONFIG_TYPE_INT64) {
+			snprintf(num, sizeof(num), "%lld",
+			         (long long)config_setting_get_int64(s));
+			str = num;
+		}
+		if (!str || !set_admin_group(cfg, str))
+			return file_error(f, s,
+			                  "must be a group name or a gid "
+			                  "that exists");
 	} else if (strcmp(name, "params") == 0) {
 		return file_params(f, cfg, s);
 	} else {
@@ -279,14 +323,26 @@ void daemon_usage(FILE *out)
 	        "                    port 0 picks one); if it cannot bind, "
 	        "batond runs\n"
 	        "                    without it, with a warning\n"
+	        "  --max-tenants-per-uid N\n"
+	        "                    tenants one uid may have registered "
+	        "(default %d;\n"
+	        "                    0: no cap)\n"
+	        "  --admin-group GROUP\n"
+	        "                    its members (supplementary groups too) "
+	        "may send admin\n"
+	        "                    requests, besides root, batond's user "
+	        "and its group\n"
+	        "                    (default: none)\n"
 	        "  --config FILE     libconfig file with the same keys "
 	        "(socket, policy,\n"
-	        "                    sla, epoch_ms, metrics), metrics_names "
-	        "(true: label\n"
-	        "                    tenants with name and pid on /metrics, "
-	        "which every\n"
-	        "                    local user can read) and a params "
-	        "group (kp, ki,\n"
+	        "                    sla, epoch_ms, metrics, "
+	        "max_tenants_per_uid,\n"
+	        "                    admin_group), metrics_names (true: "
+	        "label tenants\n"
+	        "                    with name and pid on /metrics, which "
+	        "every local\n"
+	        "                    user can read) and a params group (kp, "
+	        "ki,\n"
 	        "                    max_ratio, sla_margin, util_target, "
 	        "fsa_guard,\n"
 	        "                    fsa_relax, fsa_hold_s, k_alpha, "
@@ -304,7 +360,7 @@ void daemon_usage(FILE *out)
 	        "directory\n"
 	        "included).\n",
 	        DAEMON_DEFAULT_SLA, DAEMON_DEFAULT_EPOCH_MS,
-	        DAEMON_DEFAULT_METRICS);
+	        DAEMON_DEFAULT_METRICS, DAEMON_DEFAULT_MAX_TENANTS_PER_UID);
 }
 
 enum daemon_args_result daemon_config_args(struct daemon_config *cfg, int argc,
@@ -316,6 +372,8 @@ enum daemon_args_result daemon_config_args(struct daemon_config *cfg, int argc,
 		O_SLA,
 		O_EPOCH,
 		O_METRICS,
+		O_MAX_TENANTS,
+		O_ADMIN_GROUP,
 		O_CONFIG,
 		O_HELP,
 		O_VERSION
@@ -326,6 +384,8 @@ enum daemon_args_result daemon_config_args(struct daemon_config *cfg, int argc,
 	    {"sla", required_argument, NULL, O_SLA},
 	    {"epoch-ms", required_argument, NULL, O_EPOCH},
 	    {"metrics", required_argument, NULL, O_METRICS},
+	    {"max-tenants-per-uid", required_argument, NULL, O_MAX_TENANTS},
+	    {"admin-group", required_argument, NULL, O_ADMIN_GROUP},
 	    {"config", required_argument, NULL, O_CONFIG},
 	    {"help", no_argument, NULL, O_HELP},
 	    {"version", no_argument, NULL, O_VERSION},
@@ -394,7 +454,7 @@ enum daemon_args_result daemon_config_args(struct daemon_config *cfg, int argc,
 		if (errno || end == given[O_SLA] || *end || !set_sla(cfg, v)) {
 			fprintf(err_out,
 			        "batond: --sla: \"%s\" is not a number in "
-			        "(0, 1000]\n",
+			        "[1, 1000]\n",
 			        given[O_SLA]);
 			return DAEMON_ARGS_USAGE;
 		}
@@ -410,6 +470,28 @@ enum daemon_args_result daemon_config_args(struct daemon_config *cfg, int argc,
 			        given[O_EPOCH]);
 			return DAEMON_ARGS_USAGE;
 		}
+	}
+	if (given[O_MAX_TENANTS]) {
+		errno = 0;
+		const char *v = given[O_MAX_TENANTS];
+		unsigned long n = strtoul(v, &end, 10);
+		if (errno || end == v || *end || v[0] < '0' || v[0] > '9' ||
+		    n > 65536) {
+			fprintf(err_out,
+			        "batond: --max-tenants-per-uid: \"%s\" is not "
+			        "an integer in [0, 65536]\n",
+			        v);
+			return DAEMON_ARGS_USAGE;
+		}
+		cfg->max_tenants_per_uid = (unsigned)n;
+	}
+	if (given[O_ADMIN_GROUP] &&
+	    !set_admin_group(cfg, given[O_ADMIN_GROUP])) {
+		fprintf(err_out,
+		        "batond: --admin-group: no group \"%s\" (a name or a "
+		        "gid)\n",
+		        given[O_ADMIN_GROUP]);
+		return DAEMON_ARGS_USAGE;
 	}
 	if (given[O_METRICS] && !daemon_config_metrics(cfg, given[O_METRICS])) {
 		fprintf(err_out,

@@ -4,6 +4,7 @@
 
 #include <stdbool.h>
 #include <stdio.h>
+#include <sys/types.h>
 #include <sys/un.h>
 
 #include "core/policy.h"
@@ -11,6 +12,10 @@
 #define DAEMON_DEFAULT_SLA      30.0
 #define DAEMON_DEFAULT_EPOCH_MS 100
 #define DAEMON_DEFAULT_METRICS  "127.0.0.1:9477"
+/* Tenants one uid may have registered at once: a game or two per user
+ * with room, while one user cannot fill the registry (each tenant costs
+ * a mapping, ring reads and a share of every tick). */
+#define DAEMON_DEFAULT_MAX_TENANTS_PER_UID 32
 
 struct daemon_config {
 	char socket_path[sizeof(((struct sockaddr_un *)0)->sun_path)];
@@ -22,6 +27,11 @@ struct daemon_config {
 	unsigned metrics_port; /* 0 = ephemeral */
 	bool metrics_names;    /* label tenants with name and pid (metrics.h) */
 	struct core_params params;
+	unsigned max_tenants_per_uid; /* 0 = no cap */
+	/* Members (supplementary groups included) may send admin requests,
+	 * besides root, the daemon's user and its group. */
+	bool has_admin_group;
+	gid_t admin_gid;
 };
 
 /* Defaults: the socket of ipc_socket_path(), sa, 30 FPS, 100 ms, metrics on

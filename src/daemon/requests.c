@@ -4,8 +4,11 @@
  * everyone else. */
 #include "daemon/server.h"
 
+#include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 
 #include "ipc/msg.h"
 #include "util/log.h"
@@ -19,16 +22,59 @@ static void reply_error(struct server *s, struct conn *c, const char *code,
 void conn_fail(struct server *s, struct conn *c, const char *code,
                const char *message)
 {
-	log_info("peer pid %d uid %d: %s: %s", (int)c->cred.pid,
-	         (int)c->cred.uid, code, message);
+	/* The message may quote what the peer sent (jansson's error text,
+	 * a name): escaped, no raw byte of a client reaches the log. */
+	char safe[1024];
+	log_info("peer pid %d uid %u: %s: %s", (int)c->cred.pid,
+	         (unsigned)c->cred.uid, code,
+	         ipc_escape(safe, sizeof(safe), message));
 	reply_error(s, c, code, message);
 	c->dead = true;
 }
 
+/* Whether gid is the peer's primary group or one of its supplementary
+ * groups (SO_PEERGROUPS: the groups it had when it connected). */
+static bool peer_in_group(const struct conn *c, gid_t gid)
+{
+	if (c->cred.gid == gid)
+		return true;
+	gid_t small[64], *g = small;
+	socklen_t len = sizeof(small);
+	if (getsockopt(c->fd, SOL_SOCKET, SO_PEERGROUPS, g, &len) < 0) {
+		if (errno != ERANGE || len == 0)
+			return false;
+		g = malloc(len);
+		if (!g ||
+		    getsockopt(c->fd, SOL_SOCKET, SO_PEERGROUPS, g, &len) < 0) {
+			free(g);
+			return false;
+		}
+	}
+	bool in = false;
+	for (size_t i = 0; i < len / sizeof(gid_t) && !in; i++)
+		in = g[i] == gid;
+	if (g != small)
+		free(g);
+	return in;
+}
+
+/* Admin: root, the daemon's user, a member of the daemon's group or of the
+ * configured admin group (admin_group), supplementary groups included. */
 static bool is_admin(const struct server *s, const struct conn *c)
 {
+	const struct daemon_config *cfg = &s->d->cfg;
 	return c->cred.uid == 0 || c->cred.uid == s->euid ||
-	       c->cred.gid == s->egid;
+	       peer_in_group(c, s->egid) ||
+	       (cfg->has_admin_group && peer_in_group(c, cfg->admin_gid));
+}
+
+/* Tenants registered by uid now. */
+static size_t tenants_of(const struct daemon *d, uid_t uid)
+{
+	size_t n = 0;
+	for (size_t i = 0; i < d->n_tenants; i++)
+		n += d->tenants[i]->uid == uid;
+	return n;
 }
 
 static void hello(struct server *s, struct conn *c,
@@ -38,6 +84,18 @@ static void hello(struct server *s, struct conn *c,
 	if (h->role == IPC_ROLE_CLIENT) {
 		conn_drop_fds(c);
 		conn_send_line(s, c, ipc_msg_welcome(-1));
+		return;
+	}
+	/* Before the memfd is looked at: a user past the cap costs nothing
+	 * more. */
+	unsigned cap = s->d->cfg.max_tenants_per_uid;
+	if (cap > 0 && tenants_of(s->d, c->cred.uid) >= cap) {
+		char msg[160];
+		snprintf(msg, sizeof(msg),
+		         "uid %u has %u tenants registered, the most "
+		         "max_tenants_per_uid allows",
+		         (unsigned)c->cred.uid, cap);
+		conn_fail(s, c, BATON_ERR_DENIED, msg);
 		return;
 	}
 	if (c->nfds != 1) {
@@ -77,41 +135,94 @@ static void apply_set(struct tenant *t, const struct ipc_msg_set *m)
 		t->fixed_fps = m->fixed_fps;
 }
 
+static bool set_matches(const struct tenant *t, const struct ipc_msg_set *m)
+{
+	return !t->corrupt && (!m->has_id || t->id == m->id) &&
+	       (!m->has_uid || (unsigned long)t->uid == m->uid) &&
+	       (!m->has_name || strcmp(t->name, m->name) == 0);
+}
+
+/* The tenants a set addresses: by id, owner and name, every one given. A
+ * name alone that matches tenants of more than one user is refused, the
+ * matches listed: two users' games of one name are not one thing to an
+ * operator, and "set NAME" must not change a stranger's game by
+ * accident. false with the reply sent. */
+static bool set_check(struct server *s, struct conn *c,
+                      const struct ipc_msg_set *m)
+{
+	const struct daemon *d = s->d;
+	size_t hits = 0;
+	bool several = false, others = false;
+	uid_t first = 0;
+	for (size_t i = 0; i < d->n_tenants; i++) {
+		const struct tenant *t = d->tenants[i];
+		if (!set_matches(t, m))
+			continue;
+		if (hits++ == 0)
+			first = t->uid;
+		else if (t->uid != first)
+			several = true;
+		if (t->uid != c->cred.uid)
+			others = true;
+	}
+	if (others && !is_admin(s, c)) {
+		reply_error(s, c, BATON_ERR_DENIED,
+		            "only root, the daemon's user or a member of its "
+		            "group or admin_group may set another user's "
+		            "tenant");
+		return false;
+	}
+	if (!hits) {
+		reply_error(s, c, BATON_ERR_NOT_FOUND,
+		            "no tenant matches that name, id and uid");
+		return false;
+	}
+	if (several && m->has_name && !m->has_id && !m->has_uid && !m->all) {
+		char msg[512];
+		int n = snprintf(msg, sizeof(msg),
+		                 "\"%s\" names tenants of more than one user; "
+		                 "give --uid, --id or --all:",
+		                 m->name);
+		size_t listed = 0;
+		for (size_t i = 0;
+		     i < d->n_tenants && n > 0 && (size_t)n < sizeof(msg) - 48;
+		     i++) {
+			const struct tenant *t = d->tenants[i];
+			if (!set_matches(t, m))
+				continue;
+			n += snprintf(msg + n, sizeof(msg) - (size_t)n,
+			              "%s id %llu uid %u", listed++ ? "," : "",
+			              (unsigned long long)t->id,
+			              (unsigned)t->uid);
+		}
+		if (n > 0 && (size_t)n >= sizeof(msg) - 48 && listed < hits)
+			snprintf(msg + n, sizeof(msg) - (size_t)n, ", ...");
+		reply_error(s, c, BATON_ERR_INVALID, msg);
+		return false;
+	}
+	return true;
+}
+
 static void set(struct server *s, struct conn *c, const struct ipc_msg_set *m)
 {
-	if (!m->has_name) {
+	if (!m->has_name && !m->has_id && !m->has_uid) {
 		/* A tenant's own registration, on its own connection. */
 		if (!c->tenant) {
-			reply_error(s, c, BATON_ERR_INVALID,
-			            "set without a name needs a tenant "
-			            "connection");
+			reply_error(
+			    s, c, BATON_ERR_INVALID,
+			    "set without a name, id or uid needs a tenant "
+			    "connection");
 			return;
 		}
 		apply_set(c->tenant, m);
 		conn_send_line(s, c, ipc_msg_ok());
 		return;
 	}
-	if (!is_admin(s, c)) {
-		reply_error(s, c, BATON_ERR_DENIED,
-		            "only the daemon's user or group may set another "
-		            "tenant");
+	if (!set_check(s, c, m))
 		return;
-	}
-	/* Every tenant of that name: two instances of one game are one
-	 * thing to an operator. */
-	size_t hits = 0;
-	for (size_t i = 0; i < s->d->n_tenants; i++) {
-		struct tenant *t = s->d->tenants[i];
-		if (!t->corrupt && strcmp(t->name, m->name) == 0) {
-			apply_set(t, m);
-			hits++;
-		}
-	}
-	if (!hits) {
-		reply_error(s, c, BATON_ERR_NOT_FOUND,
-		            "no tenant of that name");
-		return;
-	}
+	for (size_t i = 0; i < s->d->n_tenants; i++)
+		if (set_matches(s->d->tenants[i], m))
+			apply_set(s->d->tenants[i], m);
 	conn_send_line(s, c, ipc_msg_ok());
 }
 
@@ -120,8 +231,8 @@ static void policy(struct server *s, struct conn *c,
 {
 	if (!is_admin(s, c)) {
 		reply_error(s, c, BATON_ERR_DENIED,
-		            "only the daemon's user or group may change the "
-		            "policy");
+		            "only root, the daemon's user or a member of its "
+		            "group or admin_group may change the policy");
 		return;
 	}
 	const struct core_policy *p = core_policy_find(m->name);
@@ -141,8 +252,8 @@ static void status(struct server *s, struct conn *c)
 {
 	if (!is_admin(s, c)) {
 		reply_error(s, c, BATON_ERR_DENIED,
-		            "only the daemon's user or group may ask for "
-		            "status");
+		            "only root, the daemon's user or a member of its "
+		            "group or admin_group may ask for status");
 		return;
 	}
 	conn_send_line(s, c, ipc_msg_encode(daemon_status(s->d)));

@@ -208,6 +208,7 @@ void daemon_tick(struct daemon *d, int64_t now)
 		t->gpu_share += SHARE_ALPHA * (gpu / dt - t->gpu_share);
 		t->core.sla_fps = daemon_tenant_sla(d, t);
 		t->core.fixed_fps = t->fixed_fps;
+		t->core.owner = t->uid; /* ESA bounds each user's share */
 		t->core.fps = measured_fps(t, &s, now);
 		t->core.gpu_busy_s = gpu;
 		t->core.frames = s.frames;

@@ -1,7 +1,9 @@
 #include "ipc/msg.h"
 
+#include <limits.h>
 #include <math.h>
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -53,8 +55,10 @@ static bool get_string(json_t *obj, const char *key, bool required, char *dst,
 	return true;
 }
 
-static bool get_fps(json_t *obj, const char *key, bool *present, double *dst,
-                    struct ipc_msg_error *err)
+/* A rate: in [IPC_FPS_MIN, IPC_FPS_MAX], or 0 where zero_ok (proto.h:
+ * "none", "the default"). */
+static bool get_fps(json_t *obj, const char *key, bool zero_ok, bool *present,
+                    double *dst, struct ipc_msg_error *err)
 {
 	json_t *v = json_object_get(obj, key);
 	*present = v != NULL;
@@ -65,10 +69,61 @@ static bool get_fps(json_t *obj, const char *key, bool *present, double *dst,
 		return refuse(err, BATON_ERR_INVALID,
 		              "field \"%s\" must be a number", key);
 	double x = json_number_value(v);
-	if (!isfinite(x) || x < 0.0 || x > IPC_FPS_MAX)
+	if (zero_ok && x == 0.0)
+		return true;
+	if (!isfinite(x) || x < IPC_FPS_MIN || x > IPC_FPS_MAX)
 		return refuse(err, BATON_ERR_INVALID,
-		              "field \"%s\" must lie in [0, %g]", key,
-		              IPC_FPS_MAX);
+		              "field \"%s\" must lie in [%g, %g]%s (got %g)",
+		              key, IPC_FPS_MIN, IPC_FPS_MAX,
+		              zero_ok ? " or be 0" : "", isfinite(x) ? x : 0.0);
+	*dst = x;
+	return true;
+}
+
+/* A tenant name: a string as get_string checks it, minus the control
+ * check, then cleaned (ipc_name_clean in msg.h says why replaced). */
+static bool get_name(json_t *obj, bool required, char *dst, size_t cap,
+                     struct ipc_msg_error *err)
+{
+	json_t *v = json_object_get(obj, "name");
+	if (!v) {
+		if (required)
+			return refuse(err, BATON_ERR_INVALID,
+			              "missing field \"name\"");
+		dst[0] = '\0';
+		return true;
+	}
+	if (!json_is_string(v))
+		return refuse(err, BATON_ERR_INVALID,
+		              "field \"name\" must be a string");
+	size_t n = json_string_length(v);
+	if (n == 0 || n >= cap)
+		return refuse(err, BATON_ERR_INVALID,
+		              "field \"name\" must be 1 to %zu bytes", cap - 1);
+	/* jansson refuses \u0000 unless asked (JSON_ALLOW_NUL): no NUL
+	 * inside, so the C string is the whole name. */
+	memcpy(dst, json_string_value(v), n + 1);
+	ipc_name_clean(dst);
+	return true;
+}
+
+/* An integer field in [lo, hi]. */
+static bool get_int(json_t *obj, const char *key, bool *present, long long *dst,
+                    long long lo, long long hi, struct ipc_msg_error *err)
+{
+	json_t *v = json_object_get(obj, key);
+	*present = v != NULL;
+	*dst = 0;
+	if (!v)
+		return true;
+	if (!json_is_integer(v))
+		return refuse(err, BATON_ERR_INVALID,
+		              "field \"%s\" must be an integer", key);
+	long long x = json_integer_value(v);
+	if (x < lo || x > hi)
+		return refuse(err, BATON_ERR_INVALID,
+		              "field \"%s\" must lie in [%lld, %lld]", key, lo,
+		              hi);
 	*dst = x;
 	return true;
 }
@@ -104,10 +159,10 @@ static bool parse_hello(json_t *obj, struct ipc_msg_hello *h,
 		return true;
 
 	bool present;
-	if (!get_string(obj, "name", true, h->name, sizeof(h->name), err) ||
+	if (!get_name(obj, true, h->name, sizeof(h->name), err) ||
 	    !get_string(obj, "api", false, h->api, sizeof(h->api), err) ||
-	    !get_fps(obj, "sla_fps", &present, &h->sla_fps, err) ||
-	    !get_fps(obj, "fixed_fps", &present, &h->fixed_fps, err))
+	    !get_fps(obj, "sla_fps", true, &present, &h->sla_fps, err) ||
+	    !get_fps(obj, "fixed_fps", true, &present, &h->fixed_fps, err))
 		return false;
 	return true;
 }
@@ -115,19 +170,29 @@ static bool parse_hello(json_t *obj, struct ipc_msg_hello *h,
 static bool parse_set(json_t *obj, struct ipc_msg_set *s,
                       struct ipc_msg_error *err)
 {
+	long long id, uid;
 	s->has_name = json_object_get(obj, "name") != NULL;
-	if (!get_string(obj, "name", false, s->name, sizeof(s->name), err) ||
-	    !get_fps(obj, "sla_fps", &s->has_sla, &s->sla_fps, err) ||
-	    !get_fps(obj, "fixed_fps", &s->has_fixed, &s->fixed_fps, err))
+	/* An SLA of 0 means "the default" only at registration; set it to a
+	 * real criterion. A pin of 0 hands the tenant back to the policy. */
+	if (!get_name(obj, false, s->name, sizeof(s->name), err) ||
+	    !get_int(obj, "id", &s->has_id, &id, 1, LLONG_MAX, err) ||
+	    !get_int(obj, "uid", &s->has_uid, &uid, 0, UINT32_MAX - 1LL, err) ||
+	    !get_fps(obj, "sla_fps", false, &s->has_sla, &s->sla_fps, err) ||
+	    !get_fps(obj, "fixed_fps", true, &s->has_fixed, &s->fixed_fps, err))
 		return false;
+	s->id = (unsigned long long)id;
+	s->uid = (unsigned long)uid;
+	json_t *all = json_object_get(obj, "all");
+	if (all && !json_is_boolean(all))
+		return refuse(err, BATON_ERR_INVALID,
+		              "field \"all\" must be true or false");
+	s->all = all && json_is_true(all);
+	if (s->all && !s->has_name)
+		return refuse(err, BATON_ERR_INVALID,
+		              "\"all\" goes with a \"name\"");
 	if (!s->has_sla && !s->has_fixed)
 		return refuse(err, BATON_ERR_INVALID,
 		              "set needs \"sla_fps\" or \"fixed_fps\"");
-	/* An SLA of 0 means "the default" only at registration; set it to a
-	 * real criterion. */
-	if (s->has_sla && !(s->sla_fps > 0.0))
-		return refuse(err, BATON_ERR_INVALID,
-		              "\"sla_fps\" must be above 0");
 	return true;
 }
 
@@ -142,9 +207,13 @@ bool ipc_msg_parse(const char *line, size_t len, struct ipc_msg *out,
 		              "message longer than %d bytes", BATON_MSG_MAX);
 	json_error_t jerr;
 	json_t *obj = json_loadb(line, len, JSON_REJECT_DUPLICATES, &jerr);
-	if (!obj)
+	if (!obj) {
+		/* jansson quotes the input near the error: escaped, it is
+		 * safe for the reply and the log */
+		char text[sizeof(jerr.text) * 2];
 		return refuse(err, BATON_ERR_PROTOCOL, "invalid JSON: %s",
-		              jerr.text);
+		              ipc_escape(text, sizeof(text), jerr.text));
+	}
 	bool ok = false;
 	if (!json_is_object(obj)) {
 		refuse(err, BATON_ERR_PROTOCOL, "message is not an object");
@@ -224,4 +293,86 @@ char *ipc_msg_hello_client(void)
 	return ipc_msg_encode(json_pack("{s:s, s:i, s:s}", "type", "hello",
 	                                "version", BATON_PROTO_VERSION, "role",
 	                                "client"));
+}
+
+/* The length of the UTF-8 sequence at s (valid UTF-8) and its code point. */
+static size_t utf8_next(const unsigned char *s, uint32_t *cp)
+{
+	if (s[0] < 0x80) {
+		*cp = s[0];
+		return 1;
+	}
+	if ((s[0] & 0xe0) == 0xc0 && s[1]) {
+		*cp = ((uint32_t)(s[0] & 0x1f) << 6) | (s[1] & 0x3f);
+		return 2;
+	}
+	if ((s[0] & 0xf0) == 0xe0 && s[1] && s[2]) {
+		*cp = ((uint32_t)(s[0] & 0x0f) << 12) |
+		      ((uint32_t)(s[1] & 0x3f) << 6) | (s[2] & 0x3f);
+		return 3;
+	}
+	if ((s[0] & 0xf8) == 0xf0 && s[1] && s[2] && s[3]) {
+		*cp = ((uint32_t)(s[0] & 0x07) << 18) |
+		      ((uint32_t)(s[1] & 0x3f) << 12) |
+		      ((uint32_t)(s[2] & 0x3f) << 6) | (s[3] & 0x3f);
+		return 4;
+	}
+	*cp = 0xfffd; /* not UTF-8: one byte, replaced */
+	return 1;
+}
+
+static bool unsafe_code_point(uint32_t c)
+{
+	return c < 0x20 || (c >= 0x7f && c <= 0x9f) || c == 0x061c ||
+	       (c >= 0x200b && c <= 0x200f) || (c >= 0x2028 && c <= 0x202e) ||
+	       (c >= 0x2060 && c <= 0x2069) || c == 0xfeff || c == 0xfffd;
+}
+
+size_t ipc_name_clean(char *s)
+{
+	size_t r = 0, w = 0, replaced = 0;
+	while (s[r]) {
+		uint32_t cp;
+		size_t len = utf8_next((const unsigned char *)s + r, &cp);
+		if (unsafe_code_point(cp)) {
+			s[w++] = '?';
+			replaced++;
+		} else {
+			memmove(s + w, s + r, len);
+			w += len;
+		}
+		r += len;
+	}
+	s[w] = '\0';
+	return replaced;
+}
+
+char *ipc_escape(char *dst, size_t cap, const char *src)
+{
+	static const char hex[] = "0123456789abcdef";
+	if (cap < 4) {
+		if (cap)
+			dst[0] = '\0';
+		return dst;
+	}
+	size_t w = 0;
+	for (const unsigned char *p = (const unsigned char *)src; *p; p++) {
+		bool plain = *p >= 0x20 && *p < 0x7f && *p != '\\';
+		size_t need = plain ? 1 : 4;
+		if (w + need + 4 > cap) { /* room for "..." and the NUL */
+			memcpy(dst + w, "...", 3);
+			w += 3;
+			break;
+		}
+		if (plain) {
+			dst[w++] = (char)*p;
+		} else {
+			dst[w++] = '\\';
+			dst[w++] = 'x';
+			dst[w++] = hex[*p >> 4];
+			dst[w++] = hex[*p & 15];
+		}
+	}
+	dst[w] = '\0';
+	return dst;
 }

@@ -10,8 +10,12 @@
 
 #include "ipc/proto.h"
 
-#define IPC_NAME_MAX 64     /* tenant name bytes, NUL included */
-#define IPC_FPS_MAX  1000.0 /* sla_fps and fixed_fps lie in [0, this] */
+#define IPC_NAME_MAX 64 /* tenant name bytes, NUL included */
+#define IPC_FPS_MIN                                                            \
+	1.0                /* a rate given is at least this (0 means           \
+	                      "none" where proto.h says so): an SLA of         \
+	                      5e-324 FPS would mean "unpaced" */
+#define IPC_FPS_MAX 1000.0 /* sla_fps and fixed_fps lie in [MIN, this] */
 
 enum ipc_msg_type {
 	IPC_MSG_HELLO = 1,
@@ -35,9 +39,18 @@ struct ipc_msg_hello {
 	char api[16];     /* "gl", "vulkan", ... informative */
 };
 
+/* Without name, id or uid: the sender's own tenant (on its tenant
+ * connection). With any of them: every tenant that matches all given; a
+ * name that matches tenants of more than one uid is refused unless uid
+ * narrows it or all is set (requests.c). */
 struct ipc_msg_set {
-	bool has_name; /* admin form: name the tenant; else "my own" */
+	bool has_name; /* name the tenant(s) */
 	char name[IPC_NAME_MAX];
+	bool has_id; /* the tenant of that welcome id */
+	unsigned long long id;
+	bool has_uid; /* the tenants of that owner */
+	unsigned long uid;
+	bool all;                /* a name may match several users' tenants */
 	bool has_sla, has_fixed; /* at least one is set */
 	double sla_fps, fixed_fps;
 };
@@ -68,6 +81,23 @@ struct ipc_msg_error {
  * add some). */
 bool ipc_msg_parse(const char *line, size_t len, struct ipc_msg *out,
                    struct ipc_msg_error *err);
+
+/* Tenant names end up in terminal tables, Prometheus labels and logs. A
+ * name is cleaned where it is parsed (hello and set): every C0 and C1
+ * control character, DEL, the bidi embeddings, overrides and isolates
+ * (U+202A-202E, U+2066-2069, U+061C), the zero-width and direction marks
+ * (U+200B-200F, U+2060-2064, U+FEFF) and the line and paragraph
+ * separators (U+2028, U+2029) become '?'. Replaced, not refused: the name
+ * comes from the game's executable or BATON_NAME, and a game must not go
+ * unpaced and unseen for its name; '?' is one byte, so the name never
+ * grows past the bound it was checked against. s is valid UTF-8 (jansson
+ * guarantees it); cleaned in place. Returns how many were replaced. */
+size_t ipc_name_clean(char *s);
+
+/* Copies src into dst (cap bytes, NUL included) with every byte outside
+ * printable ASCII written as \xNN, truncated with "..." when it does not
+ * fit: for peer-supplied text on its way to a log. Returns dst. */
+char *ipc_escape(char *dst, size_t cap, const char *src);
 
 /* Encoders: a malloc'ed line ending in '\n' (NULL only when out of
  * memory). */

@@ -14,15 +14,26 @@
  *   cli   -> {"type":"hello","version":1,"role":"client"}
  *   batond-> {"type":"welcome","version":1}
  *
- * sla_fps 0 means "the daemon's default SLA". A tenant may then change its
- * own registration on its own connection ({"type":"set","sla_fps":N} or
- * "fixed_fps"); clients whose peer uid is the daemon's, or who are in its
- * group, may send admin requests:
+ * sla_fps 0 means "the daemon's default SLA", fixed_fps 0 "not pinned";
+ * any other rate lies in [1, 1000] (IPC_FPS_MIN, IPC_FPS_MAX in msg.h).
+ * Names are cleaned of control, bidi and zero-width characters (msg.h). A
+ * tenant may then change its own registration on its own connection
+ * ({"type":"set","sla_fps":N} or "fixed_fps"); clients that are root, the
+ * daemon's uid, or in its group or its admin_group (supplementary groups
+ * count) may send admin requests:
  *
  *   {"type":"status"}                       -> {"type":"status", ...}
  *   {"type":"set","name":"x","fixed_fps":N} -> {"type":"ok"}
  *   {"type":"set","name":"x","sla_fps":N}   -> {"type":"ok"}
+ *   {"type":"set","id":7,"sla_fps":N}       -> {"type":"ok"}
+ *   {"type":"set","uid":1000,"fixed_fps":N} -> {"type":"ok"}
  *   {"type":"policy","name":"esa"}          -> {"type":"ok"}
+ *
+ * A set names tenants by "name", "id" (the welcome's) and "uid", all
+ * given must match; a name alone that tenants of more than one uid share
+ * is refused (invalid, the matches listed) unless "all":true. Any user may
+ * set their own tenants this way; another user's needs admin. A uid past
+ * batond's max_tenants_per_uid is refused (denied) at the hello.
  *
  * Any failure is answered {"type":"error","code":"...","message":"..."}
  * (codes below); a malformed, oversized or wrong-version message ends that

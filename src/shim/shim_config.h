@@ -28,10 +28,10 @@ struct shim_config {
 	enum shim_log_level log;
 };
 
-/* Frame rates outside this range are refused: below it a record's period
- * would exceed what the daemon accepts (ipc/ring.h), above it the daemon
- * refuses the hello (IPC_FPS_MAX in ipc/msg.h). */
-#define SHIM_FPS_MIN 0.1
+/* Frame rates outside this range are refused: the daemon refuses a hello
+ * with a rate outside [IPC_FPS_MIN, IPC_FPS_MAX] (ipc/msg.h: an SLA of a
+ * tiny fraction of a frame per second would mean "unpaced"). */
+#define SHIM_FPS_MIN 1.0
 #define SHIM_FPS_MAX 1000.0
 
 /* Parses a whole string of the form 123 or 123.45 (no sign, no exponent,

@@ -298,7 +298,7 @@ static bool parse_tenant(struct sim_cfg_ctx *c, const config_setting_t *tg,
 	    "name",   "sla_fps",       "cpu_ms",    "gpu_ms",
 	    "jitter", "cpu_stretch",   "fixed_fps", "start_s",
 	    "stop_s", "max_in_flight", "pacer",     "sleep_granularity_ms",
-	    "trace",  "scenes",        NULL};
+	    "trace",  "scenes",        "owner",     NULL};
 	static const char *const pacers[] = {"grid", "relative", NULL};
 	config_setting_t *name_s, *trace_s;
 	const char *trace;
@@ -330,7 +330,7 @@ static bool parse_tenant(struct sim_cfg_ctx *c, const config_setting_t *tg,
 			return sim_cfg_fail(c, trace_s, NULL,
 			                    "must not be empty");
 	}
-	long long mif = t->max_in_flight;
+	long long mif = t->max_in_flight, owner = 0;
 	int pacer = (int)t->pacer;
 	unsigned cost_flags = trace ? 0 : NUM_REQUIRED;
 	if (!sim_cfg_num(c, tg, "sla_fps", &t->sla_fps, 0, 10000,
@@ -344,11 +344,13 @@ static bool parse_tenant(struct sim_cfg_ctx *c, const config_setting_t *tg,
 	                 NUM_HI_OPEN) ||
 	    !sim_cfg_num(c, tg, "stop_s", &t->stop_s, 0, MAX_DURATION_S, 0) ||
 	    !sim_cfg_int(c, tg, "max_in_flight", &mif, 0, MAX_IN_FLIGHT) ||
+	    !sim_cfg_int(c, tg, "owner", &owner, 0, 4294967295LL) ||
 	    !sim_cfg_enum(c, tg, "pacer", pacers, &pacer) ||
 	    !sim_cfg_num(c, tg, "sleep_granularity_ms",
 	                 &t->sleep_granularity_ms, 0, 1000, 0))
 		return false;
 	t->max_in_flight = (int)mif;
+	t->owner = (uint64_t)owner;
 	t->pacer = (enum sim_pacer_kind)pacer;
 	if (t->stop_s > 0 && t->stop_s <= t->start_s)
 		return sim_cfg_fail(

@@ -69,6 +69,9 @@ struct sim_tenant_spec {
 	                      has finished on the GPU (vGASA's Flush) */
 	enum sim_pacer_kind pacer;
 	double sleep_granularity_ms; /* sleeps round up to this (0 = exact) */
+	/* Who runs it, as batond's uid: ESA bounds each owner's share of the
+	 * budget. Default 0: every game one user's, vGASA's setting. */
+	uint64_t owner;
 };
 
 /* A kp/ki pair to sweep (vGASA Fig. 8). */

@@ -167,6 +167,7 @@ static void on_tick(struct sim *s, int64_t now)
 		if (sim_game_active(g, now)) {
 			t->sla_fps = g->spec->sla_fps;
 			t->fixed_fps = g->spec->fixed_fps;
+			t->owner = g->spec->owner;
 			t->fps = e.fps;
 			t->frames = e.frames;
 			t->paced_frames = e.paced;

@@ -24,8 +24,35 @@ static void parse(const char *line, size_t len)
 			__builtin_trap();
 		if (m.type == IPC_MSG_SET && !m.set.has_sla && !m.set.has_fixed)
 			__builtin_trap();
+		/* rates are 0 or in [IPC_FPS_MIN, IPC_FPS_MAX] */
+		double r[4] = {m.hello.sla_fps, m.hello.fixed_fps,
+		               m.set.sla_fps, m.set.fixed_fps};
+		if (m.type == IPC_MSG_HELLO || m.type == IPC_MSG_SET)
+			for (int i = m.type == IPC_MSG_SET ? 2 : 0;
+			     i < (m.type == IPC_MSG_SET ? 4 : 2); i++)
+				if (r[i] != 0.0 && !(r[i] >= IPC_FPS_MIN &&
+				                     r[i] <= IPC_FPS_MAX))
+					__builtin_trap();
+		if (m.type == IPC_MSG_SET &&
+		    ((m.set.has_sla && !(m.set.sla_fps >= IPC_FPS_MIN)) ||
+		     (m.set.all && !m.set.has_name) ||
+		     (m.set.has_id && m.set.id == 0)))
+			__builtin_trap();
+		/* names come out clean: a second cleaning finds nothing */
+		char name[IPC_NAME_MAX];
+		const char *n = m.type == IPC_MSG_HELLO ? m.hello.name
+		                : m.type == IPC_MSG_SET ? m.set.name
+		                                        : "";
+		memcpy(name, n, strlen(n) + 1);
+		if (ipc_name_clean(name) != 0)
+			__builtin_trap();
 	} else if (!e.code || !e.message[0]) {
 		__builtin_trap();
+	} else {
+		/* error text may quote the input: printable ASCII only */
+		for (const char *p = e.message; *p; p++)
+			if (*p < 0x20 || *p == 0x7f)
+				__builtin_trap();
 	}
 }
 

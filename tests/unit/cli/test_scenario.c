@@ -145,6 +145,14 @@ static void test_defaults(void **state)
 	assert_int_equal(sc.tenants[0].pacer, SIM_PACER_GRID);
 	assert_true(sc.tenants[0].jitter == 0.0);
 	assert_int_equal(sc.tenants[0].n_trace, 0);
+	assert_true(sc.tenants[0].owner == 0);
+	sim_scenario_finish(&sc);
+	/* who runs it: ESA bounds each owner's share */
+	parse_ok("name = \"t\";\n"
+	         "tenants = ( { name = \"a\"; sla_fps = 30.0; cpu_ms = 1.0; "
+	         "gpu_ms = 2.0; owner = 65534; } );\n",
+	         &sc);
+	assert_true(sc.tenants[0].owner == 65534);
 	sim_scenario_finish(&sc);
 }
 
@@ -258,6 +266,11 @@ static void test_out_of_range(void **state)
 	expect_error(MINIMAL "policy = { kp = -0.1; };\n", 3, "policy.kp",
 	             "out of range");
 	expect_error(MINIMAL "seed = -1;\n", 3, "seed", "out of range");
+	expect_error(
+	    "name = \"t\";\n"
+	    "tenants = ( { name = \"a\"; sla_fps = 30.0; cpu_ms = 1.0;\n"
+	    "  gpu_ms = 2.0; owner = -1; } );\n",
+	    3, "tenants.[0].owner", "out of range");
 	expect_error(
 	    "name = \"t\";\ntenants = ( { name = \"a\"; sla_fps = 0.0; "
 	    "cpu_ms = 1.0; gpu_ms = 2.0; } );\n",

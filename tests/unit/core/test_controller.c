@@ -158,11 +158,81 @@ static void test_overload(void **state)
 	t[0].k = 0.02;
 	core_controller_tick(&core_policy_sa, &p, &gpu, t, 2);
 	assert_true(gpu.overload);
-	/* unknown while a coefficient is */
+	/* a tenant without a coefficient (it never presented) is left out:
+	 * it must not hide the others' demand */
 	t[1].k = 0.0;
+	core_controller_tick(&core_policy_sa, &p, &gpu, t, 2);
+	assert_float_equal(gpu.sla_util, 0.1 + 0.02 * 30 * (1 + p.sla_margin),
+	                   1e-9);
+	assert_false(gpu.overload);
+	/* unknown while no tenant has one */
+	t[0].k = 0.0;
 	core_controller_tick(&core_policy_sa, &p, &gpu, t, 2);
 	assert_false(gpu.overload);
 	assert_float_equal(gpu.sla_util, 0.0, 0.0);
+}
+
+/* A tenant's GPU times are its own report: one GPU cannot spend more than
+ * the epoch on its frames, nor more per frame than the time between them,
+ * whatever it claims. */
+static void test_learned_cost_bounded_by_one_gpu(void **state)
+{
+	(void)state;
+	struct core_params p = core_params_default();
+	struct core_gpu gpu = {0};
+	/* one frame in the epoch at 5 FPS claiming 9 s of GPU time: at most
+	 * the epoch (0.1 s) */
+	struct core_tenant t = {
+	    .sla_fps = 30, .fps = 5, .frames = 1, .gpu_busy_s = 9.0};
+	core_controller_tick(&core_policy_sa, &p, &gpu, &t, 1);
+	assert_float_equal(t.k, p.epoch_s, 1e-12);
+	/* 20 frames at 200 FPS claiming 0.09 s: 4.5 ms each, within the
+	 * 5 ms between them: learnt as reported; 10 frames claiming the
+	 * same, 9 ms each: bounded by the 5 ms interval */
+	struct core_tenant u = {
+	    .sla_fps = 30, .fps = 200, .frames = 20, .gpu_busy_s = 0.09};
+	core_controller_tick(&core_policy_sa, &p, &gpu, &u, 1);
+	assert_float_equal(u.k, 0.0045, 1e-12);
+	struct core_tenant v = {
+	    .sla_fps = 30, .fps = 200, .frames = 10, .gpu_busy_s = 0.09};
+	core_controller_tick(&core_policy_sa, &p, &gpu, &v, 1);
+	assert_float_equal(v.k, 1.0 / 200, 1e-12);
+	/* so g = k * f never claims more than one GPU */
+	assert_true(v.k * v.fps <= 1.0 + 1e-12);
+	assert_true(t.k * t.fps <= 1.0 + 1e-12);
+}
+
+/* Whatever the policy and the loop decide, a paced game is never paced
+ * under its SLA reference: a game measured far above its reference epoch
+ * after epoch would otherwise have its target trimmed down to a quarter
+ * of it (the PI loop's clamp). */
+static void test_target_floored_at_the_sla(void **state)
+{
+	(void)state;
+	struct core_params p = core_params_default();
+	struct core_gpu gpu = {0};
+	struct core_tenant t = {.sla_fps = 30, .k = 0.001};
+	for (int i = 0; i < 200; i++) {
+		t.fps = 120;
+		t.frames = 12;
+		t.gpu_busy_s = 0.012;
+		t.paced_frames = 12;
+		t.sleep_s = 0.05;
+		core_controller_tick(&core_policy_sa, &p, &gpu, &t, 1);
+		assert_true(t.target_fps >= 30.0 * (1 + p.sla_margin) - 1e-9);
+	}
+	assert_float_equal(t.target_fps, 30.0 * (1 + p.sla_margin), 1e-9);
+	/* ESA with a budget rate under the SLA: the same floor */
+	struct core_tenant u[2] = {{.sla_fps = 30, .k = 0.5, .fps = 2},
+	                           {.sla_fps = 30, .k = 0.5, .fps = 2}};
+	for (int i = 0; i < 50; i++) {
+		core_controller_tick(&core_policy_esa, &p, &gpu, u, 2);
+		u[0].fps = u[1].fps = 120;
+		assert_true(u[0].target_fps >=
+		            30.0 * (1 + p.sla_margin) - 1e-9);
+		assert_true(u[1].target_fps >=
+		            30.0 * (1 + p.sla_margin) - 1e-9);
+	}
 }
 
 int main(void)
@@ -173,6 +243,8 @@ int main(void)
 	    cmocka_unit_test(test_sa_limited_tenant_is_reported_and_bounded),
 	    cmocka_unit_test(test_esa_one_rate_whatever_the_bottleneck),
 	    cmocka_unit_test(test_overload),
+	    cmocka_unit_test(test_learned_cost_bounded_by_one_gpu),
+	    cmocka_unit_test(test_target_floored_at_the_sla),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -108,15 +108,22 @@ static void test_esa_never_aims_under_the_sla(void **state)
 	assert_float_equal(t[0].ref_fps, 30 * (1 + p.sla_margin), 1e-9);
 	gpu.other_util = 0.0;
 
-	/* a coefficient still unknown: every game starts at its SLA */
+	/* no coefficient known yet: every game starts at its SLA */
 	struct core_gpu fresh = {0};
-	t[1].k = 0.0;
+	t[0].k = t[1].k = 0.0;
 	core_policy_esa.assign(&p, &fresh, t, 2);
 	assert_float_equal(fresh.common_fps, 0.0, 0.0);
 	assert_float_equal(t[0].ref_fps, 30 * (1 + p.sla_margin), 1e-9);
 	assert_float_equal(t[1].ref_fps, 25 * (1 + p.sla_margin), 1e-9);
+	/* one unknown is left out (test_esa_leaves_out_unmeasured): the
+	 * common rate is the other's, 0.95 / 0.02, and both get it */
+	t[0].k = 0.02;
+	core_policy_esa.assign(&p, &fresh, t, 2);
+	assert_float_equal(fresh.common_fps, 47.5, 1e-9);
+	assert_float_equal(t[1].ref_fps, 47.5, 1e-9);
 
-	/* ... unless there was a common rate: a newcomer keeps it */
+	/* a newcomer is left out until its cost is known, and starts at
+	 * the common rate */
 	t[1].k = 0.005;
 	core_policy_esa.assign(&p, &fresh, t, 2); /* 0.95 / 0.025 = 38 */
 	struct core_tenant three[3] = {t[0], t[1], tenant(30, 0, 0.0)};
@@ -124,6 +131,85 @@ static void test_esa_never_aims_under_the_sla(void **state)
 	assert_float_equal(fresh.common_fps, 38.0, 1e-9);
 	for (int i = 0; i < 3; i++)
 		assert_float_equal(three[i].ref_fps, 38.0, 1e-9);
+}
+
+/* A tenant that never presents has no coefficient: it is left out of the
+ * common rate instead of leaving the rate unknown for everyone (before,
+ * one such tenant held every game at its SLA reference, 30.3 here, for as
+ * long as it stayed). */
+static void test_esa_leaves_out_unmeasured(void **state)
+{
+	(void)state;
+	struct core_params p = core_params_default();
+	struct core_gpu gpu = {0};
+	struct core_tenant t[2] = {tenant(30, 400, 0.002), tenant(30, 0, 0)};
+	t[1].owner = 65534;
+	for (int i = 0; i < 3; i++)
+		core_policy_esa.assign(&p, &gpu, t, 2);
+	assert_float_equal(gpu.common_fps, 0.95 / 0.002, 1e-9);
+	assert_float_equal(t[0].ref_fps, 475.0, 1e-9);
+	assert_float_equal(t[1].ref_fps, 475.0, 1e-9);
+}
+
+/* Each owner's share of the budget is bounded: ten tenants of one user
+ * that report huge costs take at most that user's half of the GPU, not
+ * another user's game's rate (before: 0.95 / 1.002 = 0.95 FPS, the game
+ * held at its SLA reference only by the floor). With one owner the rule
+ * is vGASA's F = U / sum k (test_esa_common_reference_fills_the_gpu). */
+static void test_esa_bounds_each_owners_share(void **state)
+{
+	(void)state;
+	struct core_params p = core_params_default();
+	struct core_gpu gpu = {0};
+	struct core_tenant t[11];
+	t[0] = tenant(30, 400, 0.002); /* owner 0: a game alone at 475 */
+	for (int i = 1; i < 11; i++) {
+		t[i] = tenant(30, 1, 0.1); /* claims a tenth of a GPU a frame */
+		t[i].owner = 65534;
+	}
+	core_policy_esa.assign(&p, &gpu, t, 11);
+	double half = 0.95 / 2;
+	assert_float_equal(gpu.common_fps, half / 0.002, 1e-6);
+	assert_float_equal(t[0].ref_fps, half / 0.002, 1e-6);
+	/* the capped user's tenants: what its half affords (0.475 / 1.0),
+	 * under their SLA, so their SLA reference */
+	for (int i = 1; i < 11; i++)
+		assert_float_equal(t[i].ref_fps, 30 * (1 + p.sla_margin), 1e-9);
+
+	/* the capped user's tenants, limited at 1 FPS, do not pull the
+	 * common rate down */
+	for (int i = 1; i < 11; i++)
+		t[i].limited = true;
+	for (int r = 0; r < 20; r++)
+		core_policy_esa.assign(&p, &gpu, t, 11);
+	assert_float_equal(gpu.esa_ceiling, 0.0, 0.0);
+	assert_float_equal(t[0].ref_fps, half / 0.002, 1e-6);
+	for (int i = 1; i < 11; i++)
+		t[i].limited = false;
+
+	/* pinning its tenants at a high rate takes no more than its share */
+	t[1].fixed_fps = 1000;
+	t[2].fixed_fps = 1000;
+	core_policy_esa.assign(&p, &gpu, t, 11);
+	assert_float_equal(t[0].ref_fps, half / 0.002, 1e-6);
+
+	/* owners under their share are not touched: two users, equal costs,
+	 * vGASA's one rate */
+	struct core_tenant u[3] = {tenant(10, 40, 0.01), tenant(10, 40, 0.01),
+	                           tenant(5, 40, 0.02)};
+	u[2].owner = 7;
+	struct core_gpu g2 = {0};
+	core_policy_esa.assign(&p, &g2, u, 3);
+	for (int i = 0; i < 3; i++)
+		assert_float_equal(u[i].ref_fps, 0.95 / 0.04, 1e-9);
+
+	/* one user over its share: the other user's cheap game gets the rate
+	 * its half affords, the expensive user what its half affords */
+	u[2].k = 0.08; /* at 0.95 / 0.1 = 9.5 FPS it would cost 0.76 */
+	core_policy_esa.assign(&p, &g2, u, 3);
+	assert_float_equal(u[0].ref_fps, half / 0.02, 1e-9);
+	assert_float_equal(u[1].ref_fps, half / 0.02, 1e-9);
+	assert_float_equal(u[2].ref_fps, half / 0.08, 1e-9);
 }
 
 /* A limited tenant pulls the common reference down to what it achieves; the
@@ -345,6 +431,8 @@ int main(void)
 	    cmocka_unit_test(test_esa_never_aims_under_the_sla),
 	    cmocka_unit_test(test_esa_ceiling_follows_the_limited_tenant),
 	    cmocka_unit_test(test_esa_stall_is_one_step),
+	    cmocka_unit_test(test_esa_leaves_out_unmeasured),
+	    cmocka_unit_test(test_esa_bounds_each_owners_share),
 	    cmocka_unit_test(test_fsa_moves_share_to_the_game_below),
 	    cmocka_unit_test(test_fsa_never_pushes_a_donor_under_the_criterion),
 	    cmocka_unit_test(test_fsa_gives_back_when_nobody_needs),

@@ -120,6 +120,28 @@ static void test_usage(void **state)
 	assert_int_equal(r->rc, 2);
 	run_cmd(r, cmd_set, 3, "set", "game", "sla=0");
 	assert_int_equal(r->rc, 2);
+	/* under 1 FPS: an SLA of 5e-324 would mean unpaced */
+	run_cmd(r, cmd_set, 3, "set", "game", "sla=5e-324");
+	assert_int_equal(r->rc, 2);
+	run_cmd(r, cmd_set, 3, "set", "game", "fps=0.5");
+	assert_int_equal(r->rc, 2);
+	/* by id and uid: numbers; --all needs a name; one name */
+	run_cmd(r, cmd_set, 4, "set", "--id", "x", "fps=30");
+	assert_int_equal(r->rc, 2);
+	run_cmd(r, cmd_set, 4, "set", "--id", "0", "fps=30");
+	assert_int_equal(r->rc, 2);
+	run_cmd(r, cmd_set, 3, "set", "--uid", "fps=30");
+	assert_int_equal(r->rc, 2);
+	run_cmd(r, cmd_set, 3, "set", "--all", "fps=30");
+	assert_int_equal(r->rc, 2);
+	run_cmd(r, cmd_set, 4, "set", "game", "other", "fps=30");
+	assert_int_equal(r->rc, 2);
+	run_cmd(r, cmd_set, 3, "set", "--id", "3");
+	assert_int_equal(r->rc, 2);
+	run_cmd(r, cmd_set, 2, "set", "--help");
+	assert_non_null(strstr(r->out, "--id N"));
+	assert_non_null(strstr(r->out, "--uid U"));
+	assert_non_null(strstr(r->out, "--all"));
 	run_cmd(r, cmd_policy, 2, "policy", "--help");
 	assert_int_equal(r->rc, 0);
 	assert_non_null(strstr(r->out, "esa"));
@@ -173,6 +195,26 @@ static void test_against_daemon(void **state)
 	run_cmd(r, cmd_set, 3, "set", "nobody", "fps=20");
 	assert_int_equal(r->rc, 1);
 	assert_non_null(strstr(r->err, "not_found"));
+	/* by id and by owner */
+	json_t *st = NULL;
+	run_cmd(r, cmd_status, 2, "status", "--json");
+	st = json_loads(r->out, 0, NULL);
+	json_t *first = json_array_get(json_object_get(st, "tenants"), 0);
+	char id[32], uid[32];
+	snprintf(id, sizeof(id), "%lld",
+	         (long long)json_integer_value(json_object_get(first, "id")));
+	snprintf(uid, sizeof(uid), "%lld",
+	         (long long)json_integer_value(json_object_get(first, "uid")));
+	json_decref(st);
+	run_cmd(r, cmd_set, 4, "set", "--id", id, "sla=41");
+	assert_int_equal(r->rc, 0);
+	run_cmd(r, cmd_set, 5, "set", "game", "--uid", uid, "sla=42");
+	assert_int_equal(r->rc, 0);
+	run_cmd(r, cmd_set, 4, "set", "game", "--all", "sla=40");
+	assert_int_equal(r->rc, 0);
+	run_cmd(r, cmd_set, 4, "set", "--id", "999999", "sla=40");
+	assert_int_equal(r->rc, 1);
+	assert_non_null(strstr(r->err, "not_found"));
 
 	run_cmd(r, cmd_policy, 2, "policy", "esa");
 	assert_int_equal(r->rc, 0);
@@ -224,7 +266,10 @@ static void test_status_of_200_tenants(void **state)
 	(void)state;
 	enum { N = 200 };
 	struct batond_proc p;
-	if (!batond_spawn(&p, NULL)) {
+	/* all of this process's uid: past the per-uid cap */
+	static const char *const no_cap[] = {"--max-tenants-per-uid", "0",
+	                                     NULL};
+	if (!batond_spawn(&p, no_cap)) {
 		batond_dump_log(&p);
 		fail_msg("batond did not start");
 	}

@@ -395,6 +395,8 @@ static void test_admin_denied_for_other_uid(void **state)
 	struct batond_proc *p = &fx->p;
 	if (geteuid() != 0)
 		skip(); /* needs root to become another user */
+	/* the set names another user's tenant */
+	start_game(&fx->t[0], p, "game", 30);
 	pid_t pid = fork();
 	assert_true(pid >= 0);
 	if (pid == 0)
@@ -606,7 +608,10 @@ static void test_status_at_max_tenants(void **state)
 	low.rlim_cur = 1024;
 	assert_int_equal(setrlimit(RLIMIT_NOFILE, &low), 0);
 	struct batond_proc p;
-	bool up = batond_spawn(&p, NULL);
+	/* all of this process's uid: past the per-uid cap */
+	static const char *const no_cap[] = {"--max-tenants-per-uid", "0",
+	                                     NULL};
+	bool up = batond_spawn(&p, no_cap);
 	rl.rlim_cur = rl.rlim_max < 4096 ? rl.rlim_max : 4096;
 	assert_int_equal(setrlimit(RLIMIT_NOFILE, &rl), 0);
 	if (!up) {

@@ -99,9 +99,6 @@ static void test_refused_messages(void **state)
 	     "\"name\":\"\"}",
 	     BATON_ERR_INVALID},
 	    {"{\"type\":\"hello\",\"version\":1,\"role\":\"tenant\","
-	     "\"name\":\"a\\nb\"}",
-	     BATON_ERR_INVALID},
-	    {"{\"type\":\"hello\",\"version\":1,\"role\":\"tenant\","
 	     "\"name\":\"g\",\"sla_fps\":\"30\"}",
 	     BATON_ERR_INVALID},
 	    {"{\"type\":\"hello\",\"version\":1,\"role\":\"tenant\","
@@ -117,6 +114,29 @@ static void test_refused_messages(void **state)
 	    {"{\"type\":\"set\",\"sla_fps\":0}", BATON_ERR_INVALID},
 	    {"{\"type\":\"set\",\"fixed_fps\":null}", BATON_ERR_INVALID},
 	    {"{\"type\":\"set\",\"name\":3,\"fixed_fps\":1}",
+	     BATON_ERR_INVALID},
+	    /* rates under 1 FPS: an SLA of 5e-324 would mean "unpaced" */
+	    {"{\"type\":\"hello\",\"version\":1,\"role\":\"tenant\","
+	     "\"name\":\"g\",\"sla_fps\":5e-324}",
+	     BATON_ERR_INVALID},
+	    {"{\"type\":\"hello\",\"version\":1,\"role\":\"tenant\","
+	     "\"name\":\"g\",\"fixed_fps\":0.5}",
+	     BATON_ERR_INVALID},
+	    {"{\"type\":\"set\",\"sla_fps\":0.999}", BATON_ERR_INVALID},
+	    {"{\"type\":\"set\",\"fixed_fps\":1e-300}", BATON_ERR_INVALID},
+	    /* set by id, uid, all: typed and ranged */
+	    {"{\"type\":\"set\",\"id\":0,\"fixed_fps\":1}", BATON_ERR_INVALID},
+	    {"{\"type\":\"set\",\"id\":\"7\",\"fixed_fps\":1}",
+	     BATON_ERR_INVALID},
+	    {"{\"type\":\"set\",\"id\":1.5,\"fixed_fps\":1}",
+	     BATON_ERR_INVALID},
+	    {"{\"type\":\"set\",\"uid\":-1,\"fixed_fps\":1}",
+	     BATON_ERR_INVALID},
+	    {"{\"type\":\"set\",\"uid\":4294967295,\"fixed_fps\":1}",
+	     BATON_ERR_INVALID},
+	    {"{\"type\":\"set\",\"name\":\"x\",\"all\":1,\"fixed_fps\":1}",
+	     BATON_ERR_INVALID},
+	    {"{\"type\":\"set\",\"all\":true,\"fixed_fps\":1}",
 	     BATON_ERR_INVALID},
 	    {"{\"type\":\"policy\"}", BATON_ERR_INVALID},
 	    {"{\"type\":\"policy\",\"name\":[]}", BATON_ERR_INVALID},
@@ -144,6 +164,106 @@ static void test_refused_messages(void **state)
 	/* Embedded NUL: the length counts, not strlen. */
 	assert_false(ipc_msg_parse("{\"type\":\"status\"}\0x", 19, &m, &e));
 	assert_string_equal(e.code, BATON_ERR_PROTOCOL);
+}
+
+/* Names are cleaned at the hello and at set: control characters (C0, DEL,
+ * C1), bidi embeddings, overrides and isolates, zero-width characters and
+ * marks become '?'; everything else, UTF-8 included, is kept. */
+static void test_names_cleaned(void **state)
+{
+	(void)state;
+	struct ipc_msg m;
+	struct ipc_msg_error e;
+	assert_true(parse("{\"type\":\"hello\",\"version\":1,\"role\":"
+	                  "\"tenant\",\"name\":\"evil\\u202egnp.exe\"}",
+	                  &m, &e));
+	assert_string_equal(m.hello.name, "evil?gnp.exe");
+	assert_true(parse("{\"type\":\"hello\",\"version\":1,\"role\":"
+	                  "\"tenant\",\"name\":\"a\\nb\\u001b[31m\\u007f\"}",
+	                  &m, &e));
+	assert_string_equal(m.hello.name, "a?b?[31m?");
+	assert_true(parse("{\"type\":\"set\",\"name\":\"x\\u200by\\u2066z"
+	                  "\\u0085\\ufeff\\u200f\\u2069\",\"sla_fps\":30}",
+	                  &m, &e));
+	assert_string_equal(m.set.name, "x?y?z????");
+	/* kept: accents, CJK, an emoji */
+	assert_true(
+	    parse("{\"type\":\"hello\",\"version\":1,\"role\":"
+	          "\"tenant\",\"name\":\"Spiel f\\u00fcr \\u6e38\\u620f "
+	          "\\ud83c\\udfae\"}",
+	          &m, &e));
+	assert_string_equal(m.hello.name,
+	                    "Spiel f\xc3\xbcr \xe6\xb8\xb8\xe6\x88\x8f "
+	                    "\xf0\x9f\x8e\xae");
+	char s[] = "\xe2\x80\xae\xe2\x81\xa6ok\x1b";
+	assert_int_equal(ipc_name_clean(s), 3);
+	assert_string_equal(s, "??ok?");
+}
+
+/* Rates: [1, 1000], and 0 where it means "none" or "the default". */
+static void test_rate_bounds(void **state)
+{
+	(void)state;
+	struct ipc_msg m;
+	struct ipc_msg_error e;
+	assert_true(parse("{\"type\":\"hello\",\"version\":1,\"role\":"
+	                  "\"tenant\",\"name\":\"g\",\"sla_fps\":0,"
+	                  "\"fixed_fps\":0}",
+	                  &m, &e));
+	assert_true(parse("{\"type\":\"set\",\"sla_fps\":1}", &m, &e));
+	assert_true(parse("{\"type\":\"set\",\"fixed_fps\":0}", &m, &e));
+	assert_true(parse("{\"type\":\"set\",\"fixed_fps\":1000}", &m, &e));
+	assert_false(parse("{\"type\":\"hello\",\"version\":1,\"role\":"
+	                   "\"tenant\",\"name\":\"g\",\"sla_fps\":5e-324}",
+	                   &m, &e));
+	assert_non_null(strstr(e.message, "sla_fps"));
+	assert_non_null(strstr(e.message, "[1, 1000]"));
+}
+
+/* set addresses tenants by name, id, uid, or a name across users (all). */
+static void test_set_by_id_and_uid(void **state)
+{
+	(void)state;
+	struct ipc_msg m;
+	struct ipc_msg_error e;
+	assert_true(parse("{\"type\":\"set\",\"id\":18446744073,"
+	                  "\"fixed_fps\":60}",
+	                  &m, &e));
+	assert_true(m.set.has_id && !m.set.has_name && !m.set.has_uid);
+	assert_true(m.set.id == 18446744073ULL);
+	assert_true(parse("{\"type\":\"set\",\"uid\":65534,\"name\":\"g\","
+	                  "\"sla_fps\":30}",
+	                  &m, &e));
+	assert_true(m.set.has_uid && m.set.has_name && !m.set.all);
+	assert_int_equal(m.set.uid, 65534);
+	assert_true(
+	    parse("{\"type\":\"set\",\"uid\":0,\"sla_fps\":30}", &m, &e));
+	assert_true(m.set.has_uid && m.set.uid == 0);
+	assert_true(parse("{\"type\":\"set\",\"name\":\"g\",\"all\":true,"
+	                  "\"sla_fps\":30}",
+	                  &m, &e));
+	assert_true(m.set.all);
+}
+
+/* What a peer sent reaches the log escaped; jansson's error text quotes
+ * the input, so the parser's message is escaped too. */
+static void test_escape(void **state)
+{
+	(void)state;
+	char buf[64];
+	assert_string_equal(ipc_escape(buf, sizeof(buf), "a\x1b[2J\x07\\b"),
+	                    "a\\x1b[2J\\x07\\x5cb");
+	assert_string_equal(ipc_escape(buf, sizeof(buf), "\xe2\x80\xae"),
+	                    "\\xe2\\x80\\xae");
+	char small[8];
+	assert_string_equal(ipc_escape(small, sizeof(small), "abcdefghij"),
+	                    "abcd...");
+	struct ipc_msg m;
+	struct ipc_msg_error e;
+	const char line[] = "{\"type\":\x1b]0;x\x07}";
+	assert_false(ipc_msg_parse(line, sizeof(line) - 1, &m, &e));
+	for (const char *p = e.message; *p; p++)
+		assert_true(*p >= 0x20 && *p < 0x7f);
 }
 
 static void test_line_framing(void **state)
@@ -284,6 +404,10 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_valid_messages),
 	    cmocka_unit_test(test_refused_messages),
+	    cmocka_unit_test(test_names_cleaned),
+	    cmocka_unit_test(test_rate_bounds),
+	    cmocka_unit_test(test_set_by_id_and_uid),
+	    cmocka_unit_test(test_escape),
 	    cmocka_unit_test(test_line_framing),
 	    cmocka_unit_test(test_encoders),
 	    cmocka_unit_test(test_fd_passing),

@@ -18,13 +18,14 @@ static void test_fps_grammar(void **state)
 	assert_float_equal(v, 45.0, 0.0);
 	assert_true(shim_parse_fps("59.94", &v));
 	assert_float_equal(v, 59.94, 1e-9);
-	assert_true(shim_parse_fps("0.1", &v));
+	assert_true(shim_parse_fps("1", &v));
 	assert_true(shim_parse_fps("1000", &v));
 	v = -1;
 	/* strtod would take all of these; the shim must not. */
-	const char *bad[] = {"",     " 45",  "45 ",  "+45",   "-45",  "4.5e1",
-	                     "0x2d", "45.",  ".5",   "nan",   "inf",  "0",
-	                     "0.05", "1001", "45,5", "45fps", "1e999"};
+	const char *bad[] = {"",      " 45",   "45 ",  "+45",  "-45",
+	                     "4.5e1", "0x2d",  "45.",  ".5",   "nan",
+	                     "inf",   "0",     "0.05", "1001", "45,5",
+	                     "45fps", "1e999", "0.1",  "0.999"};
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
 		assert_false(shim_parse_fps(bad[i], &v));
 		assert_float_equal(v, -1, 0.0); /* untouched */
