@@ -108,11 +108,12 @@ void core_controller_tick(const struct core_policy *policy,
 			    &t->pi, &params->pi, t->ref_fps, t->fps,
 			    core_reach_can_raise(params, t));
 			/* Whatever the policy and the loop decide, a paced
-			 * game is never paced under its SLA reference
-			 * (SA's): no report of another tenant can push it
-			 * there. A game that overshoots it runs a little
-			 * above, which no SLA minds. */
-			double floor = core_sla_ref(params, t);
+			 * game is never paced under its SLA: no report of
+			 * another tenant can push it there. The floor is the
+			 * SLA, not SA's reference above it, so that the loop
+			 * can still trim a target under the reference for a
+			 * pacer that overshoots it. */
+			double floor = t->sla_fps;
 			if (t->target_fps < floor)
 				t->target_fps = floor;
 		}
