@@ -20,6 +20,8 @@ bool daemon_config_defaults(struct daemon_config *cfg)
 	    .policy = &core_policy_sa,
 	    .default_sla = DAEMON_DEFAULT_SLA,
 	    .epoch_ms = DAEMON_DEFAULT_EPOCH_MS,
+	    .max_conns_per_uid = DAEMON_DEFAULT_CONNS_PER_UID,
+	    .hello_timeout_ms = DAEMON_DEFAULT_HELLO_MS,
 	    .params = core_params_default(),
 	    .max_tenants_per_uid = DAEMON_DEFAULT_MAX_TENANTS_PER_UID,
 	};
@@ -211,6 +213,23 @@ static bool file_params(struct file_ctx *f, struct daemon_config *cfg,
 	return true;
 }
 
+/* The connection limits: integers, [1, 100000] connections and
+ * [10, 600000] ms. */
+static bool file_limit(struct file_ctx *f, struct daemon_config *cfg,
+                       const config_setting_t *s)
+{
+	bool conns = strcmp(config_setting_name(s), "max_conns_per_uid") == 0;
+	long long lo = conns ? 1 : 10, hi = conns ? 100000 : 600000;
+	int t = config_setting_type(s);
+	long long v = config_setting_get_int64(s);
+	if ((t != CONFIG_TYPE_INT && t != CONFIG_TYPE_INT64) || v < lo ||
+	    v > hi)
+		return file_error(f, s, "must be an integer in [%lld, %lld]",
+		                  lo, hi);
+	*(conns ? &cfg->max_conns_per_uid : &cfg->hello_timeout_ms) = (int)v;
+	return true;
+}
+
 static bool file_setting(struct file_ctx *f, struct daemon_config *cfg,
                          const config_setting_t *s)
 {
@@ -237,6 +256,9 @@ static bool file_setting(struct file_ctx *f, struct daemon_config *cfg,
 		    !set_epoch(cfg, config_setting_get_int64(s)))
 			return file_error(f, s,
 			                  "must be an integer in [1, 10000]");
+	} else if (strcmp(name, "max_conns_per_uid") == 0 ||
+	           strcmp(name, "hello_timeout_ms") == 0) {
+		return file_limit(f, cfg, s);
 	} else if (strcmp(name, "metrics") == 0) {
 		if (!str || !daemon_config_metrics(cfg, str))
 			return file_error(f, s,
@@ -341,8 +363,15 @@ void daemon_usage(FILE *out)
 	        "label tenants\n"
 	        "                    with name and pid on /metrics, which "
 	        "every local\n"
-	        "                    user can read) and a params group (kp, "
-	        "ki,\n"
+	        "                    user can read), the limits "
+	        "max_conns_per_uid\n"
+	        "                    (connections one user may hold, "
+	        "default %d; root\n"
+	        "                    and the daemon's user are exempt) and "
+	        "hello_timeout_ms\n"
+	        "                    (a connection's time to say hello, "
+	        "default %d),\n"
+	        "                    and a params group (kp, ki,\n"
 	        "                    max_ratio, sla_margin, util_target, "
 	        "fsa_guard,\n"
 	        "                    fsa_relax, fsa_hold_s, k_alpha, "
@@ -360,7 +389,8 @@ void daemon_usage(FILE *out)
 	        "directory\n"
 	        "included).\n",
 	        DAEMON_DEFAULT_SLA, DAEMON_DEFAULT_EPOCH_MS,
-	        DAEMON_DEFAULT_METRICS, DAEMON_DEFAULT_MAX_TENANTS_PER_UID);
+	        DAEMON_DEFAULT_METRICS, DAEMON_DEFAULT_MAX_TENANTS_PER_UID,
+	        DAEMON_DEFAULT_CONNS_PER_UID, DAEMON_DEFAULT_HELLO_MS);
 }
 
 enum daemon_args_result daemon_config_args(struct daemon_config *cfg, int argc,

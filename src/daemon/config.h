@@ -16,6 +16,11 @@
  * with room, while one user cannot fill the registry (each tenant costs
  * a mapping, ring reads and a share of every tick). */
 #define DAEMON_DEFAULT_MAX_TENANTS_PER_UID 32
+/* Connections one uid may hold (root and the daemon's own user are not
+ * counted against it); a game holds one, `baton` one per command. */
+#define DAEMON_DEFAULT_CONNS_PER_UID 64
+/* From accept to a complete hello. */
+#define DAEMON_DEFAULT_HELLO_MS 2000
 
 struct daemon_config {
 	char socket_path[sizeof(((struct sockaddr_un *)0)->sun_path)];
@@ -26,6 +31,8 @@ struct daemon_config {
 	char metrics_host[64]; /* numeric or a name; no brackets */
 	unsigned metrics_port; /* 0 = ephemeral */
 	bool metrics_names;    /* label tenants with name and pid (metrics.h) */
+	int max_conns_per_uid;
+	int hello_timeout_ms;
 	struct core_params params;
 	unsigned max_tenants_per_uid; /* 0 = no cap */
 	/* Members (supplementary groups included) may send admin requests,
@@ -35,7 +42,8 @@ struct daemon_config {
 };
 
 /* Defaults: the socket of ipc_socket_path(), sa, 30 FPS, 100 ms, metrics on
- * 127.0.0.1:9477, core_params_default(). false if the socket path does not
+ * 127.0.0.1:9477, 64 connections per uid, a 2 s hello deadline,
+ * core_params_default(). false if the socket path does not
  * fit. */
 bool daemon_config_defaults(struct daemon_config *cfg);
 

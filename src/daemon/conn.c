@@ -1,6 +1,11 @@
 /* One control connection's I/O (server.h): reading and framing its bytes
- * and descriptors, queueing and writing its replies. What a message asks
- * for is handled in requests.c. */
+ * and its descriptor, queueing and writing its replies. What a message
+ * asks for is handled in requests.c.
+ *
+ * Backpressure: a connection is read only while none of its replies wait
+ * to go out; the lines it already sent wait in its input buffer. So a
+ * peer that never reads holds at most one request's replies here, and
+ * the socket's own buffers fill on its side, not ours. */
 #include "daemon/server.h"
 
 #include <errno.h>
@@ -20,44 +25,64 @@ struct conn *conn_new(int fd)
 		return NULL;
 	c->src.kind = SRC_CONN;
 	c->fd = fd;
+	c->memfd = -1;
 	ipc_linebuf_init(&c->in);
 	return c;
 }
 
-void conn_drop_fds(struct conn *c)
+void conn_drop_fds(struct server *s, struct conn *c)
 {
-	for (size_t i = 0; i < c->nfds; i++)
-		close(c->fds[i]);
-	c->nfds = 0;
+	closer_put(s->closer, c->memfd, c->cred.uid);
+	c->memfd = -1;
+}
+
+static size_t queued(const struct conn *c)
+{
+	return c->out_len - c->out_off;
+}
+
+static void out_release(struct server *s, struct conn *c)
+{
+	s->out_total -= c->out_cap;
+	free(c->out);
+	c->out = NULL;
+	c->out_off = c->out_len = c->out_cap = 0;
 }
 
 void conn_free(struct server *s, struct conn *c)
 {
 	if (c->tenant)
 		daemon_remove_tenant(s->d, c->tenant);
-	conn_drop_fds(c);
-	close(c->fd);
-	free(c->out);
+	conn_drop_fds(s, c);
+	epoll_ctl(s->epfd, EPOLL_CTL_DEL, c->fd, NULL);
+	closer_put_socket(s->closer, c->fd, c->cred.uid);
+	out_release(s, c);
+	server_uid_release(s, c);
 	free(c);
 }
 
-static void arm_out(struct server *s, struct conn *c, bool on)
+void conn_arm(struct server *s, struct conn *c)
 {
-	if (c->want_out == on)
+	if (c->dead)
 		return;
-	struct epoll_event ev = {
-	    .events = EPOLLIN | EPOLLRDHUP | (on ? EPOLLOUT : 0),
-	    .data.ptr = &c->src,
-	};
+	uint32_t want = queued(c)    ? EPOLLOUT
+	                : c->starved ? 0
+	                             : EPOLLIN | EPOLLRDHUP;
+	if (want == c->events)
+		return;
+	struct epoll_event ev = {.events = want, .data.ptr = &c->src};
 	if (epoll_ctl(s->epfd, EPOLL_CTL_MOD, c->fd, &ev) == 0)
-		c->want_out = on;
+		c->events = want;
+	else
+		c->dead = true;
 }
 
-void conn_writable(struct server *s, struct conn *c)
+/* Sends what the socket takes now; the bytes sent. */
+static size_t send_now(struct conn *c, const char *buf, size_t len)
 {
 	size_t done = 0;
-	while (done < c->out_len) {
-		ssize_t n = send(c->fd, c->out + done, c->out_len - done,
+	while (done < len) {
+		ssize_t n = send(c->fd, buf + done, len - done,
 		                 MSG_NOSIGNAL | MSG_DONTWAIT);
 		if (n < 0) {
 			if (errno == EINTR)
@@ -68,9 +93,32 @@ void conn_writable(struct server *s, struct conn *c)
 		}
 		done += (size_t)n;
 	}
-	memmove(c->out, c->out + done, c->out_len - done);
-	c->out_len -= done;
-	arm_out(s, c, c->out_len > 0 && !c->dead);
+	return done;
+}
+
+void conn_writable(struct server *s, struct conn *c)
+{
+	c->out_off += send_now(c, c->out + c->out_off, queued(c));
+	if (queued(c) == 0)
+		out_release(s, c);
+	conn_arm(s, c);
+}
+
+/* May the backlog of c grow to hold cap bytes? Drops c if not. */
+static bool out_allowed(struct server *s, struct conn *c, size_t bytes,
+                        size_t cap)
+{
+	const char *why = NULL;
+	if (bytes > SERVER_MAX_OUT)
+		why = "does not read its replies";
+	else if (s->out_total - c->out_cap + cap > SERVER_MAX_OUT_TOTAL)
+		why = "would pass the replies' memory cap of every connection";
+	if (!why)
+		return true;
+	log_warn("peer pid %d uid %d %s (%zu bytes queued); dropping it",
+	         (int)c->cred.pid, (int)c->cred.uid, why, bytes);
+	c->dead = true;
+	return false;
 }
 
 void conn_send_line(struct server *s, struct conn *c, char *line)
@@ -80,22 +128,49 @@ void conn_send_line(struct server *s, struct conn *c, char *line)
 		c->dead = true;
 		return;
 	}
-	size_t n = strlen(line);
-	if (c->out_len + n > SERVER_MAX_OUT) {
-		log_warn("peer pid %d does not read its replies; dropping it",
-		         (int)c->cred.pid);
+	if (c->dead) {
 		free(line);
-		c->dead = true;
 		return;
 	}
-	if (c->out_len + n > c->out_cap) {
-		size_t cap = (c->out_len + n) * 2;
+	size_t n = strlen(line);
+	if (queued(c) == 0) {
+		/* Usually the socket takes it all and nothing is copied;
+		 * else the line itself becomes the backlog. */
+		size_t sent = send_now(c, line, n);
+		if (sent == n || c->dead ||
+		    !out_allowed(s, c, n - sent, n + 1)) {
+			free(line);
+			return;
+		}
+		out_release(s, c);
+		c->out = line;
+		c->out_cap = n + 1;
+		c->out_off = sent;
+		c->out_len = n;
+		s->out_total += c->out_cap;
+		conn_arm(s, c);
+		return;
+	}
+	/* Behind a backlog (a request with more than one reply): moved to
+	 * the front once, here, rather than on every partial send. */
+	size_t have = queued(c);
+	size_t need = have + n;
+	size_t cap = need > c->out_cap ? need * 2 : c->out_cap;
+	if (!out_allowed(s, c, need, cap)) {
+		free(line);
+		return;
+	}
+	memmove(c->out, c->out + c->out_off, have);
+	c->out_off = 0;
+	c->out_len = have;
+	if (cap > c->out_cap) {
 		char *o = realloc(c->out, cap);
 		if (!o) {
 			free(line);
 			c->dead = true;
 			return;
 		}
+		s->out_total += cap - c->out_cap;
 		c->out = o;
 		c->out_cap = cap;
 	}
@@ -105,37 +180,68 @@ void conn_send_line(struct server *s, struct conn *c, char *line)
 	conn_writable(s, c);
 }
 
+/* Descriptors that came with the bytes just read: one, before the hello,
+ * is the tenant's memfd (requests.c checks it); anything else ends the
+ * connection. None is closed here (closer.h). */
+static void take_fds(struct server *s, struct conn *c, int *fds, size_t n)
+{
+	if (n == 1 && !c->hello && c->memfd < 0) {
+		c->memfd = fds[0];
+		return;
+	}
+	for (size_t i = 0; i < n; i++)
+		closer_put(s->closer, fds[i], c->cred.uid);
+	char msg[128];
+	snprintf(msg, sizeof(msg),
+	         "%zu descriptor(s) sent; only one memfd, with a tenant "
+	         "hello, is accepted",
+	         n);
+	conn_fail(s, c, BATON_ERR_PROTOCOL, msg);
+}
+
 /* Bounded work per wake-up, so that one chatty peer cannot starve the
  * epoch timer or the others. */
 #define READS_PER_WAKE 8
 
-void conn_readable(struct server *s, struct conn *c)
+/* Handles buffered lines until one leaves a reply waiting; false if the
+ * connection must not be read further now. */
+static bool handle_buffered(struct server *s, struct conn *c)
 {
 	char line[BATON_MSG_MAX];
-	for (int r = 0; r < READS_PER_WAKE && !c->dead; r++) {
-		size_t len;
-		int got = 0;
-		while (!c->dead &&
-		       (got = ipc_linebuf_take(&c->in, line, &len)) == 1)
-			conn_handle_line(s, c, line, len);
-		if (c->dead)
+	size_t len;
+	int got = 0;
+	while (!c->dead && queued(c) == 0 &&
+	       (got = ipc_linebuf_take(&c->in, line, &len)) == 1)
+		conn_handle_line(s, c, line, len);
+	if (c->dead || queued(c) > 0)
+		return false;
+	if (got < 0) {
+		conn_fail(s, c, BATON_ERR_PROTOCOL,
+		          "message longer than BATON_MSG_MAX bytes");
+		return false;
+	}
+	return true;
+}
+
+void conn_readable(struct server *s, struct conn *c)
+{
+	for (int r = 0; r < READS_PER_WAKE; r++) {
+		if (!handle_buffered(s, c))
 			break;
-		if (got < 0) {
-			conn_fail(s, c, BATON_ERR_PROTOCOL,
-			          "message longer than BATON_MSG_MAX bytes");
+		if (!server_may_read(s, c)) {
+			c->starved = true;
 			break;
 		}
 		size_t avail;
 		char *dst = ipc_linebuf_space(&c->in, &avail);
+		int fds[IPC_RECV_MAX_FDS];
 		size_t nfds = 0;
-		ssize_t n =
-		    ipc_recv_with_fds(c->fd, dst, avail, c->fds + c->nfds,
-		                      IPC_MAX_FDS - c->nfds, &nfds);
-		c->nfds += nfds;
-		/* Descriptors are welcome only with the hello. */
-		if (c->hello)
-			conn_drop_fds(c);
-		if (n == -EAGAIN)
+		ssize_t n = ipc_recv_with_fds(c->fd, dst, avail, fds, &nfds);
+		if (n > 0)
+			ipc_linebuf_commit(&c->in, (size_t)n);
+		if (nfds)
+			take_fds(s, c, fds, nfds);
+		if (c->dead || n == -EAGAIN)
 			break;
 		if (n == 0 || n == -ECONNRESET) {
 			c->dead = true;
@@ -143,16 +249,12 @@ void conn_readable(struct server *s, struct conn *c)
 		}
 		if (n < 0) {
 			conn_fail(s, c, BATON_ERR_PROTOCOL,
-			          n == -EPROTO ? "too many descriptors"
+			          n == -EPROTO ? "control data truncated"
 			                       : "receive failed");
 			break;
 		}
-		ipc_linebuf_commit(&c->in, (size_t)n);
 	}
 	/* Lines already buffered when the read budget ran out. */
-	if (!c->dead) {
-		size_t len;
-		while (!c->dead && ipc_linebuf_take(&c->in, line, &len) == 1)
-			conn_handle_line(s, c, line, len);
-	}
+	handle_buffered(s, c);
+	conn_arm(s, c);
 }

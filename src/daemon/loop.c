@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
+#include <sys/resource.h>
 #include <sys/signalfd.h>
 #include <sys/timerfd.h>
 #include <unistd.h>
@@ -51,6 +52,15 @@ bool server_open(struct server *s, struct daemon *d, char *err, size_t errlen)
 		snprintf(err, errlen, "timerfd/epoll: %s", strerror(errno));
 		goto fail;
 	}
+	s->closer = closer_new();
+	if (!s->closer) {
+		snprintf(err, errlen, "out of memory");
+		goto fail;
+	}
+	struct rlimit rl;
+	if (getrlimit(RLIMIT_NOFILE, &rl) < 0)
+		rl.rlim_cur = 1024;
+	s->lim = server_budget(rl.rlim_cur, &d->cfg);
 	if (!listener_open(&s->listener, d->cfg.socket_path, err, errlen))
 		goto fail;
 	long long ns = (long long)d->cfg.epoch_ms * 1000000LL;
@@ -69,38 +79,6 @@ bool server_open(struct server *s, struct daemon *d, char *err, size_t errlen)
 fail:
 	server_close(s);
 	return false;
-}
-
-static void accept_all(struct server *s)
-{
-	for (;;) {
-		int fd = accept4(s->listener.fd, NULL, NULL,
-		                 SOCK_CLOEXEC | SOCK_NONBLOCK);
-		if (fd < 0) {
-			if (errno != EAGAIN && errno != EINTR)
-				log_warn("accept: %s", strerror(errno));
-			return;
-		}
-		struct ucred cred;
-		socklen_t len = sizeof(cred);
-		if (s->n_conns >= SERVER_MAX_CONNS ||
-		    getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &len) < 0) {
-			log_warn("refusing a connection (%zu open)",
-			         s->n_conns);
-			close(fd);
-			continue;
-		}
-		struct conn *c = conn_new(fd);
-		if (!c || !watch(s, fd, &c->src, EPOLLIN | EPOLLRDHUP)) {
-			free(c);
-			close(fd);
-			continue;
-		}
-		c->cred = cred;
-		c->next = s->conns;
-		s->conns = c;
-		s->n_conns++;
-	}
 }
 
 /* Frees every connection marked dead, and those whose tenant the last
@@ -130,6 +108,27 @@ static void reap(struct server *s)
 	}
 }
 
+static void conn_event(struct server *s, struct conn *c, uint32_t events)
+{
+	if (c->dead)
+		return;
+	if (events & EPOLLOUT)
+		conn_writable(s, c);
+	if (c->dead)
+		return;
+	bool waiting = c->out_off < c->out_len;
+	if ((events & (EPOLLHUP | EPOLLERR)) && (waiting || c->starved)) {
+		/* The peer is gone (or broken) while we would not read it:
+		 * nothing to wait for. */
+		c->dead = true;
+		return;
+	}
+	/* Reading also handles the lines that waited for the replies just
+	 * sent (backpressure). */
+	if (!waiting)
+		conn_readable(s, c);
+}
+
 static void tick(struct server *s)
 {
 	uint64_t expirations;
@@ -140,12 +139,17 @@ static void tick(struct server *s)
 	daemon_tick(s->d, daemon_now_ns());
 }
 
+/* How often the limits are looked after (the hello deadline, starved
+ * connections, a resting listener), whatever the epoch. */
+#define HOUSEKEEPING_MS 100
+
 int server_run(struct server *s)
 {
 	enum { MAX_EVENTS = 64 };
 	struct epoll_event ev[MAX_EVENTS];
+	int64_t kept = daemon_now_ns();
 	for (;;) {
-		int n = epoll_wait(s->epfd, ev, MAX_EVENTS, -1);
+		int n = epoll_wait(s->epfd, ev, MAX_EVENTS, HOUSEKEEPING_MS);
 		if (n < 0) {
 			if (errno == EINTR)
 				continue;
@@ -156,7 +160,7 @@ int server_run(struct server *s)
 			struct source *src = ev[i].data.ptr;
 			switch (src->kind) {
 			case SRC_LISTEN:
-				accept_all(s);
+				server_accept(s);
 				break;
 			case SRC_SIGNAL: {
 				struct signalfd_siginfo si;
@@ -171,18 +175,15 @@ int server_run(struct server *s)
 			case SRC_TIMER:
 				tick(s);
 				break;
-			case SRC_CONN: {
-				struct conn *c = (struct conn *)src;
-				if (c->dead)
-					break;
-				if (ev[i].events & EPOLLOUT)
-					conn_writable(s, c);
-				if (ev[i].events & (EPOLLIN | EPOLLHUP |
-				                    EPOLLRDHUP | EPOLLERR))
-					conn_readable(s, c);
+			case SRC_CONN:
+				conn_event(s, (struct conn *)src, ev[i].events);
 				break;
 			}
-			}
+		}
+		int64_t now = daemon_now_ns();
+		if (now - kept >= HOUSEKEEPING_MS * 1000000LL) {
+			server_limits_tick(s, now);
+			kept = now;
 		}
 		/* After the batch: an event later in it may still point at a
 		 * connection closed earlier in it. */
@@ -198,6 +199,8 @@ void server_close(struct server *s)
 		conn_free(s, c);
 	}
 	s->n_conns = 0;
+	closer_free(s->closer, 1000);
+	s->closer = NULL;
 	listener_close(&s->listener);
 	if (s->epfd >= 0)
 		close(s->epfd);

@@ -10,21 +10,28 @@
 #include "daemon/server.h"
 #include "util/log.h"
 
-/* Every tenant and every admin client holds a connection, and
- * SERVER_MAX_CONNS of them are served: the usual soft limit of 1024
- * descriptors would stop accept() short of that (EMFILE). The soft limit
- * goes up to what that needs, as far as the hard limit allows. */
+/* Every tenant and every admin client holds a connection; descriptors
+ * that peers send wait in the closer; and one message may bring
+ * IPC_RECV_MAX_FDS of them, which must fit (server_budget). The usual
+ * soft limit of 1024 would leave room for far fewer connections than
+ * SERVER_MAX_CONNS: the soft limit goes up to what the full cap needs, as
+ * far as the hard limit allows, and the caps follow what it got. */
 static void raise_fd_limit(void)
 {
-	const rlim_t want = SERVER_MAX_CONNS + 64;
+	const rlim_t want =
+	    SERVER_FD_FIXED + IPC_RECV_MAX_FDS + 2 * SERVER_MAX_CONNS;
 	struct rlimit rl;
 	if (getrlimit(RLIMIT_NOFILE, &rl) != 0 || rl.rlim_cur >= want)
 		return;
 	rl.rlim_cur = rl.rlim_max >= want ? want : rl.rlim_max;
 	if (setrlimit(RLIMIT_NOFILE, &rl) != 0 || rl.rlim_cur < want)
-		log_warn("only %llu file descriptors (RLIMIT_NOFILE): fewer "
-		         "than %d tenants can connect",
-		         (unsigned long long)rl.rlim_cur, SERVER_MAX_CONNS);
+		log_warn("only %llu file descriptors (RLIMIT_NOFILE, %llu "
+		         "wanted): fewer than %d connections are served%s",
+		         (unsigned long long)rl.rlim_cur,
+		         (unsigned long long)want, SERVER_MAX_CONNS,
+		         rl.rlim_cur < SERVER_FD_FIXED + IPC_RECV_MAX_FDS + 32
+		             ? ", and descriptors a peer sends may not fit"
+		             : "");
 }
 
 int main(int argc, char **argv)
@@ -90,6 +97,10 @@ int main(int argc, char **argv)
 	log_info("listening on %s, policy %s, default SLA %g FPS, epoch %d ms",
 	         cfg.socket_path, cfg.policy->name, cfg.default_sla,
 	         cfg.epoch_ms);
+	log_info("limits: %zu connections (%zu per uid), %zu descriptors "
+	         "closing, hello within %d ms (RLIMIT_NOFILE %zu)",
+	         s.lim.conn_cap, s.lim.per_uid, s.lim.pending_cap,
+	         cfg.hello_timeout_ms, s.lim.nofile);
 
 	int rc = server_run(&s);
 	server_close(&s);

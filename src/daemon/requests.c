@@ -1,7 +1,8 @@
 /* What a control connection asks for (server.h): the hello handshake,
- * permission checks and request dispatch. A message that cannot be parsed
- * ends its connection after an error reply; the daemon goes on serving
- * everyone else. */
+ * permission checks and request dispatch. A message that cannot be parsed,
+ * is invalid or is denied ends its connection after an error reply (so a
+ * peer cannot keep one connection busy with refusals); the daemon goes on
+ * serving everyone else. */
 #include "daemon/server.h"
 
 #include <errno.h>
@@ -9,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <unistd.h>
 
 #include "ipc/msg.h"
 #include "util/log.h"
@@ -82,7 +84,11 @@ static void hello(struct server *s, struct conn *c,
 {
 	c->hello = true;
 	if (h->role == IPC_ROLE_CLIENT) {
-		conn_drop_fds(c);
+		if (c->memfd >= 0) {
+			conn_fail(s, c, BATON_ERR_PROTOCOL,
+			          "a client hello carries no descriptor");
+			return;
+		}
 		conn_send_line(s, c, ipc_msg_welcome(-1));
 		return;
 	}
@@ -98,23 +104,23 @@ static void hello(struct server *s, struct conn *c,
 		conn_fail(s, c, BATON_ERR_DENIED, msg);
 		return;
 	}
-	if (c->nfds != 1) {
-		char msg[96];
-		snprintf(msg, sizeof(msg),
-		         "a tenant hello carries exactly one memfd, got %zu",
-		         c->nfds);
-		conn_fail(s, c, BATON_ERR_SHM, msg);
+	if (c->memfd < 0) {
+		conn_fail(s, c, BATON_ERR_SHM,
+		          "a tenant hello carries exactly one memfd, got none");
 		return;
 	}
 	char err[160];
 	struct ipc_shm shm;
-	bool ok = ipc_shm_map(c->fds[0], &shm, err, sizeof(err));
-	/* The mapping stays valid without the descriptor. */
-	conn_drop_fds(c);
+	bool ok = ipc_shm_map(c->memfd, &shm, err, sizeof(err));
 	if (!ok) {
 		conn_fail(s, c, BATON_ERR_SHM, err);
 		return;
 	}
+	/* A memfd of the right size (its seals were checked before anything
+	 * else): closing it runs no one's release, so it is closed here.
+	 * The mapping stays valid without it. */
+	close(c->memfd);
+	c->memfd = -1;
 	c->tenant_role = true;
 	c->tenant =
 	    daemon_add_tenant(s->d, h->name, c->cred.pid, c->cred.uid,
@@ -166,10 +172,10 @@ static bool set_check(struct server *s, struct conn *c,
 			others = true;
 	}
 	if (others && !is_admin(s, c)) {
-		reply_error(s, c, BATON_ERR_DENIED,
-		            "only root, the daemon's user or a member of its "
-		            "group or admin_group may set another user's "
-		            "tenant");
+		conn_fail(s, c, BATON_ERR_DENIED,
+		          "only root, the daemon's user or a member of its "
+		          "group or admin_group may set another user's "
+		          "tenant");
 		return false;
 	}
 	if (!hits) {
@@ -197,7 +203,7 @@ static bool set_check(struct server *s, struct conn *c,
 		}
 		if (n > 0 && (size_t)n >= sizeof(msg) - 48 && listed < hits)
 			snprintf(msg + n, sizeof(msg) - (size_t)n, ", ...");
-		reply_error(s, c, BATON_ERR_INVALID, msg);
+		conn_fail(s, c, BATON_ERR_INVALID, msg);
 		return false;
 	}
 	return true;
@@ -208,10 +214,9 @@ static void set(struct server *s, struct conn *c, const struct ipc_msg_set *m)
 	if (!m->has_name && !m->has_id && !m->has_uid) {
 		/* A tenant's own registration, on its own connection. */
 		if (!c->tenant) {
-			reply_error(
-			    s, c, BATON_ERR_INVALID,
-			    "set without a name, id or uid needs a tenant "
-			    "connection");
+			conn_fail(s, c, BATON_ERR_INVALID,
+			          "set without a name, id or uid needs a "
+			          "tenant connection");
 			return;
 		}
 		apply_set(c->tenant, m);
@@ -230,15 +235,15 @@ static void policy(struct server *s, struct conn *c,
                    const struct ipc_msg_policy *m)
 {
 	if (!is_admin(s, c)) {
-		reply_error(s, c, BATON_ERR_DENIED,
-		            "only root, the daemon's user or a member of its "
-		            "group or admin_group may change the policy");
+		conn_fail(s, c, BATON_ERR_DENIED,
+		          "only root, the daemon's user or a member of its "
+		          "group or admin_group may change the policy");
 		return;
 	}
 	const struct core_policy *p = core_policy_find(m->name);
 	if (!p) {
-		reply_error(s, c, BATON_ERR_INVALID,
-		            "policy must be sa, fsa, esa or none");
+		conn_fail(s, c, BATON_ERR_INVALID,
+		          "policy must be sa, fsa, esa or none");
 		return;
 	}
 	if (p != s->d->policy)
@@ -251,9 +256,9 @@ static void policy(struct server *s, struct conn *c,
 static void status(struct server *s, struct conn *c)
 {
 	if (!is_admin(s, c)) {
-		reply_error(s, c, BATON_ERR_DENIED,
-		            "only root, the daemon's user or a member of its "
-		            "group or admin_group may ask for status");
+		conn_fail(s, c, BATON_ERR_DENIED,
+		          "only root, the daemon's user or a member of its "
+		          "group or admin_group may ask for status");
 		return;
 	}
 	conn_send_line(s, c, ipc_msg_encode(daemon_status(s->d)));

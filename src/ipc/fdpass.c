@@ -3,7 +3,6 @@
 #include <errno.h>
 #include <string.h>
 #include <sys/socket.h>
-#include <unistd.h>
 
 ssize_t ipc_send_with_fd(int sock, const void *buf, size_t len, int fd)
 {
@@ -30,15 +29,17 @@ ssize_t ipc_send_with_fd(int sock, const void *buf, size_t len, int fd)
 	return n < 0 ? -errno : n;
 }
 
-ssize_t ipc_recv_with_fds(int sock, void *buf, size_t len, int *fds,
-                          size_t max_fds, size_t *nfds)
+ssize_t ipc_recv_with_fds(int sock, void *buf, size_t len,
+                          int fds[IPC_RECV_MAX_FDS], size_t *nfds)
 {
 	*nfds = 0;
 	struct iovec iov = {.iov_base = buf, .iov_len = len};
-	/* Room for more than we accept, so that a few extra descriptors are
-	 * received (and closed) rather than left to truncation. */
+	/* Room for a full SCM_RIGHTS list and credentials besides, so that
+	 * the kernel never truncates (and so never drops a descriptor in
+	 * this thread). */
 	union {
-		char buf[CMSG_SPACE(sizeof(int) * IPC_MAX_FDS * 4)];
+		char buf[CMSG_SPACE(sizeof(int) * IPC_RECV_MAX_FDS) +
+		         CMSG_SPACE(sizeof(struct ucred))];
 		struct cmsghdr align;
 	} ctl;
 	struct msghdr msg = {
@@ -58,14 +59,9 @@ ssize_t ipc_recv_with_fds(int sock, void *buf, size_t len, int *fds,
 		if (c->cmsg_level != SOL_SOCKET || c->cmsg_type != SCM_RIGHTS)
 			continue;
 		size_t count = (c->cmsg_len - CMSG_LEN(0)) / sizeof(int);
-		for (size_t k = 0; k < count; k++) {
-			int fd;
-			memcpy(&fd, CMSG_DATA(c) + k * sizeof(int), sizeof(fd));
-			if (*nfds < max_fds)
-				fds[(*nfds)++] = fd;
-			else
-				close(fd);
-		}
+		for (size_t k = 0; k < count && *nfds < IPC_RECV_MAX_FDS; k++)
+			memcpy(&fds[(*nfds)++], CMSG_DATA(c) + k * sizeof(int),
+			       sizeof(int));
 	}
 	if (msg.msg_flags & MSG_CTRUNC)
 		return -EPROTO;

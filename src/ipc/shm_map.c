@@ -67,11 +67,9 @@ bool ipc_shm_check_header(const void *base, size_t size, char *err,
 bool ipc_shm_map(int fd, struct ipc_shm *out, char *err, size_t errlen)
 {
 	*out = (struct ipc_shm){0};
-	struct stat st;
-	if (fstat(fd, &st) < 0)
-		return fail(err, errlen, "fstat: %s", strerror(errno));
-	if (!S_ISREG(st.st_mode))
-		return fail(err, errlen, "not a memfd (not a regular file)");
+	/* F_GET_SEALS first: it succeeds only on a memfd (shmem or
+	 * hugetlbfs) and touches nothing else, whereas even fstat on a
+	 * peer's descriptor of another kind (a FUSE file) can block. */
 	int seals = fcntl(fd, F_GET_SEALS);
 	if (seals < 0)
 		return fail(err, errlen, "not a sealable memfd: %s",
@@ -87,6 +85,11 @@ bool ipc_shm_map(int fd, struct ipc_shm *out, char *err, size_t errlen)
 	if (seals & (F_SEAL_WRITE | F_SEAL_FUTURE_WRITE))
 		return fail(err, errlen, "memfd is write-sealed (seals 0x%x)",
 		            seals);
+	struct stat st;
+	if (fstat(fd, &st) < 0)
+		return fail(err, errlen, "fstat: %s", strerror(errno));
+	if (!S_ISREG(st.st_mode))
+		return fail(err, errlen, "not a memfd (not a regular file)");
 	/* Sealed, so this size is final. */
 	if (st.st_size != (off_t)BATON_SHM_SIZE)
 		return fail(err, errlen, "memfd is %lld bytes, expected %zu",

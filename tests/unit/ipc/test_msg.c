@@ -353,11 +353,10 @@ static void test_fd_passing(void **state)
 	assert_int_equal(pipe(p), 0);
 	assert_int_equal(ipc_send_with_fd(sv[0], "hi\n", 3, p[0]), 3);
 	char buf[16];
-	int fds[IPC_MAX_FDS];
+	int fds[IPC_RECV_MAX_FDS];
 	size_t nfds;
-	assert_int_equal(
-	    ipc_recv_with_fds(sv[1], buf, sizeof(buf), fds, IPC_MAX_FDS, &nfds),
-	    3);
+	assert_int_equal(ipc_recv_with_fds(sv[1], buf, sizeof(buf), fds, &nfds),
+	                 3);
 	assert_int_equal(nfds, 1);
 	/* The received descriptor is the pipe's read end. */
 	assert_int_equal(write(p[1], "z", 1), 1);
@@ -366,11 +365,12 @@ static void test_fd_passing(void **state)
 	assert_int_equal(z, 'z');
 	close(fds[0]);
 
-	/* Three descriptors where the receiver takes one: two are closed. */
+	/* A full SCM_RIGHTS list (SCM_MAX_FD): every descriptor comes back,
+	 * none is closed (or dropped by the kernel) in the receiver. */
 	int before = open_fds();
 	struct iovec iov = {.iov_base = "x", .iov_len = 1};
 	union {
-		char b[CMSG_SPACE(3 * sizeof(int))];
+		char b[CMSG_SPACE(IPC_RECV_MAX_FDS * sizeof(int))];
 		struct cmsghdr align;
 	} ctl = {0};
 	struct msghdr msg = {.msg_iov = &iov,
@@ -380,20 +380,23 @@ static void test_fd_passing(void **state)
 	struct cmsghdr *c = CMSG_FIRSTHDR(&msg);
 	c->cmsg_level = SOL_SOCKET;
 	c->cmsg_type = SCM_RIGHTS;
-	c->cmsg_len = CMSG_LEN(3 * sizeof(int));
-	int three[3] = {p[0], p[1], p[0]};
-	memcpy(CMSG_DATA(c), three, sizeof(three));
+	c->cmsg_len = CMSG_LEN(IPC_RECV_MAX_FDS * sizeof(int));
+	int many[IPC_RECV_MAX_FDS];
+	for (int i = 0; i < IPC_RECV_MAX_FDS; i++)
+		many[i] = p[i % 2];
+	memcpy(CMSG_DATA(c), many, sizeof(many));
 	assert_int_equal(sendmsg(sv[0], &msg, 0), 1);
-	assert_int_equal(
-	    ipc_recv_with_fds(sv[1], buf, sizeof(buf), fds, 1, &nfds), 1);
-	assert_int_equal(nfds, 1);
-	assert_int_equal(open_fds(), before + 1);
-	close(fds[0]);
+	assert_int_equal(ipc_recv_with_fds(sv[1], buf, sizeof(buf), fds, &nfds),
+	                 1);
+	assert_int_equal(nfds, IPC_RECV_MAX_FDS);
+	assert_int_equal(open_fds(), before + IPC_RECV_MAX_FDS);
+	for (size_t i = 0; i < nfds; i++)
+		close(fds[i]);
 
 	/* End of stream. */
 	close(sv[0]);
-	assert_int_equal(
-	    ipc_recv_with_fds(sv[1], buf, sizeof(buf), fds, 1, &nfds), 0);
+	assert_int_equal(ipc_recv_with_fds(sv[1], buf, sizeof(buf), fds, &nfds),
+	                 0);
 	close(sv[1]);
 	close(p[0]);
 	close(p[1]);

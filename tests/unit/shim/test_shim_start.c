@@ -63,10 +63,9 @@ static void *serve(void *arg)
 	if (fd < 0)
 		return NULL;
 	char buf[4096];
-	int fds[IPC_MAX_FDS];
+	int fds[IPC_RECV_MAX_FDS];
 	size_t nfds = 0;
-	ssize_t n =
-	    ipc_recv_with_fds(fd, buf, sizeof(buf), fds, IPC_MAX_FDS, &nfds);
+	ssize_t n = ipc_recv_with_fds(fd, buf, sizeof(buf), fds, &nfds);
 	char err[160];
 	if (n > 0 && nfds == 1 &&
 	    ipc_shm_map(fds[0], &b->shm, err, sizeof(err)))
