@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "daemon/config.h"
+#include "daemon/server.h"
 
 static char path[64];
 
@@ -176,6 +177,52 @@ static void test_config_file_errors(void **state)
 	assert_non_null(strstr(out, "/nonexistent/b.cfg"));
 }
 
+/* max_conns_per_uid and hello_timeout_ms, and the caps that follow the
+ * descriptor limit (server_budget). */
+static void test_connection_limits(void **state)
+{
+	(void)state;
+	struct daemon_config cfg;
+	char out[512] = "";
+	char *plain[] = {"batond", NULL};
+	assert_int_equal(run(&cfg, out, sizeof(out), 1, plain),
+	                 DAEMON_ARGS_RUN);
+	assert_int_equal(cfg.max_conns_per_uid, 64);
+	assert_int_equal(cfg.hello_timeout_ms, 2000);
+	struct server_limits l = server_budget(4096, &cfg);
+	assert_int_equal(l.conn_cap, SERVER_MAX_CONNS);
+	assert_int_equal(l.per_uid, 64);
+	assert_int_equal(l.hello_ns, 2000000000LL);
+	/* The systemd default soft limit, were it not raised: the cap
+	 * leaves room for a message's descriptors and the closer. */
+	l = server_budget(1024, &cfg);
+	assert_int_equal(l.conn_cap, (1024 - SERVER_FD_FIXED - 253) / 2);
+	assert_true(l.conn_cap + l.pending_cap + SERVER_FD_FIXED + 253 <= 1024);
+	/* Far too low: a floor, and one uid never more than half. */
+	l = server_budget(64, &cfg);
+	assert_int_equal(l.conn_cap, 16);
+	assert_int_equal(l.per_uid, 8);
+
+	write_config("max_conns_per_uid = 4;\nhello_timeout_ms = 500;\n");
+	char *argv[] = {"batond", "--config", path, NULL};
+	assert_int_equal(run(&cfg, out, sizeof(out), 3, argv), DAEMON_ARGS_RUN);
+	assert_int_equal(cfg.max_conns_per_uid, 4);
+	assert_int_equal(cfg.hello_timeout_ms, 500);
+	unlink(path);
+	const char *bad[] = {"max_conns_per_uid = 0;\n",
+	                     "hello_timeout_ms = 5;\n",
+	                     "hello_timeout_ms = \"2s\";\n"};
+	for (size_t i = 0; i < 3; i++) {
+		write_config(bad[i]);
+		out[0] = '\0';
+		assert_int_equal(run(&cfg, out, sizeof(out), 3, argv),
+		                 DAEMON_ARGS_USAGE);
+		if (!strstr(out, "must be an integer in"))
+			fail_msg("case %zu: \"%s\"", i, out);
+		unlink(path);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -184,6 +231,7 @@ int main(void)
 	    cmocka_unit_test(test_usage_errors),
 	    cmocka_unit_test(test_config_file_and_override),
 	    cmocka_unit_test(test_config_file_errors),
+	    cmocka_unit_test(test_connection_limits),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
