@@ -310,6 +310,12 @@ static void test_unread_replies(void **state)
 	printf("unread replies: RSS %ld -> peak %ld KiB, slowest status "
 	       "%lld ms\n",
 	       rss0, peak, worst);
+#ifdef __SANITIZE_ADDRESS__
+	/* ASan's quarantine keeps freed memory and its checks slow every
+	 * reply: the flood still runs for what it may find, unjudged. */
+	worst = 0;
+	peak = rss0;
+#endif
 	if (worst > 1000)
 		fail_msg("status took %lld ms under the flood", worst);
 	/* One reply of ~40 kB each is 1.3 MB: 16 MiB leaves room for the
