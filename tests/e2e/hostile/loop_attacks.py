@@ -17,15 +17,19 @@
            wake-up, 100 % CPU and a log line each time. Now: the caps
            follow the limit and refusals are logged once a second.
 
-Throughout each: root's `baton status` answers within 1 s. Bounds, all
+Throughout each: root's `baton status` answers within 1 s; with --xvfb
+and --glxgears, a well-behaved game (glxgears, SLA 30) runs beside the
+linger and unread attacks and keeps at least 85 % of its target. Bounds, all
 against what the same run measured: batond's RSS grows by less than
 64 MiB under any attack; its CPU time over the emfile window is under half
 the window; its log over that window is under 30 lines (a second's
 refusals are one line).
 
-Usage: loop_attacks.py --baton B --batond D [MODE...] (default: all)
+Usage: loop_attacks.py --baton B --batond D [--xvfb X --glxgears G]
+                       [MODE...] (default: all)
 Exit 0 pass, 1 fail, 77 skipped (not root)."""
 import argparse
+import contextlib
 import fcntl
 import os
 import socket
@@ -37,8 +41,8 @@ import time
 
 sys.dont_write_bytecode = True
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from hostile import (Bed, Fail, Responsiveness, as_nobody, check,  # noqa
-                     rss_kb, skip_unless_root)
+from hostile import (Bed, Fail, Responsiveness, Xvfb, as_nobody,  # noqa
+                     check, game, rss_kb, skip_unless_root)
 from batonbed import cpu_seconds  # noqa: E402
 
 RSS_GROWTH_MAX_KB = 64 * 1024
@@ -185,17 +189,55 @@ def register_tenant(sock, name):
         os.close(fd)
 
 
-def watch(bed, seconds):
-    """Samples batond's RSS while root asks for status; (peak RSS KiB,
-    Responsiveness)."""
+@contextlib.contextmanager
+def beside(a, bed):
+    """A well-behaved game (glxgears under `baton run`, SLA 30) on a
+    private Xvfb while the attack runs, when --xvfb and --glxgears are
+    given; yields whether there is one."""
+    if not (a.xvfb and a.glxgears):
+        yield False
+        return
+    with Xvfb(a.xvfb) as x, game(bed, x, a.glxgears):
+        bed.daemon.wait_tenants(["game"], 15)
+        time.sleep(1.5)  # a second of frames at its target
+        yield True
+
+
+def watch(bed, seconds, with_game=False):
+    """Samples batond's RSS while root asks for status, and the game's
+    rate against its target once a second; (peak RSS KiB, Responsiveness,
+    lowest fps / target of the game or None)."""
     pid = bed.daemon.proc.pid
     peak = rss_kb(pid)
+    worst_ratio = None
     with Responsiveness(bed.daemon, period=0.2, timeout=5.0) as r:
-        end = time.monotonic() + seconds
+        t0 = time.monotonic()
+        end = t0 + seconds
+        next_game = t0 + 1.0
         while time.monotonic() < end:
             peak = max(peak, rss_kb(pid))
+            if with_game and time.monotonic() >= next_game:
+                next_game += 1.0
+                try:
+                    g = bed.daemon.tenants().get("game")
+                except Fail:
+                    g = None
+                ratio = (g["fps"] / g["target_fps"]
+                         if g and g["target_fps"] > 0 else 0.0)
+                worst_ratio = (ratio if worst_ratio is None
+                               else min(worst_ratio, ratio))
             time.sleep(0.1)
-    return peak, r
+    return peak, r, worst_ratio
+
+
+def check_game(name, ratio):
+    """The game kept (within 15 %) the rate batond gives it."""
+    if ratio is None:
+        return
+    print("%s: the game ran at >= %.0f%% of its target throughout"
+          % (name, ratio * 100))
+    check(ratio >= 0.85, "%s: the game fell to %.0f%% of its target"
+          % (name, ratio * 100))
 
 
 def check_served(name, r, rss0, peak):
@@ -208,24 +250,25 @@ def check_served(name, r, rss0, peak):
 
 
 def mode_linger(a):
-    with Bed(a.baton, a.batond) as bed:
+    with Bed(a.baton, a.batond) as bed, beside(a, bed) as g:
         rss0 = rss_kb(bed.daemon.proc.pid)
         atk = nobody_python_args(LINGER, [bed.sock, "8"])
         first = atk.stdout.readline().strip()
         check(first == "passed 1", "linger: attacker did not pass its "
               "socket: %r" % first)
-        peak, r = watch(bed, 5.0)
+        peak, r, ratio = watch(bed, 5.0, g)
         check_served("linger", r, rss0, peak)
+        check_game("linger", ratio)
         attacker_facts(atk, 20)
 
 
 def mode_unread(a):
-    with Bed(a.baton, a.batond) as bed:
+    with Bed(a.baton, a.batond) as bed, beside(a, bed) as g:
         pid = bed.daemon.proc.pid
         rss0 = rss_kb(pid)
         cpu0, t0 = cpu_seconds(pid), time.monotonic()
         atk = nobody_python_args(UNREAD, [bed.sock, "1000", "10"])
-        peak, r = watch(bed, 10.0)
+        peak, r, ratio = watch(bed, 10.0, g)
         facts = attacker_facts(atk, 30)
         cpu = (cpu_seconds(pid) - cpu0) / (time.monotonic() - t0)
         print("unread: attacker opened %s connections, sent %s batches; "
@@ -233,6 +276,7 @@ def mode_unread(a):
                                                 facts.get("sent"),
                                                 cpu * 100))
         check_served("unread", r, rss0, peak)
+        check_game("unread", ratio)
 
 
 def mode_idle(a):
@@ -247,7 +291,7 @@ def mode_idle(a):
               "reason %s, other replies %s" % (
                   facts.get("connected"), facts.get("refused_per_uid"),
                   facts.get("other_replies")))
-        peak, r = watch(bed, 3.0)
+        peak, r, _ = watch(bed, 3.0)
         reply = register_tenant(bed.sock, "newgame")
         print("idle: a new root tenant got %s" % reply)
         check('"welcome"' in reply, "idle: a new tenant was refused: %s"
@@ -278,7 +322,7 @@ def mode_emfile(a):
         log0 = len(bed.daemon.log)
         cpu0, t0 = cpu_seconds(pid), time.monotonic()
         atk = nobody_python_args(IDLE, [bed.sock, "300", "6"])
-        peak, r = watch(bed, 5.0)
+        peak, r, _ = watch(bed, 5.0)
         window = time.monotonic() - t0
         cpu = cpu_seconds(pid) - cpu0
         time.sleep(0.3)
@@ -311,6 +355,9 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--baton", required=True)
     ap.add_argument("--batond", required=True)
+    ap.add_argument("--xvfb", help="with --glxgears: a game beside the "
+                    "linger and unread attacks")
+    ap.add_argument("--glxgears")
     ap.add_argument("modes", nargs="*", default=list(MODES))
     a = ap.parse_args()
     skip_unless_root()
