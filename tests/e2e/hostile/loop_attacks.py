@@ -240,6 +240,13 @@ def check_game(name, ratio):
           % (name, ratio * 100))
 
 
+def check_clean(name, bed):
+    """No sanitizer report in batond's log (a sanitized build)."""
+    bad = [l for l in bed.daemon.log
+           if "Sanitizer" in l or "runtime error:" in l]
+    check(not bad, "%s: batond's log has %s" % (name, bad[:3]))
+
+
 def check_served(name, r, rss0, peak):
     print("%s: %s; RSS %d -> peak %d KiB" % (name, r, rss0, peak))
     check(not r.failures, "%s: status failed: %s" % (name, r.failures[:2]))
@@ -257,6 +264,7 @@ def mode_linger(a):
         check(first == "passed 1", "linger: attacker did not pass its "
               "socket: %r" % first)
         peak, r, ratio = watch(bed, 5.0, g)
+        check_clean("linger", bed)
         check_served("linger", r, rss0, peak)
         check_game("linger", ratio)
         attacker_facts(atk, 20)
@@ -275,6 +283,7 @@ def mode_unread(a):
               "batond used %.0f%% of a core" % (facts.get("opened"),
                                                 facts.get("sent"),
                                                 cpu * 100))
+        check_clean("unread", bed)
         check_served("unread", r, rss0, peak)
         check_game("unread", ratio)
 
@@ -298,6 +307,7 @@ def mode_idle(a):
               % reply)
         check(int(facts.get("refused_per_uid", 0)) > 0,
               "idle: no connection was refused with the per-uid reason")
+        check_clean("idle", bed)
         check_served("idle", r, rss0, peak)
         atk.kill()
         atk.wait()
@@ -333,6 +343,7 @@ def mode_emfile(a):
             print("  log:", line[:160])
         atk.kill()
         atk.wait()
+        check_clean("emfile", bed)
         check_served("emfile", r, rss0, peak)
         check(cpu < 0.5 * window, "emfile: batond used %.2f CPU s over a "
               "%.2f s window" % (cpu, window))
