@@ -14,7 +14,15 @@
  * (closer_pending); the server refuses new connections, and stops reading
  * the connections, of a uid whose lane backs up, so a user cannot grow it
  * without bound. Workers block no signal the loop thread does not (they
- * inherit its mask). */
+ * inherit its mask).
+ *
+ * What is left: a user whose close is stuck (a linger of an hour) and who
+ * keeps connecting, with descriptors queued before batond accepts, still
+ * costs one descriptor per connection (the refused socket waits behind
+ * the stuck close) until the server's total cap on them
+ * (server_limits.pending_cap) rests the listener and stops reading. The
+ * loop, its ticks and the games already registered go on; new
+ * connections wait until the linger ends. */
 #pragma once
 
 #include <stdbool.h>
