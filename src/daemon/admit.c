@@ -144,9 +144,14 @@ static bool trusted(const struct server *s, uid_t uid)
 static const char *refusal(struct server *s, const struct ucred *cred,
                            char *buf, size_t len)
 {
-	if (s->n_conns >= s->lim.conn_cap) {
+	/* The last few connections are root's and the daemon's user's, so
+	 * that an admin gets in even when many users fill the rest. */
+	size_t cap = s->lim.conn_cap;
+	if (!trusted(s, cred->uid))
+		cap -= SERVER_TRUSTED_RESERVE;
+	if (s->n_conns >= cap) {
 		snprintf(buf, len, "batond serves %zu connections at most",
-		         s->lim.conn_cap);
+		         cap);
 		return buf;
 	}
 	if (closer_pending(s->closer, cred->uid) >=

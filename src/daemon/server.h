@@ -32,6 +32,8 @@
 /* Descriptors of one uid waiting in the closer (closer.h) past which its
  * new connections are refused and its open ones no longer read. */
 #define SERVER_MAX_PENDING_PER_UID 64
+/* Connections only root and the daemon's own user may take. */
+#define SERVER_TRUSTED_RESERVE 8
 /* How long the listener rests after accept() ran out of descriptors. */
 #define SERVER_ACCEPT_BACKOFF_MS 100
 
