@@ -20,8 +20,9 @@
  * see server_budget(). */
 #define SERVER_MAX_CONNS 1024
 /* Descriptors batond keeps for itself: stdio, epoll, signalfd, timerfd,
- * the listener, the metrics server's socket, its clients and its own. */
-#define SERVER_FD_FIXED 48
+ * the listener, the metrics server's own (32 in all, with room to spare)
+ * and its clients. */
+#define SERVER_FD_FIXED (32 + METRICS_MAX_CONNS)
 /* A peer that does not read its replies is dropped past this backlog. */
 #define SERVER_MAX_OUT (1u << 20)
 /* All connections' queued replies together: the connection whose reply

@@ -244,10 +244,10 @@ static int case_impostor_runs_free(void)
 		for (;;) {
 			int fd = accept(lfd, NULL, NULL);
 			char buf[4096];
-			int fds[IPC_MAX_FDS];
+			int fds[IPC_RECV_MAX_FDS];
 			size_t nfds = 0;
-			ssize_t n = ipc_recv_with_fds(fd, buf, sizeof(buf), fds,
-			                              IPC_MAX_FDS, &nfds);
+			ssize_t n =
+			    ipc_recv_with_fds(fd, buf, sizeof(buf), fds, &nfds);
 			if (n > 0 && nfds > 0 && write(report[1], "F", 1) != 1)
 				_exit(102);
 			close(fd);
