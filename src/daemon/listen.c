@@ -235,7 +235,7 @@ fail:
 	return false;
 }
 
-void listener_close(struct listener *l)
+void listener_unlink(struct listener *l)
 {
 	if (l->fd < 0)
 		return;
@@ -243,6 +243,13 @@ void listener_close(struct listener *l)
 	if (lstat(l->path, &st) == 0 && st.st_dev == l->dev &&
 	    st.st_ino == l->ino)
 		unlink(l->path);
+}
+
+void listener_close(struct listener *l)
+{
+	if (l->fd < 0)
+		return;
+	listener_unlink(l);
 	close(l->fd);
 	l->fd = -1;
 }

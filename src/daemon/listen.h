@@ -31,5 +31,8 @@ bool listener_check_dir(const char *path, char *err, size_t errlen);
 bool listener_open(struct listener *l, const char *path, char *err,
                    size_t errlen);
 
-/* Closes the socket and removes its file if it is still the one we bound. */
+/* Removes the socket's file if it is still the one we bound: no new
+ * connection can reach the socket from then on. */
+void listener_unlink(struct listener *l);
+/* listener_unlink(), then closes the socket. */
 void listener_close(struct listener *l);

@@ -191,6 +191,29 @@ int server_run(struct server *s)
 	}
 }
 
+/* Connections still in the listen backlog may hold a peer's descriptors
+ * in flight, which closing the listener would release on this thread
+ * (closer.h): a lingering socket queued there would hold up the shutdown.
+ * So the file goes first (nothing new can connect), then the backlog is
+ * accepted into the closer, then the listener is closed by the caller. */
+static void drain_backlog(struct server *s)
+{
+	if (s->listener.fd < 0 || !s->closer)
+		return;
+	listener_unlink(&s->listener);
+	int fd;
+	while ((fd = accept4(s->listener.fd, NULL, NULL,
+	                     SOCK_CLOEXEC | SOCK_NONBLOCK)) >= 0 ||
+	       errno == EINTR) {
+		if (fd < 0)
+			continue;
+		struct ucred cred = {.uid = (uid_t)-1};
+		socklen_t len = sizeof(cred);
+		getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &len);
+		closer_put_socket(s->closer, fd, cred.uid);
+	}
+}
+
 void server_close(struct server *s)
 {
 	while (s->conns) {
@@ -199,6 +222,7 @@ void server_close(struct server *s)
 		conn_free(s, c);
 	}
 	s->n_conns = 0;
+	drain_backlog(s);
 	closer_free(s->closer, 1000);
 	s->closer = NULL;
 	listener_close(&s->listener);

@@ -32,6 +32,7 @@ import argparse
 import contextlib
 import fcntl
 import os
+import signal
 import socket
 import stat
 import struct
@@ -47,6 +48,9 @@ from batonbed import cpu_seconds  # noqa: E402
 
 RSS_GROWTH_MAX_KB = 64 * 1024
 STATUS_MAX_S = 1.0
+# SIGTERM to exit with a lingering close stuck in the closer: its 1 s grace
+# and the rest of the shutdown.
+EXIT_MAX_S = 3.0
 
 # The attacker's side, run as uid 65534: raises its own descriptor limit
 # (inherited from root's test) and prints one "key value" line per fact.
@@ -267,6 +271,20 @@ def mode_linger(a):
         check_clean("linger", bed)
         check_served("linger", r, rss0, peak)
         check_game("linger", ratio)
+        # SIGTERM while the attacker still holds the linger (it lets go
+        # 8 s after passing it): batond gives its closer 1 s, then exits,
+        # where the kernel does not linger.
+        t0 = time.monotonic()
+        bed.daemon.proc.send_signal(signal.SIGTERM)
+        try:
+            rc = bed.daemon.proc.wait(timeout=5)
+        except subprocess.TimeoutExpired:
+            raise Fail("linger: batond still running 5 s after SIGTERM")
+        took = time.monotonic() - t0
+        print("linger: SIGTERM to exit %.2f s (rc %d)" % (took, rc))
+        check(rc == 0 and took < EXIT_MAX_S, "linger: batond took %.2f s "
+              "to exit after SIGTERM (rc %d; bound %.1f s)" % (
+                  took, rc, EXIT_MAX_S))
         attacker_facts(atk, 20)
 
 
