@@ -2,6 +2,7 @@
 
 #include <math.h>
 
+#include "core/caps.h"
 #include "core/reach.h"
 
 /* vGASA's k_i: GPU seconds per frame, so that g_i = k_i * f_i (Sec. 3.2,
@@ -86,6 +87,8 @@ void core_controller_tick(const struct core_policy *policy,
 		core_reach_update(params, &tenants[i]);
 	}
 	measure_demand(params, gpu, tenants, n);
+	/* Stage 2, capacity (gOver): caps, overload, admission (caps.h). */
+	core_caps_tick(params, gpu, tenants, n);
 
 	policy->assign(params, gpu, tenants, n);
 

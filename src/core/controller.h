@@ -7,8 +7,11 @@
  *      smooth F_out for the policies that decide on it; judge whether each
  *      tenant reached the reference of the last tick (reach.h: limited);
  *      add up the GPU share the tenants need at their SLAs (overload);
- *   2. the policy sets references (ref_fps);
- *   3. the PI loop turns each reference and the measured F_out into the
+ *   2. the capacity stage (caps.h, gOver): per-tenant caps sampled each
+ *      period, overload detection and mitigation, the load admission
+ *      reads (core_caps_admit);
+ *   3. the policy sets references (ref_fps);
+ *   4. the PI loop turns each reference and the measured F_out into the
  *      pacing target (target_fps): pinned tenants get fixed_fps, free ones 0;
  *      a limited tenant's target is not wound up.
  *

@@ -17,6 +17,16 @@ struct core_params core_params_default(void)
 	    .reach_tol = 0.03,
 	    .reach_hold_s = 0.3,
 	    .esa_climb = 0.03,
+	    .cap_period_s = 1.0,
+	    .cap_u_over = 0.9,
+	    .cap_u_limit = 0.9,
+	    .cap_w_u = 1.0,
+	    .cap_w_e = 1.0,
+	    .cap_steal = 0.2,
+	    .cap_run = 3,
+	    .cap_quiet = 3,
+	    .cap_total = 1.0,
+	    .cap_sla_tol = 0.02,
 	};
 }
 

@@ -13,6 +13,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "core/caps.h"
 #include "core/pi.h"
 
 /* Tunables shared by the policies; see core_params_default(). */
@@ -38,6 +39,25 @@ struct core_params {
 	double esa_climb;    /* ESA: while every tenant reaches it, a lowered
 	                        common reference climbs back by this fraction
 	                        per second */
+	/* Capacity (gOver Sec. 3.3, caps.h). The paper gives no values for
+	 * U_o, U_l, w_u, w_e; the defaults were picked with the simulator
+	 * (docs/capacity.md). */
+	double cap_period_s; /* sampling period T (gOver: 1 s) */
+	double cap_u_over;   /* U_o: u_i above it cap_run times in a row is
+	                        an overload signal */
+	double cap_u_limit;  /* U_l: admit only while total load plus the
+	                        newcomer's stays under it */
+	double cap_w_u;      /* w_u, weight of u_i in the donor factor */
+	double cap_w_e;      /* w_e, weight of the normalised QoS error */
+	double cap_steal;    /* share of the donor's unused cap moved per
+	                        mitigation (gOver: 1/5) */
+	uint32_t cap_run;    /* successive samples over U_o for an overload
+	                        signal (gOver: 3) */
+	uint32_t cap_quiet;  /* periods without an overload signal before
+	                        admitting (gOver: 3) */
+	double cap_total;    /* capacity the dynamic caps share (1 = one GPU) */
+	double cap_sla_tol;  /* FPS under sla x (1 - tol) over a period is
+	                        QoS broken (a window edge is not) */
 };
 
 /* One tenant as the policy core sees it. The driver (simulator or daemon)
@@ -54,6 +74,11 @@ struct core_tenant {
 	                          the game ran flat out */
 	double sleep_s;        /* the pacing sleeps of those frames, summed: how
 	                          far the pacer held the game back (reach.h) */
+	double cap_initial;    /* published cap in (0, 1] (gOver's initial
+	                          cap, G1); 0 = not capped (caps.h) */
+	bool work_conserving;  /* its gate may exceed the budget while the
+	                          GPU would idle (for the gate; the core only
+	                          carries it) */
 	uint64_t owner; /* who runs it (batond: the uid from SO_PEERCRED; the
 	                   simulator: the scenario's owner key). ESA bounds
 	                   each owner's share of the budget (policy_esa.c). */
@@ -80,6 +105,7 @@ struct core_tenant {
 		double fps;    /* capped: the rate its share affords */
 		bool capped;   /* over its share at the common rate */
 	} esa;
+	struct core_cap_state caps; /* the capacity stage (caps.h) */
 
 	/* output */
 	double target_fps; /* pacing target for the shim; 0 = unpaced; never
@@ -112,6 +138,7 @@ struct core_gpu {
 	                       one yet) */
 	bool overload;      /* output: sla_util > util_target, the budget
 	                       cannot hold every tenant at its SLA */
+	struct core_caps_gpu caps; /* the capacity stage (caps.h) */
 };
 
 struct core_policy {
@@ -131,7 +158,8 @@ extern const struct core_policy core_policy_esa;  /* Algorithm 3 */
 /* Defaults: vGASA's gains (kp 0.1, ki 0.05, clamp x4), 100 ms epoch, 1% SLA
  * margin, 95% ESA utilization target, 5% FSA guard, 2%/s FSA relax, 0.5 s
  * FSA hold, k_alpha 0.2, 0.5 s F_out smoothing, 3% reach tolerance held
- * 0.3 s, ESA climbing back 3%/s. */
+ * 0.3 s, ESA climbing back 3%/s. Capacity: 1 s period, U_o 0.9, U_l 0.9,
+ * w_u 1, w_e 1, steal 0.2, run 3, quiet 3, one GPU, 2% SLA tolerance. */
 struct core_params core_params_default(void);
 
 /* "none", "sa", "fsa", "esa"; NULL if unknown. */

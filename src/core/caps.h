@@ -1,0 +1,138 @@
+/* The capacity stage of the control tick (gOver, Yao et al., IEEE TC 2023,
+ * Sec. 3.3; reading notes shared/papers/specs/gover.md, labels G1-G7):
+ * per-tenant GPU caps, per-second utilization and QoS sampling, overload
+ * detection, overload mitigation (the notes' corrected Algorithm 1),
+ * per-user cap aggregation, and admission ("oversell") as a pure question.
+ *
+ * A cap is a ceiling of GPU time per second, in (0, 1] of one GPU. Each
+ * tenant has a published cap (`cap_initial`, input: what the user bought,
+ * gOver's initial_cap) and a dynamic cap (`caps.cap`, state) that the
+ * stage moves and that is never above the published one (G1). The dynamic
+ * caps plus a free pool add up to `cap_total` (one GPU by default): a cap
+ * moves from tenant to tenant (mitigation), from the pool to a tenant (a
+ * newcomer, an overloaded tenant) or back to the pool (a departure), and
+ * no move creates or destroys capacity. Tenants without a published cap
+ * (0) are not capped; their load still counts.
+ *
+ * Everything lives in the caller's arrays (struct core_tenant.caps and
+ * struct core_gpu.caps): no I/O, no clock reads, no allocation. */
+#pragma once
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* A user's (owner's) cap: its tenants' budgets together never exceed it. */
+struct core_owner_cap {
+	uint64_t owner;
+	double cap; /* (0, 1]; anything else is ignored */
+};
+
+/* Per-tenant state of the capacity stage, kept in struct core_tenant. */
+struct core_cap_state {
+	bool joined; /* got its first dynamic cap (from the pool) */
+	double cap;  /* dynamic cap, 0 <= cap <= cap_initial */
+	/* The period in progress, summed over the ticks. */
+	double acc_busy_s, acc_time_s;
+	double acc_frames;
+	/* The last period's sample (G4, G5 normalised). sampled is false
+	 * until the tenant has been through one period. */
+	bool sampled;
+	double u;          /* busy / (budget x period) */
+	double e;          /* (sla - fps) / sla; > 0: QoS broken */
+	double fps;        /* frames / time over the period */
+	uint32_t over_run; /* successive samples with u > U_o */
+	/* outputs */
+	bool overloaded; /* u over U_o for cap_run samples, or FPS under the
+	                    SLA (beyond cap_sla_tol) */
+	double budget;   /* the cap the gate enforces: the dynamic cap,
+	                    scaled down so that the owner's tenants fit its
+	                    owner cap; 0 = not capped */
+};
+
+/* Per-GPU state of the capacity stage, kept in struct core_gpu. */
+struct core_caps_gpu {
+	/* input: per-user caps (may be NULL). Owners not listed have none. */
+	const struct core_owner_cap *owner_caps;
+	size_t n_owner_caps;
+
+	bool init;             /* set up on the first tick */
+	double pool;           /* cap no tenant holds: cap_total minus the
+	                          dynamic caps of the tenants in the array */
+	uint32_t joined;       /* tenants holding a dynamic cap, last tick */
+	double acc_time_s;     /* the period in progress */
+	double acc_util_s;     /* GPU busy over it (util x epoch), summed */
+	double acc_busy_s;     /* the tenants' busy time over it, summed */
+	bool sampled;          /* one period has ended */
+	uint32_t quiet;        /* successive periods without an overload
+	                          signal; a join or a departure restarts it */
+	uint32_t periods;      /* periods ended */
+	double total_load;     /* G6, last period: max(sum busy_i / T +
+	                          other_util, measured utilization) */
+	uint32_t n_overloaded; /* last period */
+	bool severe;           /* more than one tenant overloaded: capacity is
+	                          not advertised (gOver's "severe warning") */
+	/* The last mitigation, for status and tests: recipient and donor
+	 * indices into the array (SIZE_MAX: the pool / none), amount. */
+	size_t last_recipient, last_donor;
+	double last_moved;
+	uint64_t moves; /* cap moves made */
+};
+
+/* Why admission says no. */
+enum core_admit_reason {
+	CORE_ADMIT_FITS = 0,
+	CORE_ADMIT_BAD_PROFILE, /* expected load not a positive number */
+	CORE_ADMIT_NO_SAMPLE,   /* no period has ended yet */
+	CORE_ADMIT_SEVERE,      /* more than one tenant overloaded */
+	CORE_ADMIT_NOT_QUIET,   /* an overload in the last cap_quiet periods
+	                           (or a join/departure restarted the count) */
+	CORE_ADMIT_LOAD,        /* total load + newcomer >= U_l */
+};
+
+/* The answer to "does one more tenant of expected load x fit". */
+struct core_admit {
+	bool fits;
+	uint32_t more; /* how many more such tenants fit now (0 if !fits) */
+	enum core_admit_reason why;
+	double load;     /* total load of the last period */
+	double newcomer; /* its expected load, cost x SLA */
+	double limit;    /* U_l */
+};
+
+/* A short English phrase for a reason ("fits", "total load ..."). */
+const char *core_admit_reason_str(enum core_admit_reason r);
+
+struct core_params;
+struct core_tenant;
+struct core_gpu;
+
+/* The capacity stage, called by core_controller_tick once per epoch after
+ * the measurements and before the policy (docs/architecture.md, stage 2):
+ *   - a tenant with a published cap and no dynamic one yet joins: it takes
+ *     from the pool, then, up to a fair share cap_total / (joined + 1),
+ *     from the others' spare cap (caps.c);
+ *   - busy time, frames and the GPU's load are summed over the period;
+ *   - at each period end (cap_period_s): samples u_i and e_i, detects
+ *     overload, mitigates (corrected Algorithm 1), counts quiet periods
+ *     and computes the total load for admission;
+ *   - every tick: each tenant's budget (the dynamic cap within its owner's
+ *     cap). */
+void core_caps_tick(const struct core_params *p, struct core_gpu *gpu,
+                    struct core_tenant *t, size_t n);
+
+/* A tenant leaves (the caller drops it from its array after this call): its
+ * dynamic cap returns to the pool and the quiet count restarts, so that a
+ * departure alone never makes room look permanent (notes, Sec. 3). The
+ * tick notices a tenant dropped without this call too (fewer joined
+ * tenants than the tick before); the call makes it immediate. */
+void core_caps_depart(struct core_gpu *gpu, struct core_tenant *t);
+
+/* Does one more tenant of GPU cost cost_s seconds per frame at sla_fps fit
+ * (gOver's oversell rule, Sec. 3.3, G6): capacity is advertised, no
+ * overload for cap_quiet periods, and total load + cost_s x sla_fps < U_l.
+ * `more` is how many such tenants would fit on the same rule. Pure: it
+ * changes nothing; the caller admits by adding the tenant. */
+struct core_admit core_caps_admit(const struct core_params *p,
+                                  const struct core_gpu *gpu, double cost_s,
+                                  double sla_fps);
