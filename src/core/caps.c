@@ -75,10 +75,10 @@ static void follow_published(struct core_gpu *gpu, struct core_tenant *t)
 }
 
 /* A newcomer's first dynamic cap. The paper leaves it unspecified (notes,
- * Sec. 3 "Admission"); Baton's rule: the pool first, then, up to a fair
- * share cap_total / (joined + 1) or what its learned cost needs at its SLA
- * under U_o (k x sla / U_o) if that is more, half of the others' spare
- * cap, taken in proportion to it. Never above its published cap. The sum
+ * Sec. 3 "Admission"); Baton's rule: the pool first, then, up to what its
+ * learned cost needs at its SLA under U_o (k x sla / U_o), or a fair share
+ * cap_total / (joined + 1) while its cost is unknown, half of the others'
+ * spare cap, taken in proportion to it. Never above its published cap. The sum
  * of caps and pool does not change. */
 static void join(const struct core_params *p, struct core_gpu *gpu,
                  struct core_tenant *t, size_t n, size_t me)
@@ -102,7 +102,7 @@ static void join(const struct core_params *p, struct core_gpu *gpu,
 	double need = nt->k > 0.0 && p->cap_u_over > 0.0
 	                  ? nt->k * nt->sla_fps / p->cap_u_over
 	                  : 0.0;
-	double aim = need > fair ? need : fair;
+	double aim = need > 0.0 ? need : fair;
 	double extra = (want < aim ? want : aim) - got;
 	if (extra > 0.0 && spare > 0.0) {
 		double take = extra < 0.5 * spare ? extra : 0.5 * spare;

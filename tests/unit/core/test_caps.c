@@ -119,7 +119,7 @@ static void test_join_takes_only_spare(void **state)
 }
 
 /* A newcomer whose cost is already learned aims at what it needs at its
- * SLA under U_o (k x sla / U_o) when that is more than a fair share. */
+ * SLA under U_o (k x sla / U_o), more or less than a fair share. */
 static void test_join_by_need(void **state)
 {
 	(void)state;
@@ -137,6 +137,11 @@ static void test_join_by_need(void **state)
 	assert_float_equal(t[2].caps.cap, spare, 1e-9);
 	assert_true(t[2].caps.cap > 1.0 / 3);
 	assert_float_equal(sum_caps(&gpu, t, 3), 1.0, 1e-9);
+	/* a cheap newcomer takes only what it needs: 0.001 x 30 / 0.9 */
+	struct core_tenant u = {.sla_fps = 30, .cap_initial = 0.5, .k = 0.001};
+	struct core_tenant v[4] = {t[0], t[1], t[2], u};
+	core_caps_tick(&p, &gpu, v, 4);
+	assert_float_equal(v[3].caps.cap, 0.001 * 30 / 0.9, 1e-9);
 }
 
 /* G4, G5: u = busy / (cap x T), e = (SLA - fps) / SLA, once per period. */
@@ -376,11 +381,10 @@ static void test_admission(void **state)
 	assert_true(a.fits);
 	assert_float_equal(a.load, 0.3, 1e-9);
 	assert_float_equal(a.newcomer, 0.063, 1e-12);
-	/* 0.3 + k 0.063 < 0.9 for k <= 9 */
-	assert_int_equal(a.more, 9);
+	/* 0.3 + k 0.063 < U_l = 0.7 for k <= 6 */
+	assert_float_equal(a.limit, 0.7, 0.0);
+	assert_int_equal(a.more, 6);
 	a = core_caps_admit(&p, &gpu, 0.02, 30); /* 0.3 + 0.6 */
-	assert_false(a.fits);
-	a = core_caps_admit(&p, &gpu, 0.025, 30); /* 0.3 + 0.75 */
 	assert_false(a.fits);
 	assert_int_equal(a.why, CORE_ADMIT_LOAD);
 	assert_int_equal(a.more, 0);
