@@ -57,6 +57,10 @@ double cli_settle_s(const struct sim_tenant_result *t, double ref, double tol);
 #define CLI_TAIL_S     5.0
 #define CLI_SETTLE_TOL 0.02
 
+/* The scenario uses the capacity lever (a budget GPU, caps or admission):
+ * the reports add its figures. */
+bool cli_uses_capacity(const struct sim_scenario *sc);
+
 void report_text(FILE *out, const struct cli_report *r);
 /* false if writing failed */
 bool report_json(FILE *out, const struct cli_report *r);

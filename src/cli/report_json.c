@@ -47,6 +47,11 @@ static json_t *tenant_json(const struct cli_report *r,
 	          set(o, "below_sla_pct", num(t->below_sla_pct)) &&
 	          set(o, "gpu_share", num(t->gpu_share)) &&
 	          set(o, "fps_per_s", per_second(t));
+	if (ok && cli_uses_capacity(r->sc))
+		ok = set(o, "joined_s",
+		         t->joined_s >= 0 ? json_real(t->joined_s)
+		                          : json_null()) &&
+		     set(o, "cap", num(t->cap));
 	/* Sweeps study convergence (vGASA Fig. 8), which the summary
 	 * figures above do not show. */
 	if (ok && r->sweep) {
@@ -73,6 +78,10 @@ static bool add_run(json_t *obj, const struct cli_report *r,
 	    !set(obj, "warmup_s", num(res->warmup_s)) ||
 	    !set(obj, "gpu_util", num(res->gpu_util)) ||
 	    !set(obj, "tenants", tenants))
+		return false;
+	if (cli_uses_capacity(r->sc) &&
+	    (!set(obj, "qos_broken_pct", num(res->qos_broken_pct)) ||
+	     !set(obj, "admitted", json_integer(res->admitted))))
 		return false;
 	for (size_t i = 0; i < res->n_tenants; i++) {
 		if (json_array_append_new(tenants,

@@ -14,6 +14,31 @@ static void header(FILE *out, const struct cli_report *r,
 	        res->duration_s - res->warmup_s, res->gpu_util * 100.0);
 }
 
+bool cli_uses_capacity(const struct sim_scenario *sc)
+{
+	if (sc->gpu.model == SIM_GPU_BUDGET)
+		return true;
+	for (size_t i = 0; i < sc->n_tenants; i++)
+		if (sc->tenants[i].cap > 0.0 || sc->tenants[i].admit)
+			return true;
+	return false;
+}
+
+/* gOver's figures: QoS broken time, arrivals, each tenant's cap. */
+static void capacity(FILE *out, const struct sim_result *res)
+{
+	fprintf(out, "capacity: QoS broken in %.1f%% of seconds, %u admitted\n",
+	        res->qos_broken_pct, res->admitted);
+	for (size_t i = 0; i < res->n_tenants; i++) {
+		const struct sim_tenant_result *t = &res->tenants[i];
+		if (t->joined_s < 0.0)
+			fprintf(out, "  %s: never admitted\n", t->name);
+		else
+			fprintf(out, "  %s: joined at %.1f s, cap %.3f\n",
+			        t->name, t->joined_s, t->cap);
+	}
+}
+
 static void table(FILE *out, const struct sim_result *res)
 {
 	int w = (int)strlen("tenant");
@@ -69,6 +94,8 @@ void report_text(FILE *out, const struct cli_report *r)
 		}
 		header(out, r, &run->result);
 		table(out, &run->result);
+		if (cli_uses_capacity(r->sc))
+			capacity(out, &run->result);
 		if (r->sweep)
 			sweep_figures(out, r, &run->result);
 	}

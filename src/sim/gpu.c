@@ -19,6 +19,7 @@ static void rq_push(struct sim_gpu *g, uint32_t ctx)
 		tail -= g->rq_cap;
 	g->rq[tail] = ctx;
 	g->rq_n++;
+	g->ctx[ctx].queued = true;
 }
 
 static uint32_t rq_pop(struct sim_gpu *g)
@@ -27,12 +28,20 @@ static uint32_t rq_pop(struct sim_gpu *g)
 	if (++g->rq_head == g->rq_cap)
 		g->rq_head = 0;
 	g->rq_n--;
+	g->ctx[ctx].queued = false;
 	return ctx;
 }
 
 static struct sim_gpu_job *front(struct sim_gpu_ctx *c)
 {
 	return &c->jobs[c->head];
+}
+
+/* Budget model: may it run (gOver Alg. 3: timeslice > 0; cap 0 = none)? */
+static bool has_budget(const struct sim_gpu *g, const struct sim_gpu_ctx *c)
+{
+	return g->model != SIM_GPU_BUDGET || !(c->gpu_cap > 0.0) ||
+	       c->budget_ns > 0;
 }
 
 bool sim_gpu_init(struct sim_gpu *g, const struct sim_gpu_spec *spec,
@@ -44,8 +53,15 @@ bool sim_gpu_init(struct sim_gpu *g, const struct sim_gpu_spec *spec,
 	    spec->switch_us > 0.0 ? llround(spec->switch_us * 1e3) : 0;
 	/* FCFS runs a job to its end: a quantum longer than any run. */
 	g->quantum_ns = INT64_MAX / 4;
-	if (spec->model == SIM_GPU_TIMESLICE)
+	if (spec->model == SIM_GPU_TIMESLICE || spec->model == SIM_GPU_BUDGET)
 		g->quantum_ns = llround(spec->quantum_ms * 1e6);
+	if (spec->model == SIM_GPU_BUDGET) {
+		g->slot_ns = llround(spec->slot_ms * 1e6);
+		if (g->slot_ns < 1)
+			g->slot_ns = 1;
+		double per = spec->period_ms / spec->slot_ms;
+		g->slots_per_period = per >= 1.0 ? (uint32_t)llround(per) : 1;
+	}
 	g->n_ctx = n_ctx;
 	g->state = SIM_GPU_IDLE;
 	g->cur = SIM_GPU_NONE;
@@ -132,12 +148,14 @@ int64_t sim_gpu_submit(struct sim_gpu *g, int64_t now, uint32_t ctx,
 	 * gets work and is not already the one on the GPU. */
 	if (g->model == SIM_GPU_FCFS)
 		rq_push(g, ctx);
-	else if (c->n == 1 && g->cur != ctx)
+	else if (c->n == 1 && g->cur != ctx && has_budget(g, c) && !c->queued)
 		rq_push(g, ctx);
 	if (g->state != SIM_GPU_IDLE)
 		return -1;
 	dispatch(g, now);
-	return g->seg_end;
+	/* Budget model: a context out of budget was not queued, and the
+	 * GPU stays idle until a refill. */
+	return g->state == SIM_GPU_IDLE ? -1 : g->seg_end;
 }
 
 bool sim_gpu_event(struct sim_gpu *g, int64_t now, struct sim_gpu_done *done,
@@ -157,6 +175,10 @@ bool sim_gpu_event(struct sim_gpu *g, int64_t now, struct sim_gpu_done *done,
 	struct sim_gpu_job *job = front(c);
 	c->exec_ns += ran;
 	job->left_ns -= ran;
+	/* gOver charges in -> out time at switch-out (Sec. 2.4): the budget
+	 * may go negative by the segment that overran it. */
+	if (g->model == SIM_GPU_BUDGET && c->gpu_cap > 0.0)
+		c->budget_ns -= ran;
 	if (job->left_ns <= 0) {
 		*done = (struct sim_gpu_done){.ctx = g->cur,
 		                              .submit_ns = job->submit_ns};
@@ -172,6 +194,10 @@ bool sim_gpu_event(struct sim_gpu *g, int64_t now, struct sim_gpu_done *done,
 		dispatch(g, now);
 	} else if (c->n == 0) {
 		dispatch(g, now);
+	} else if (!has_budget(g, c)) {
+		/* Out of budget: it waits, unqueued, for a refill
+		 * (sim_gpu_refill); the others run or the GPU idles. */
+		dispatch(g, now);
 	} else if (now < g->quantum_end) {
 		run_segment(g, now);
 	} else if (g->rq_n == 0) {
@@ -185,6 +211,37 @@ bool sim_gpu_event(struct sim_gpu *g, int64_t now, struct sim_gpu_done *done,
 	}
 	*next = g->state == SIM_GPU_IDLE ? -1 : g->seg_end;
 	return finished;
+}
+
+void sim_gpu_set_cap(struct sim_gpu *g, uint32_t ctx, double cap)
+{
+	g->ctx[ctx].gpu_cap = cap > 0.0 && cap <= 1.0 ? cap : 0.0;
+}
+
+int64_t sim_gpu_refill(struct sim_gpu *g, int64_t now)
+{
+	/* gOver Alg. 2 as corrected: stage 0 of each period sets the budget
+	 * to one slot's worth (residue and debt dropped); the other slots
+	 * add one slot's worth (residue carried within the period). */
+	bool reset = g->slot % g->slots_per_period == 0;
+	g->slot++;
+	for (uint32_t i = 0; i < g->n_ctx; i++) {
+		struct sim_gpu_ctx *c = &g->ctx[i];
+		if (!(c->gpu_cap > 0.0))
+			continue;
+		int64_t add = llround(c->gpu_cap * (double)g->slot_ns);
+		c->budget_ns = reset ? add : c->budget_ns + add;
+	}
+	/* Alg. 3: contexts with work and budget take their turn again. */
+	for (uint32_t i = 0; i < g->n_ctx; i++) {
+		struct sim_gpu_ctx *c = &g->ctx[i];
+		if (c->n > 0 && !c->queued && i != g->cur && has_budget(g, c))
+			rq_push(g, i);
+	}
+	if (g->state != SIM_GPU_IDLE || g->rq_n == 0)
+		return -1;
+	dispatch(g, now);
+	return g->seg_end;
 }
 
 int64_t sim_gpu_busy_ns(const struct sim_gpu *g, int64_t now)

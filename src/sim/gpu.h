@@ -28,6 +28,12 @@ struct sim_gpu_ctx {
 	struct sim_gpu_job *jobs;
 	uint32_t cap, head, n;
 	int64_t exec_ns; /* execution time of finished segments */
+	/* Budget model: the GPU cap (0 = none), the budget left in the
+	 * period (gOver's timeslice; may go negative by the segment that
+	 * overran it), and whether it waits in the run queue. */
+	double gpu_cap;
+	int64_t budget_ns;
+	bool queued;
 };
 
 enum sim_gpu_state {
@@ -54,6 +60,8 @@ struct sim_gpu {
 	int64_t seg_start, seg_end, quantum_end;
 	int64_t busy_ns;   /* finished segments, switches included */
 	uint32_t busy_ctx; /* contexts with a job queued or running */
+	int64_t slot_ns;   /* budget model */
+	uint32_t slots_per_period, slot;
 };
 
 /* A job that finished at a sim_gpu_event(). */
@@ -78,6 +86,15 @@ int64_t sim_gpu_submit(struct sim_gpu *g, int64_t now, uint32_t ctx,
  * event to schedule, or -1 when the GPU went idle. */
 bool sim_gpu_event(struct sim_gpu *g, int64_t now, struct sim_gpu_done *done,
                    int64_t *next);
+
+/* Budget model: sets ctx's cap (0 = none), used from the next refill on,
+ * as gOver's cap-writing timer (Sec. 3.4). */
+void sim_gpu_set_cap(struct sim_gpu *g, uint32_t ctx, double cap);
+/* Budget model: the refill timer (gOver Alg. 2) at the end of a slot, every
+ * slot_ns from 0: every slot_per_period-th one resets the budgets. Returns
+ * the time of the GPU event to schedule when it wakes an idle GPU, else -1.
+ */
+int64_t sim_gpu_refill(struct sim_gpu *g, int64_t now);
 
 /* Cumulative time up to now (>= the last event): busy, switches included,
  * and execution time of one context. */

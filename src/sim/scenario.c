@@ -31,14 +31,17 @@
 static bool parse_gpu(struct sim_cfg_ctx *c, const config_setting_t *root,
                       struct sim_scenario *sc)
 {
-	static const char *const known[] = {"model", "quantum_ms", "switch_us",
-	                                    NULL};
-	static const char *const models[] = {"timeslice", "fcfs", NULL};
+	static const char *const known[] = {
+	    "model", "quantum_ms", "switch_us", "slot_ms", "period_ms", NULL};
+	static const char *const models[] = {"timeslice", "fcfs", "budget",
+	                                     NULL};
 	config_setting_t *g;
 
 	sc->gpu.model = SIM_GPU_TIMESLICE;
 	sc->gpu.quantum_ms = 1.0;
 	sc->gpu.switch_us = 50.0;
+	sc->gpu.slot_ms = 100.0;    /* gOver Sec. 3.4 */
+	sc->gpu.period_ms = 1000.0; /* gOver Sec. 3.2 */
 	if (!sim_cfg_group(c, root, "gpu", &g))
 		return false;
 	if (!g)
@@ -48,8 +51,16 @@ static bool parse_gpu(struct sim_cfg_ctx *c, const config_setting_t *root,
 	    !sim_cfg_enum(c, g, "model", models, &model) ||
 	    !sim_cfg_num(c, g, "quantum_ms", &sc->gpu.quantum_ms, 0, 1000,
 	                 NUM_LO_OPEN) ||
-	    !sim_cfg_num(c, g, "switch_us", &sc->gpu.switch_us, 0, 1e6, 0))
+	    !sim_cfg_num(c, g, "switch_us", &sc->gpu.switch_us, 0, 1e6, 0) ||
+	    !sim_cfg_num(c, g, "slot_ms", &sc->gpu.slot_ms, 0, 60000,
+	                 NUM_LO_OPEN) ||
+	    !sim_cfg_num(c, g, "period_ms", &sc->gpu.period_ms, 0, 600000,
+	                 NUM_LO_OPEN))
 		return false;
+	if (sc->gpu.period_ms < sc->gpu.slot_ms)
+		return sim_cfg_fail(c, g, "period_ms",
+		                    "%g must be at least slot_ms (%g)",
+		                    sc->gpu.period_ms, sc->gpu.slot_ms);
 	sc->gpu.model = (enum sim_gpu_model)model;
 	return true;
 }
@@ -57,11 +68,32 @@ static bool parse_gpu(struct sim_cfg_ctx *c, const config_setting_t *root,
 static bool parse_policy(struct sim_cfg_ctx *c, const config_setting_t *root,
                          struct sim_scenario *sc)
 {
-	static const char *const known[] = {
-	    "name",         "kp",         "ki",          "max_ratio",
-	    "epoch_ms",     "sla_margin", "util_target", "fsa_guard",
-	    "fsa_relax",    "fsa_hold_s", "k_alpha",     "reach_tol",
-	    "reach_hold_s", "esa_climb",  NULL};
+	static const char *const known[] = {"name",
+	                                    "kp",
+	                                    "ki",
+	                                    "max_ratio",
+	                                    "epoch_ms",
+	                                    "sla_margin",
+	                                    "util_target",
+	                                    "fsa_guard",
+	                                    "fsa_relax",
+	                                    "fsa_hold_s",
+	                                    "k_alpha",
+	                                    "reach_tol",
+	                                    "reach_hold_s",
+	                                    "esa_climb",
+	                                    "caps",
+	                                    "u_over",
+	                                    "u_limit",
+	                                    "w_u",
+	                                    "w_e",
+	                                    "steal",
+	                                    "run",
+	                                    "quiet",
+	                                    "sla_tol",
+	                                    "cap_total",
+	                                    NULL};
+	static const char *const cap_modes[] = {"static", "dynamic", NULL};
 	struct core_params *p = &sc->params;
 	config_setting_t *g, *s;
 	const char *name;
@@ -113,6 +145,23 @@ static bool parse_policy(struct sim_cfg_ctx *c, const config_setting_t *root,
 	    !sim_cfg_num(c, g, "reach_hold_s", &p->reach_hold_s, 0, 60, 0) ||
 	    !sim_cfg_num(c, g, "esa_climb", &p->esa_climb, 0, 1, 0))
 		return false;
+	int caps = (int)sc->caps;
+	long long run = p->cap_run, quiet = p->cap_quiet;
+	if (!sim_cfg_enum(c, g, "caps", cap_modes, &caps) ||
+	    !sim_cfg_num(c, g, "u_over", &p->cap_u_over, 0, 10, NUM_LO_OPEN) ||
+	    !sim_cfg_num(c, g, "u_limit", &p->cap_u_limit, 0, 10,
+	                 NUM_LO_OPEN) ||
+	    !sim_cfg_num(c, g, "w_u", &p->cap_w_u, 0, 100, 0) ||
+	    !sim_cfg_num(c, g, "w_e", &p->cap_w_e, 0, 100, 0) ||
+	    !sim_cfg_num(c, g, "steal", &p->cap_steal, 0, 1, NUM_LO_OPEN) ||
+	    !sim_cfg_int(c, g, "run", &run, 1, 1000) ||
+	    !sim_cfg_int(c, g, "quiet", &quiet, 1, 1000) ||
+	    !sim_cfg_num(c, g, "sla_tol", &p->cap_sla_tol, 0, 1, 0) ||
+	    !sim_cfg_num(c, g, "cap_total", &p->cap_total, 0, 64, NUM_LO_OPEN))
+		return false;
+	sc->caps = (enum sim_caps_mode)caps;
+	p->cap_run = (uint32_t)run;
+	p->cap_quiet = (uint32_t)quiet;
 	p->epoch_s = epoch_ms / 1000.0;
 	return true;
 }
@@ -298,7 +347,8 @@ static bool parse_tenant(struct sim_cfg_ctx *c, const config_setting_t *tg,
 	    "name",   "sla_fps",       "cpu_ms",    "gpu_ms",
 	    "jitter", "cpu_stretch",   "fixed_fps", "start_s",
 	    "stop_s", "max_in_flight", "pacer",     "sleep_granularity_ms",
-	    "trace",  "scenes",        "owner",     NULL};
+	    "trace",  "scenes",        "owner",     "cap",
+	    "admit",  "profile_ms",    NULL};
 	static const char *const pacers[] = {"grid", "relative", NULL};
 	config_setting_t *name_s, *trace_s;
 	const char *trace;
@@ -347,8 +397,23 @@ static bool parse_tenant(struct sim_cfg_ctx *c, const config_setting_t *tg,
 	    !sim_cfg_int(c, tg, "owner", &owner, 0, 4294967295LL) ||
 	    !sim_cfg_enum(c, tg, "pacer", pacers, &pacer) ||
 	    !sim_cfg_num(c, tg, "sleep_granularity_ms",
-	                 &t->sleep_granularity_ms, 0, 1000, 0))
+	                 &t->sleep_granularity_ms, 0, 1000, 0) ||
+	    !sim_cfg_num(c, tg, "cap", &t->cap, 0, 1, NUM_LO_OPEN) ||
+	    !sim_cfg_bool(c, tg, "admit", &t->admit) ||
+	    !sim_cfg_num(c, tg, "profile_ms", &t->profile_ms, 0, 10000,
+	                 NUM_LO_OPEN))
 		return false;
+	/* A cap only the budget model enforces would silently do nothing. */
+	if (t->cap > 0.0 && sc->gpu.model != SIM_GPU_BUDGET)
+		return sim_cfg_fail(c, config_setting_get_member(tg, "cap"),
+		                    NULL,
+		                    "needs gpu.model = \"budget\" (the only "
+		                    "model that enforces caps)");
+	if (t->admit && !(t->profile_ms > 0.0) && !(t->gpu_ms > 0.0))
+		return sim_cfg_fail(c, config_setting_get_member(tg, "admit"),
+		                    NULL,
+		                    "needs profile_ms or gpu_ms: admission "
+		                    "asks whether its expected load fits");
 	t->max_in_flight = (int)mif;
 	t->owner = (uint64_t)owner;
 	t->pacer = (enum sim_pacer_kind)pacer;

@@ -20,12 +20,29 @@ enum sim_gpu_model {
 	SIM_GPU_TIMESLICE = 0,
 	/* Jobs run to completion in submission order. */
 	SIM_GPU_FCFS = 1,
+	/* gOver's budgeted round robin (Algorithms 2-3 as corrected in the
+	 * reading notes): time slicing in quanta among contexts with work and
+	 * budget left; a capped context's budget grows by cap x slot every
+	 * slot (100 ms, residue carried) and is reset to cap x slot at each
+	 * period (1 s: residue and debt dropped); the GPU idles when no
+	 * context with work has budget. Uncapped contexts have no limit. */
+	SIM_GPU_BUDGET = 2,
 };
 
 struct sim_gpu_spec {
 	enum sim_gpu_model model;
-	double quantum_ms; /* time slice, timeslice model only */
+	double quantum_ms; /* time slice, timeslice and budget models */
 	double switch_us;  /* cost of switching between contexts */
+	double slot_ms;    /* budget model: refill slot (gOver: 100 ms) */
+	double period_ms;  /* budget model: reset period (gOver: 1 s) */
+};
+
+/* How the simulator sets the budget model's caps (policy.caps). */
+enum sim_caps_mode {
+	SIM_CAPS_STATIC = 0, /* each tenant's cap as the scenario gives it:
+	                        gVirt's equal shares, static oversubscription */
+	SIM_CAPS_DYNAMIC =
+	    1, /* the capacity stage's budgets (src/core/caps.h) */
 };
 
 enum sim_pacer_kind {
@@ -72,6 +89,14 @@ struct sim_tenant_spec {
 	/* Who runs it, as batond's uid: ESA bounds each owner's share of the
 	 * budget. Default 0: every game one user's, vGASA's setting. */
 	uint64_t owner;
+	/* Published GPU cap in (0, 1] (gOver's initial cap); 0 = none. */
+	double cap;
+	/* Joins only when the capacity stage says a session of its profile
+	 * fits (core_caps_admit), at start_s at the earliest, one arrival per
+	 * tick. Its profile: profile_ms of GPU per frame at sla_fps (default
+	 * gpu_ms). */
+	bool admit;
+	double profile_ms;
 };
 
 /* A kp/ki pair to sweep (vGASA Fig. 8). */
@@ -89,6 +114,7 @@ struct sim_scenario {
 	struct sim_gpu_spec gpu;
 	char policy[16]; /* "none", "sa", "fsa", "esa" */
 	struct core_params params;
+	enum sim_caps_mode caps;
 	struct sim_tenant_spec *tenants;
 	size_t n_tenants;
 	struct sim_gains *sweep; /* n_sweep > 0: run once per pair */

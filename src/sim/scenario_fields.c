@@ -225,6 +225,24 @@ bool sim_cfg_int(struct sim_cfg_ctx *c, const config_setting_t *g,
 	return true;
 }
 
+bool sim_cfg_bool(struct sim_cfg_ctx *c, const config_setting_t *g,
+                  const char *key, bool *out)
+{
+	config_setting_t *s;
+
+	if (!sim_cfg_member(c, g, key, false, &s))
+		return false;
+	if (!s)
+		return true;
+	int type = config_setting_type(s);
+	if (type != CONFIG_TYPE_BOOL)
+		return sim_cfg_fail(c, s, NULL,
+		                    "expected true or false, got %s",
+		                    type_name(type));
+	*out = config_setting_get_bool(s) != 0;
+	return true;
+}
+
 /* Reads a string member into *out (NULL when absent and optional). */
 bool sim_cfg_str(struct sim_cfg_ctx *c, const config_setting_t *g,
                  const char *key, bool required, const char **out,

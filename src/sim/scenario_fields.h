@@ -54,6 +54,10 @@ bool sim_cfg_num(struct sim_cfg_ctx *c, const config_setting_t *g,
 bool sim_cfg_int(struct sim_cfg_ctx *c, const config_setting_t *g,
                  const char *key, long long *out, long long lo, long long hi);
 
+/* true or false (libconfig's boolean); absent leaves *out alone. */
+bool sim_cfg_bool(struct sim_cfg_ctx *c, const config_setting_t *g,
+                  const char *key, bool *out);
+
 /* Reads a string member into *out (NULL when absent and optional). */
 bool sim_cfg_str(struct sim_cfg_ctx *c, const config_setting_t *g,
                  const char *key, bool required, const char **out,

@@ -27,6 +27,7 @@ enum sim_event_kind {
 	EV_PRESENT,  /* target: tenant; its pacing sleep is over */
 	EV_GPU,      /* the GPU's current segment ends */
 	EV_TICK,     /* the controller's epoch ends */
+	EV_REFILL,   /* budget model: a slot ends (gOver Alg. 2) */
 };
 
 struct sim {
@@ -57,6 +58,14 @@ struct sim {
 	bool warm_done;
 	int64_t warm_busy_ns;
 	int64_t *warm_exec_ns;
+
+	/* Capacity (gOver): tenants waiting for admission, arrivals, and
+	 * per window whether any tenant's QoS was broken. */
+	bool budget_model;
+	uint32_t admitted;
+	double *joined_s; /* per tenant, -1 until it joins */
+	unsigned char *broken_per_s;
+	unsigned char *counted_per_s; /* some tenant was judged */
 
 	uint64_t events;
 	/* The event being handled is still the heap's top: the first event
@@ -143,6 +152,50 @@ static void on_gpu(struct sim *s, int64_t now)
 		begin_frame(s, done.ctx, now);
 }
 
+/* Starts tenant i's frame loop at now (an arrival). */
+static void arrive(struct sim *s, uint32_t i, int64_t now)
+{
+	struct sim_game *g = &s->games[i];
+	g->start_ns = now;
+	s->joined_s[i] = (double)now / 1e9;
+	if (now < s->end_ns)
+		begin_frame(s, i, now);
+}
+
+/* gOver's oversell (Sec. 3.3): the first tenant waiting for admission
+ * (in scenario order, past its start_s) arrives when the capacity stage
+ * says one of its profile fits. One arrival per tick: the newcomer joins
+ * the stage at the next tick, which restarts the quiet count. */
+static void admit_next(struct sim *s, int64_t now)
+{
+	for (uint32_t i = 0; i < s->n; i++) {
+		const struct sim_tenant_spec *sp = &s->sc->tenants[i];
+		if (!sp->admit || s->joined_s[i] >= 0.0 ||
+		    llround(sp->start_s * 1e9) > now)
+			continue;
+		double cost =
+		    (sp->profile_ms > 0.0 ? sp->profile_ms : sp->gpu_ms) / 1e3;
+		struct core_admit a = core_caps_admit(
+		    &s->sc->params, &s->core_gpu, cost, sp->sla_fps);
+		if (a.fits) {
+			arrive(s, i, now);
+			s->admitted++;
+		}
+		return;
+	}
+}
+
+/* Budget model: the refill timer, every slot. */
+static void on_refill(struct sim *s, int64_t now)
+{
+	int64_t wake = sim_gpu_refill(&s->gpu, now);
+	if (wake >= 0)
+		push(s, wake, EV_GPU, 0);
+	int64_t next = now + s->gpu.slot_ns;
+	if (next < s->end_ns)
+		push(s, next, EV_REFILL, 0);
+}
+
 /* One control epoch ends at now: vGASA's scheduling controller collecting
  * FPS and GPU usage from every VM's monitor and sending back what the
  * schedulers apply (Sec. 2.2), as batond does each tick with what the shims
@@ -168,6 +221,7 @@ static void on_tick(struct sim *s, int64_t now)
 			t->sla_fps = g->spec->sla_fps;
 			t->fixed_fps = g->spec->fixed_fps;
 			t->owner = g->spec->owner;
+			t->cap_initial = g->spec->cap;
 			t->fps = e.fps;
 			t->frames = e.frames;
 			t->paced_frames = e.paced;
@@ -187,7 +241,10 @@ static void on_tick(struct sim *s, int64_t now)
 		uint32_t i = s->roster_of[j];
 		s->core[i] = s->roster[j];
 		sim_game_set_target(&s->games[i], s->roster[j].target_fps);
+		if (s->budget_model && s->sc->caps == SIM_CAPS_DYNAMIC)
+			sim_gpu_set_cap(&s->gpu, i, s->roster[j].caps.budget);
 	}
+	admit_next(s, now);
 
 	s->ticks++;
 	int64_t next = (int64_t)(s->ticks + 1) * s->epoch_ns;
@@ -208,6 +265,32 @@ static void plan_next_sample(struct sim *s)
 		s->next_sample_ns = window_end(s, s->window);
 	if (!s->warm_done && s->warmup_ns < s->next_sample_ns)
 		s->next_sample_ns = s->warmup_ns;
+}
+
+/* Whether any tenant's QoS was broken in window w (gOver Fig. 8: FPS
+ * under the SLA, less cap_sla_tol), among the tenants that were running the
+ * whole window and one second before it (a newcomer's first second is its
+ * start-up). */
+static void judge_window(struct sim *s, size_t w, int64_t at)
+{
+	int64_t from = (int64_t)w * SIM_NS_PER_S;
+	if (at - from != SIM_NS_PER_S)
+		return;
+	for (uint32_t i = 0; i < s->n; i++) {
+		const struct sim_game *g = &s->games[i];
+		if (g->start_ns == INT64_MAX ||
+		    g->start_ns + SIM_NS_PER_S > from ||
+		    (g->stop_ns >= 0 && g->stop_ns < at))
+			continue;
+		s->counted_per_s[w] = 1;
+		/* With the core's tolerance (cap_sla_tol): a paced game's
+		 * 60 frames landing as 59 in one window is its phase, not
+		 * a broken SLA. */
+		double floor =
+		    g->spec->sla_fps * (1.0 - s->sc->params.cap_sla_tol);
+		if (g->metrics.frames_per_s[w] < floor)
+			s->broken_per_s[w] = 1;
+	}
 }
 
 /* Takes every sample due at or before t, before the events at t run: a
@@ -235,6 +318,7 @@ static void sample(struct sim *s, int64_t t)
 			for (uint32_t i = 0; i < s->n; i++)
 				s->games[i].metrics.target_per_s[w] =
 				    s->games[i].target_fps;
+			judge_window(s, w, at);
 			s->window++;
 		}
 		plan_next_sample(s);
@@ -253,6 +337,9 @@ static void sim_free(struct sim *s)
 	free(s->tick_exec_ns);
 	free(s->warm_exec_ns);
 	free(s->util_per_s);
+	free(s->joined_s);
+	free(s->broken_per_s);
+	free(s->counted_per_s);
 	sim_gpu_finish(&s->gpu);
 	sim_heap_finish(&s->heap);
 }
@@ -278,9 +365,14 @@ static bool sim_setup(struct sim *s, const struct sim_scenario *sc)
 	s->tick_exec_ns = calloc(n, sizeof(*s->tick_exec_ns));
 	s->warm_exec_ns = calloc(n, sizeof(*s->warm_exec_ns));
 	s->util_per_s = calloc(s->n_secs, sizeof(*s->util_per_s));
+	s->joined_s = calloc(n, sizeof(*s->joined_s));
+	s->broken_per_s = calloc(s->n_secs + 1, 1);
+	s->counted_per_s = calloc(s->n_secs + 1, 1);
+	s->budget_model = sc->gpu.model == SIM_GPU_BUDGET;
 	uint32_t *caps = calloc(n, sizeof(*caps));
 	bool ok = s->games && s->core && s->roster && s->roster_of &&
-	          s->tick_exec_ns && s->warm_exec_ns && s->util_per_s && caps;
+	          s->tick_exec_ns && s->warm_exec_ns && s->util_per_s &&
+	          s->joined_s && s->broken_per_s && s->counted_per_s && caps;
 	for (uint32_t i = 0; ok && i < n; i++) {
 		int mif = sc->tenants[i].max_in_flight;
 		caps[i] = mif > 0 ? (uint32_t)mif : 1;
@@ -288,15 +380,33 @@ static bool sim_setup(struct sim *s, const struct sim_scenario *sc)
 		                   s->warmup_ns, s->end_ns);
 	}
 	ok = ok && sim_gpu_init(&s->gpu, &sc->gpu, n, caps) &&
-	     sim_heap_init(&s->heap, (size_t)n + 4);
+	     sim_heap_init(&s->heap, (size_t)n + 5);
 	free(caps);
 	if (!ok)
 		return false;
 
-	/* Everyone runs unpaced until the first tick, at one epoch. */
-	for (uint32_t i = 0; i < n; i++)
-		if (s->games[i].start_ns < s->end_ns)
+	/* The published caps hold until the capacity stage sets budgets;
+	 * the refill at 0 is stage 0 of the first period. */
+	if (s->budget_model) {
+		for (uint32_t i = 0; i < n; i++)
+			sim_gpu_set_cap(&s->gpu, i, sc->tenants[i].cap);
+		sim_gpu_refill(&s->gpu, 0);
+		if (s->gpu.slot_ns < s->end_ns)
+			push(s, s->gpu.slot_ns, EV_REFILL, 0);
+	}
+	/* Everyone runs unpaced until the first tick, at one epoch; a
+	 * tenant waiting for admission starts when it is admitted. */
+	for (uint32_t i = 0; i < n; i++) {
+		s->joined_s[i] = -1.0;
+		if (sc->tenants[i].admit) {
+			s->games[i].start_ns = INT64_MAX;
+			continue;
+		}
+		if (s->games[i].start_ns < s->end_ns) {
+			s->joined_s[i] = (double)s->games[i].start_ns / 1e9;
 			begin_frame(s, i, s->games[i].start_ns);
+		}
+	}
 	if (s->epoch_ns < s->end_ns)
 		push(s, s->epoch_ns, EV_TICK, 0);
 	plan_next_sample(s);
@@ -328,6 +438,9 @@ static void run_events(struct sim *s)
 		case EV_TICK:
 			on_tick(s, ev.t_ns);
 			break;
+		case EV_REFILL:
+			on_refill(s, ev.t_ns);
+			break;
 		}
 		if (s->top_consumed) {
 			s->top_consumed = false;
@@ -349,6 +462,18 @@ static bool collect(struct sim *s, struct sim_result *out)
 	    (double)(sim_gpu_busy_ns(&s->gpu, s->end_ns) - s->warm_busy_ns) /
 	    1e9 / measured_s;
 	out->n_secs = s->n_secs;
+	out->admitted = s->admitted;
+	/* Whole windows inside measured time, as below_sla_pct. */
+	size_t first =
+	    (size_t)((s->warmup_ns + SIM_NS_PER_S - 1) / SIM_NS_PER_S);
+	size_t last = (size_t)(s->end_ns / SIM_NS_PER_S);
+	size_t judged = 0, broken = 0;
+	for (size_t w = first; w < last; w++) {
+		judged += s->counted_per_s[w];
+		broken += s->broken_per_s[w];
+	}
+	out->qos_broken_pct =
+	    judged ? 100.0 * (double)broken / (double)judged : 0.0;
 	out->util_per_s = s->util_per_s;
 	s->util_per_s = NULL;
 	out->tenants = calloc(s->n, sizeof(*out->tenants));
@@ -362,6 +487,8 @@ static bool collect(struct sim *s, struct sim_result *out)
 		int64_t exec =
 		    sim_gpu_exec_ns(&s->gpu, i, s->end_ns) - s->warm_exec_ns[i];
 		r->gpu_share = (double)exec / 1e9 / measured_s;
+		r->joined_s = s->joined_s[i];
+		r->cap = s->core[i].caps.budget;
 		if (!sim_metrics_summarize(&s->games[i].metrics, r))
 			return false;
 	}

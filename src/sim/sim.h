@@ -17,6 +17,8 @@ struct sim_tenant_result {
 	double frame_ms_p99;  /* 99th percentile frame interval */
 	double below_sla_pct; /* % of one-second windows under sla_fps */
 	double gpu_share;     /* fraction of GPU time used, 0..1 */
+	double joined_s;      /* when it arrived; -1: never (not admitted) */
+	double cap;           /* its budget (GPU cap) at the end; 0: none */
 	/* Per one-second window over the whole run, warm-up included, for
 	 * plots: frames displayed, and the pacing target at the window's end
 	 * (0 = unpaced). n_secs entries each. */
@@ -35,6 +37,11 @@ struct sim_result {
 	struct sim_tenant_result *tenants;
 	size_t n_tenants;
 	uint64_t events; /* events processed, for the throughput benchmark */
+	/* Capacity (gOver Fig. 8): % of the measured one-second windows in
+	 * which some tenant running (for a second already) was under its
+	 * SLA; and the tenants admitted by the capacity stage. */
+	double qos_broken_pct;
+	uint32_t admitted;
 };
 
 /* Runs the scenario as given (policy, seed, duration, gains from *sc). On

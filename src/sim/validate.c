@@ -65,12 +65,21 @@ bool sim_validate(const struct sim_scenario *sc, struct sim_error *err)
 		return false;
 	}
 	if (sc->gpu.model != SIM_GPU_TIMESLICE &&
-	    sc->gpu.model != SIM_GPU_FCFS) {
+	    sc->gpu.model != SIM_GPU_FCFS && sc->gpu.model != SIM_GPU_BUDGET) {
 		set_error(err, "gpu.model", "unknown GPU model %d",
 		          (int)sc->gpu.model);
 		return false;
 	}
-	if (sc->gpu.model == SIM_GPU_TIMESLICE &&
+	if (sc->gpu.model == SIM_GPU_BUDGET &&
+	    (!(llround(sc->gpu.slot_ms * 1e6) > 0) ||
+	     !(sc->gpu.period_ms >= sc->gpu.slot_ms))) {
+		set_error(err, "gpu.slot_ms",
+		          "slot must be > 0 and at most the period (%g, %g ms)",
+		          sc->gpu.slot_ms, sc->gpu.period_ms);
+		return false;
+	}
+	if ((sc->gpu.model == SIM_GPU_TIMESLICE ||
+	     sc->gpu.model == SIM_GPU_BUDGET) &&
 	    !(llround(sc->gpu.quantum_ms * 1e6) > 0)) {
 		set_error(err, "gpu.quantum_ms",
 		          "time slice must be > 0 (at least 1 ns)");
