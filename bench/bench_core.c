@@ -1,6 +1,7 @@
 /* Controller tick cost: one core_controller_tick over n tenants, per policy.
  * vGASA spent 124 us per frame on scheduling (Table 1); Baton's target is
  * under 20 us for 64 tenants. Prints the median of 21 batches. */
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <time.h>
@@ -20,10 +21,19 @@ static int cmp_double(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
-/* Varying inputs so that every branch of the policies is taken. */
+/* Varying inputs so that every branch of the policies is taken. With caps,
+ * every tenant has a published cap and the rates make some of them
+ * overloaded, so the capacity stage samples, mitigates and scales owner
+ * budgets (one period end every 10 ticks). */
+static bool with_caps;
+
 static void fill_inputs(struct core_tenant *t, size_t n, unsigned round)
 {
 	for (size_t i = 0; i < n; i++) {
+		if (with_caps) {
+			t[i].cap_initial = 0.5;
+			t[i].owner = i % 4;
+		}
 		unsigned h = (unsigned)(i * 2654435761u) ^ (round * 40503u);
 		t[i].sla_fps = 30.0;
 		t[i].fps = 20.0 + (double)(h % 600) / 10.0;
@@ -35,7 +45,9 @@ static void fill_inputs(struct core_tenant *t, size_t n, unsigned round)
 int main(void)
 {
 	const size_t sizes[] = {8, 64, 1024};
-	const char *policies[] = {"sa", "fsa", "esa"};
+	const char *policies[] = {"sa", "fsa", "esa", "sa"};
+	const struct core_owner_cap owners[] = {{.owner = 0, .cap = 0.3},
+	                                        {.owner = 1, .cap = 0.5}};
 	struct core_params params = core_params_default();
 	enum { BATCHES = 21 };
 	double samples[BATCHES];
@@ -45,10 +57,17 @@ int main(void)
 		struct core_tenant *t = calloc(n, sizeof(*t));
 		if (!t)
 			return 1;
-		for (size_t p = 0; p < 3; p++) {
+		for (size_t p = 0; p < 4; p++) {
 			const struct core_policy *pol =
 			    core_policy_find(policies[p]);
 			struct core_gpu gpu = {0};
+			with_caps = p == 3;
+			for (size_t i = 0; i < n; i++)
+				t[i] = (struct core_tenant){0};
+			if (with_caps) {
+				gpu.caps.owner_caps = owners;
+				gpu.caps.n_owner_caps = 2;
+			}
 			/* enough ticks per batch for ~2 ms of work */
 			unsigned iters = (unsigned)(200000 / n) + 10;
 			for (int b = 0; b < BATCHES; b++) {
@@ -63,9 +82,10 @@ int main(void)
 				samples[b] = busy / iters;
 			}
 			qsort(samples, BATCHES, sizeof(double), cmp_double);
-			printf("controller_tick tenants=%zu policy=%s "
+			printf("controller_tick tenants=%zu policy=%s%s "
 			       "median_us=%.3f\n",
-			       n, policies[p], samples[BATCHES / 2] * 1e6);
+			       n, policies[p], with_caps ? "+caps" : "",
+			       samples[BATCHES / 2] * 1e6);
 		}
 		free(t);
 	}

@@ -18,7 +18,7 @@ struct core_params core_params_default(void)
 	    .reach_hold_s = 0.3,
 	    .esa_climb = 0.03,
 	    .cap_period_s = 1.0,
-	    .cap_u_over = 0.9,
+	    .cap_u_over = 0.95,
 	    .cap_u_limit = 0.7,
 	    .cap_w_u = 1.0,
 	    .cap_w_e = 1.0,

@@ -158,7 +158,7 @@ extern const struct core_policy core_policy_esa;  /* Algorithm 3 */
 /* Defaults: vGASA's gains (kp 0.1, ki 0.05, clamp x4), 100 ms epoch, 1% SLA
  * margin, 95% ESA utilization target, 5% FSA guard, 2%/s FSA relax, 0.5 s
  * FSA hold, k_alpha 0.2, 0.5 s F_out smoothing, 3% reach tolerance held
- * 0.3 s, ESA climbing back 3%/s. Capacity: 1 s period, U_o 0.9, U_l 0.7,
+ * 0.3 s, ESA climbing back 3%/s. Capacity: 1 s period, U_o 0.95, U_l 0.7,
  * w_u 1, w_e 1, steal 0.2, run 3, quiet 3, one GPU, 2% SLA tolerance. */
 struct core_params core_params_default(void);
 

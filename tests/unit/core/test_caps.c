@@ -15,9 +15,13 @@
 
 #define EPS 1e-12
 
+/* The defaults, with U_o pinned at 0.9: the figures below were worked out
+ * by hand for it, and the rules do not depend on its value. */
 static struct core_params params(void)
 {
-	return core_params_default();
+	struct core_params p = core_params_default();
+	p.cap_u_over = 0.9;
+	return p;
 }
 
 /* One sampling period (10 ticks of 100 ms): tenant i uses busy[i] of the
@@ -70,6 +74,7 @@ static void test_defaults(void **state)
 	assert_int_equal(p.cap_quiet, 3);             /* 3 quiet rounds */
 	assert_float_equal(p.cap_total, 1.0, 0.0);
 	assert_true(p.cap_u_over > 0.5 && p.cap_u_over < 1.0);
+	assert_true(p.cap_u_limit < p.cap_u_over);
 	assert_true(p.cap_u_limit > 0.5 && p.cap_u_limit <= 1.0);
 	assert_true(p.cap_w_u > 0.0 && p.cap_w_e > 0.0);
 }
