@@ -113,10 +113,29 @@ static void start_quantum(struct sim_gpu *g, int64_t now)
 	run_segment(g, now);
 }
 
+/* Budget model: nobody with budget has work. A work-conserving context with
+ * work (round robin from the one after the last to run) takes the GPU
+ * rather than let it idle; its budget keeps falling, and the debt goes at
+ * the period's reset. */
+static void queue_work_conserving(struct sim_gpu *g)
+{
+	uint32_t start = g->last == SIM_GPU_NONE ? 0 : g->last + 1;
+	for (uint32_t k = 0; k < g->n_ctx; k++) {
+		uint32_t i = (start + k) % g->n_ctx;
+		struct sim_gpu_ctx *c = &g->ctx[i];
+		if (c->work_conserving && c->n > 0 && !c->queued) {
+			rq_push(g, i);
+			return;
+		}
+	}
+}
+
 /* Gives the GPU to the next waiting context, paying the switch when it is
  * not the one that ran last; idles when nobody waits. */
 static void dispatch(struct sim_gpu *g, int64_t now)
 {
+	if (g->rq_n == 0 && g->model == SIM_GPU_BUDGET)
+		queue_work_conserving(g);
 	if (g->rq_n == 0) {
 		g->state = SIM_GPU_IDLE;
 		g->cur = SIM_GPU_NONE;
@@ -216,6 +235,11 @@ bool sim_gpu_event(struct sim_gpu *g, int64_t now, struct sim_gpu_done *done,
 void sim_gpu_set_cap(struct sim_gpu *g, uint32_t ctx, double cap)
 {
 	g->ctx[ctx].gpu_cap = cap > 0.0 && cap <= 1.0 ? cap : 0.0;
+}
+
+void sim_gpu_set_work_conserving(struct sim_gpu *g, uint32_t ctx, bool on)
+{
+	g->ctx[ctx].work_conserving = on;
 }
 
 int64_t sim_gpu_refill(struct sim_gpu *g, int64_t now)

@@ -34,6 +34,9 @@ struct sim_gpu_ctx {
 	double gpu_cap;
 	int64_t budget_ns;
 	bool queued;
+	/* Out of budget, it still runs while no context with budget has
+	 * work (the GPU would idle otherwise). */
+	bool work_conserving;
 };
 
 enum sim_gpu_state {
@@ -90,6 +93,8 @@ bool sim_gpu_event(struct sim_gpu *g, int64_t now, struct sim_gpu_done *done,
 /* Budget model: sets ctx's cap (0 = none), used from the next refill on,
  * as gOver's cap-writing timer (Sec. 3.4). */
 void sim_gpu_set_cap(struct sim_gpu *g, uint32_t ctx, double cap);
+/* Budget model: whether ctx may run past its budget on an idle GPU. */
+void sim_gpu_set_work_conserving(struct sim_gpu *g, uint32_t ctx, bool on);
 /* Budget model: the refill timer (gOver Alg. 2) at the end of a slot, every
  * slot_ns from 0: every slot_per_period-th one resets the budgets. Returns
  * the time of the GPU event to schedule when it wakes an idle GPU, else -1.

@@ -343,12 +343,26 @@ static bool parse_tenant(struct sim_cfg_ctx *c, const config_setting_t *tg,
                          struct sim_tenant_spec *t,
                          const struct sim_scenario *sc)
 {
-	static const char *const known[] = {
-	    "name",   "sla_fps",       "cpu_ms",    "gpu_ms",
-	    "jitter", "cpu_stretch",   "fixed_fps", "start_s",
-	    "stop_s", "max_in_flight", "pacer",     "sleep_granularity_ms",
-	    "trace",  "scenes",        "owner",     "cap",
-	    "admit",  "profile_ms",    NULL};
+	static const char *const known[] = {"name",
+	                                    "sla_fps",
+	                                    "cpu_ms",
+	                                    "gpu_ms",
+	                                    "jitter",
+	                                    "cpu_stretch",
+	                                    "fixed_fps",
+	                                    "start_s",
+	                                    "stop_s",
+	                                    "max_in_flight",
+	                                    "pacer",
+	                                    "sleep_granularity_ms",
+	                                    "trace",
+	                                    "scenes",
+	                                    "owner",
+	                                    "cap",
+	                                    "admit",
+	                                    "profile_ms",
+	                                    "work_conserving",
+	                                    NULL};
 	static const char *const pacers[] = {"grid", "relative", NULL};
 	config_setting_t *name_s, *trace_s;
 	const char *trace;
@@ -400,6 +414,7 @@ static bool parse_tenant(struct sim_cfg_ctx *c, const config_setting_t *tg,
 	                 &t->sleep_granularity_ms, 0, 1000, 0) ||
 	    !sim_cfg_num(c, tg, "cap", &t->cap, 0, 1, NUM_LO_OPEN) ||
 	    !sim_cfg_bool(c, tg, "admit", &t->admit) ||
+	    !sim_cfg_bool(c, tg, "work_conserving", &t->work_conserving) ||
 	    !sim_cfg_num(c, tg, "profile_ms", &t->profile_ms, 0, 10000,
 	                 NUM_LO_OPEN))
 		return false;
@@ -409,6 +424,10 @@ static bool parse_tenant(struct sim_cfg_ctx *c, const config_setting_t *tg,
 		                    NULL,
 		                    "needs gpu.model = \"budget\" (the only "
 		                    "model that enforces caps)");
+	if (t->work_conserving && !(t->cap > 0.0))
+		return sim_cfg_fail(
+		    c, config_setting_get_member(tg, "work_conserving"), NULL,
+		    "needs a cap");
 	if (t->admit && !(t->profile_ms > 0.0) && !(t->gpu_ms > 0.0))
 		return sim_cfg_fail(c, config_setting_get_member(tg, "admit"),
 		                    NULL,

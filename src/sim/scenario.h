@@ -91,6 +91,10 @@ struct sim_tenant_spec {
 	uint64_t owner;
 	/* Published GPU cap in (0, 1] (gOver's initial cap); 0 = none. */
 	double cap;
+	/* Past its cap, it may still use the GPU while nobody with budget
+	 * wants it (gOver's caps are not work-conserving; a user packing a
+	 * host may want them to be). */
+	bool work_conserving;
 	/* Joins only when the capacity stage says a session of its profile
 	 * fits (core_caps_admit), at start_s at the earliest, one arrival per
 	 * tick. Its profile: profile_ms of GPU per frame at sla_fps (default

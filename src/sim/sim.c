@@ -222,6 +222,7 @@ static void on_tick(struct sim *s, int64_t now)
 			t->fixed_fps = g->spec->fixed_fps;
 			t->owner = g->spec->owner;
 			t->cap_initial = g->spec->cap;
+			t->work_conserving = g->spec->work_conserving;
 			t->fps = e.fps;
 			t->frames = e.frames;
 			t->paced_frames = e.paced;
@@ -388,8 +389,11 @@ static bool sim_setup(struct sim *s, const struct sim_scenario *sc)
 	/* The published caps hold until the capacity stage sets budgets;
 	 * the refill at 0 is stage 0 of the first period. */
 	if (s->budget_model) {
-		for (uint32_t i = 0; i < n; i++)
+		for (uint32_t i = 0; i < n; i++) {
 			sim_gpu_set_cap(&s->gpu, i, sc->tenants[i].cap);
+			sim_gpu_set_work_conserving(
+			    &s->gpu, i, sc->tenants[i].work_conserving);
+		}
 		sim_gpu_refill(&s->gpu, 0);
 		if (s->gpu.slot_ns < s->end_ns)
 			push(s, s->gpu.slot_ns, EV_REFILL, 0);

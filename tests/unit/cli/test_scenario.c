@@ -329,6 +329,64 @@ static void test_duplicate_tenant(void **state)
 	    5, "tenants.[1].name", "duplicate tenant name");
 }
 
+/* The capacity keys (docs/scenarios.md, docs/capacity.md). */
+static void test_capacity_keys(void **state)
+{
+	struct sim_scenario sc;
+
+	parse_ok(
+	    "name = \"t\";\n"
+	    "gpu = { model = \"budget\"; slot_ms = 50; period_ms = 500; };\n"
+	    "policy = { caps = \"dynamic\"; u_over = 0.8; u_limit = 0.6;\n"
+	    "  w_u = 2; w_e = 0.5; steal = 0.25; run = 4; quiet = 5;\n"
+	    "  sla_tol = 0.05; cap_total = 2.5; };\n"
+	    "tenants = ( { name = \"a\"; sla_fps = 30.0; cpu_ms = 1.0;\n"
+	    "  gpu_ms = 2.0; cap = 0.25; work_conserving = true;\n"
+	    "  admit = true; profile_ms = 3.0; } );\n",
+	    &sc);
+	assert_int_equal(sc.gpu.model, SIM_GPU_BUDGET);
+	assert_true(sc.gpu.slot_ms == 50.0 && sc.gpu.period_ms == 500.0);
+	assert_int_equal(sc.caps, SIM_CAPS_DYNAMIC);
+	assert_true(sc.params.cap_u_over == 0.8);
+	assert_true(sc.params.cap_u_limit == 0.6);
+	assert_true(sc.params.cap_w_u == 2.0 && sc.params.cap_w_e == 0.5);
+	assert_true(sc.params.cap_steal == 0.25);
+	assert_int_equal(sc.params.cap_run, 4);
+	assert_int_equal(sc.params.cap_quiet, 5);
+	assert_true(sc.params.cap_sla_tol == 0.05);
+	assert_true(sc.params.cap_total == 2.5);
+	assert_true(sc.tenants[0].cap == 0.25);
+	assert_true(sc.tenants[0].work_conserving);
+	assert_true(sc.tenants[0].admit);
+	assert_true(sc.tenants[0].profile_ms == 3.0);
+	sim_scenario_finish(&sc);
+
+	expect_error(
+	    "name = \"t\";\n"
+	    "tenants = ( { name = \"a\"; sla_fps = 30.0; cpu_ms = 1.0; "
+	    "gpu_ms = 2.0; cap = 0.5; } );\n",
+	    2, "tenants.[0].cap", "needs gpu.model = \"budget\"");
+	expect_error(
+	    "name = \"t\";\ngpu = { model = \"budget\"; };\n"
+	    "tenants = ( { name = \"a\"; sla_fps = 30.0; cpu_ms = 1.0; "
+	    "gpu_ms = 2.0; cap = 1.5; } );\n",
+	    3, "tenants.[0].cap", "out of range");
+	expect_error(
+	    "name = \"t\";\ngpu = { model = \"budget\"; };\n"
+	    "tenants = ( { name = \"a\"; sla_fps = 30.0; cpu_ms = 1.0; "
+	    "gpu_ms = 2.0; work_conserving = true; } );\n",
+	    3, "tenants.[0].work_conserving", "needs a cap");
+	expect_error(
+	    "name = \"t\";\ngpu = { model = \"budget\"; };\n"
+	    "tenants = ( { name = \"a\"; sla_fps = 30.0; cpu_ms = 1.0; "
+	    "gpu_ms = 2.0; admit = 1; } );\n",
+	    3, "tenants.[0].admit", "expected true or false");
+	expect_error(MINIMAL "policy = { caps = \"elastic\"; };\n", 3,
+	             "policy.caps", "elastic");
+	expect_error(MINIMAL "policy = { u_limit = 0; };\n", 3,
+	             "policy.u_limit", "out of range");
+}
+
 static void test_scenes_increasing(void **state)
 {
 	expect_error(
@@ -537,6 +595,7 @@ int main(void)
 	    cmocka_unit_test(test_out_of_range),
 	    cmocka_unit_test(test_too_many_tenants),
 	    cmocka_unit_test(test_duplicate_tenant),
+	    cmocka_unit_test(test_capacity_keys),
 	    cmocka_unit_test(test_scenes_increasing),
 	    cmocka_unit_test(test_include_rejected),
 	    cmocka_unit_test(test_trace_read),

@@ -56,6 +56,32 @@ static void test_caps_hold_shares(void **state)
 	sim_result_finish(&r);
 }
 
+/* A work-conserving tenant uses what the others leave past its cap, and
+ * takes nothing from a tenant that has budget. */
+static void test_work_conserving(void **state)
+{
+	(void)state;
+	struct sim_tenant_spec t[2] = {test_tenant("wc", 30, 0.1, 5.0, 2),
+	                               test_tenant("b", 30, 0.1, 5.0, 2)};
+	t[0].cap = 0.25;
+	t[0].work_conserving = true;
+	t[1].cap = 0.5;
+	struct sim_scenario one = budget_scenario("none", 12.0, t, 1);
+	struct sim_result r = test_run(&one);
+	print_message("lone work-conserving tenant capped 0.25: util %.3f\n",
+	              r.gpu_util);
+	assert_true(r.gpu_util > 0.95);
+	sim_result_finish(&r);
+
+	struct sim_scenario two = budget_scenario("none", 12.0, t, 2);
+	r = test_run(&two);
+	print_message("wc 0.25 + b 0.5: %.3f : %.3f\n", r.tenants[0].gpu_share,
+	              r.tenants[1].gpu_share);
+	assert_true(fabs(r.tenants[1].gpu_share - 0.5) < 0.012);
+	assert_true(fabs(r.tenants[0].gpu_share - 0.5) < 0.02);
+	sim_result_finish(&r);
+}
+
 /* The capacity stage admits waiting tenants one at a time, each after
  * cap_quiet quiet periods, and stops before the load reaches U_l. */
 static void test_admission_one_by_one(void **state)
@@ -95,6 +121,32 @@ static void test_admission_one_by_one(void **state)
 	}
 	assert_true(caps <= 1.0 + 1e-9);
 	assert_true(r.qos_broken_pct < 5.0);
+	sim_result_finish(&r);
+}
+
+/* A departure makes room, but only after the quiet count restarts: the
+ * waiting tenant joins cap_quiet periods after the other one left. */
+static void test_departure_makes_room(void **state)
+{
+	(void)state;
+	struct sim_tenant_spec t[3];
+	for (int i = 0; i < 3; i++) {
+		char name[16];
+		snprintf(name, sizeof(name), "g%d", i);
+		t[i] = test_tenant(name, 30, 1.0, 10.0, 2); /* 30 % each */
+		t[i].cap = 0.5;
+	}
+	t[1].stop_s = 10.0;
+	t[2].admit = true;
+	struct sim_scenario sc = budget_scenario("sa", 30.0, t, 3);
+	sc.caps = SIM_CAPS_DYNAMIC;
+	struct sim_result r = test_run(&sc);
+	print_message("g2 joined at %.1f s (g1 left at 10 s)\n",
+	              r.tenants[2].joined_s);
+	assert_int_equal(r.admitted, 1);
+	assert_true(r.tenants[2].joined_s >= 10.0 + 3.0);
+	assert_true(r.tenants[2].joined_s < 10.0 + 5.0);
+	assert_true(r.tenants[2].cap > 0.3);
 	sim_result_finish(&r);
 }
 
@@ -167,7 +219,9 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_caps_hold_shares),
+	    cmocka_unit_test(test_work_conserving),
 	    cmocka_unit_test(test_admission_one_by_one),
+	    cmocka_unit_test(test_departure_makes_room),
 	    cmocka_unit_test(test_fig7_shape),
 	    cmocka_unit_test(test_fig8_shape),
 	};
