@@ -28,9 +28,11 @@ const char *core_admit_reason_str(enum core_admit_reason r)
 	return "unknown";
 }
 
+/* A published cap outside (0, 1] (NaN included) is no cap: the driver
+ * rejects such input with an error; the core must not act on it. */
 static bool capped(const struct core_tenant *t)
 {
-	return t->cap_initial > 0.0 && isfinite(t->cap_initial);
+	return t->cap_initial > 0.0 && t->cap_initial <= 1.0;
 }
 
 /* (e) unused_cap is undefined in the paper: the notes' max(0, cap(1-u)). */

@@ -481,6 +481,24 @@ static void test_published_cap_changes(void **state)
 	assert_float_equal(gpu.caps.pool, 0.8, 1e-9);
 }
 
+/* A published cap outside (0, 1] is no cap: nothing joins, the pool keeps
+ * everything. */
+static void test_bad_published_caps(void **state)
+{
+	(void)state;
+	struct core_params p = params();
+	struct core_gpu gpu = {0};
+	struct core_tenant t[3] = {{.sla_fps = 30, .cap_initial = NAN},
+	                           {.sla_fps = 30, .cap_initial = 1.5},
+	                           {.sla_fps = 30, .cap_initial = -0.2}};
+	core_caps_tick(&p, &gpu, t, 3);
+	for (int i = 0; i < 3; i++) {
+		assert_false(t[i].caps.joined);
+		assert_float_equal(t[i].caps.budget, 0.0, 0.0);
+	}
+	assert_float_equal(gpu.caps.pool, 1.0, 0.0);
+}
+
 /* A user's tenants together never exceed the user's cap: their budgets
  * scale down in proportion; other users are untouched. */
 static void test_owner_caps(void **state)
@@ -560,6 +578,7 @@ int main(void)
 	    cmocka_unit_test(test_departure),
 	    cmocka_unit_test(test_pool_first),
 	    cmocka_unit_test(test_published_cap_changes),
+	    cmocka_unit_test(test_bad_published_caps),
 	    cmocka_unit_test(test_owner_caps),
 	    cmocka_unit_test(test_controller_runs_stage),
 	};
