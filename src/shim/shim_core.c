@@ -78,6 +78,12 @@ static struct {
 	 * process may run on. */
 	int64_t cpu_after_wait_ns;
 	int cores;
+	/* Process CPU time up to which the budget gate was charged, 0: not
+	 * yet. The gate is charged all of it, the waits included: what the
+	 * shim itself spends around a wait (the pacer's spin, the sleep's
+	 * system calls, a rasterizer thread still drawing) is the shared
+	 * device's time too, and a cap is a share of the device. */
+	int64_t cpu_charged_ns;
 } fs;
 
 static _Atomic bool software_device;
@@ -354,7 +360,11 @@ uint64_t shim_frame_begin(enum shim_api api)
 	int64_t cost = take_gpu_report();
 	if (software) {
 		take_software_cost(cpu_before_wait);
-		cost = fs.rec.gpu_ns;
+		cost = fs.cpu_charged_ns > 0 &&
+		               cpu_before_wait >= fs.cpu_charged_ns
+		           ? (cpu_before_wait - fs.cpu_charged_ns) / fs.cores
+		           : -1;
+		fs.cpu_charged_ns = cpu_before_wait;
 	}
 	read_control();
 	apply_cap(now);
