@@ -1,4 +1,4 @@
-/* baton run [--sla FPS] [--fps FPS] [--name NAME] -- CMD [ARGS...]
+/* baton run [--sla FPS] [--fps FPS] [--cap SHARE] [--name NAME] -- CMD...
  *
  * Sets the shim's environment (shim/shim.h), puts libbaton_gl.so first in
  * LD_PRELOAD, enables the Vulkan layer and execs the command. Everything
@@ -33,8 +33,9 @@
 void cmd_run_help(FILE *out)
 {
 	fprintf(out,
-	        "Usage: baton run [--sla FPS] [--fps FPS] [--name NAME] -- "
-	        "CMD [ARGS...]\n"
+	        "Usage: baton run [--sla FPS] [--fps FPS] [--cap SHARE] "
+	        "[--name NAME] --\n"
+	        "                 CMD [ARGS...]\n"
 	        "\n"
 	        "Runs CMD with the Baton shim (OpenGL preload and Vulkan "
 	        "layer), which\n"
@@ -44,6 +45,11 @@ void cmd_run_help(FILE *out)
 	        "batond's)\n"
 	        "  --fps FPS    pin the frame rate locally; works without "
 	        "batond\n"
+	        "  --cap SHARE  cap CMD's GPU time per second at SHARE of "
+	        "one GPU, in (0, 1]\n"
+	        "               (0.25: a quarter); works without batond, "
+	        "and with a cap\n"
+	        "               from batond too the smaller one holds\n"
 	        "  --name NAME  tenant name (default: the program's name)\n"
 	        "  -h, --help   this text\n"
 	        "\n"
@@ -67,9 +73,9 @@ static int usage_error(const char *fmt, const char *arg)
 }
 
 /* The shim's own grammar (shim_parse_decimal: digits, an optional dot and
- * digits) within the shim's range, so that what we accept the shim reads
- * the same way. */
-static bool valid_fps(const char *s)
+ * digits), so that what we accept the shim reads the same way; true and
+ * the value in *out. */
+static bool parse_decimal(const char *s, double *out)
 {
 	size_t digits = strspn(s, "0123456789");
 	if (digits == 0 || digits > 4)
@@ -83,8 +89,22 @@ static bool valid_fps(const char *s)
 	}
 	if (*p)
 		return false;
-	double v = strtod(s, NULL);
-	return v >= IPC_FPS_MIN && v <= IPC_FPS_MAX;
+	*out = strtod(s, NULL);
+	return true;
+}
+
+/* Within the shim's range. */
+static bool valid_fps(const char *s)
+{
+	double v;
+	return parse_decimal(s, &v) && v >= IPC_FPS_MIN && v <= IPC_FPS_MAX;
+}
+
+/* A share of one GPU in (0, 1] (shim_parse_cap; NaN has no digits). */
+static bool valid_cap(const char *s)
+{
+	double v;
+	return parse_decimal(s, &v) && v > 0.0 && v <= 1.0;
 }
 
 static bool is_file(const char *path)
@@ -277,11 +297,12 @@ int cmd_run(int argc, char **argv)
 	static const struct option opts[] = {
 	    {"sla", required_argument, NULL, 's'},
 	    {"fps", required_argument, NULL, 'f'},
+	    {"cap", required_argument, NULL, 'c'},
 	    {"name", required_argument, NULL, 'n'},
 	    {"help", no_argument, NULL, 'h'},
 	    {NULL, 0, NULL, 0},
 	};
-	const char *sla = NULL, *fps = NULL, *name = NULL;
+	const char *sla = NULL, *fps = NULL, *cap = NULL, *name = NULL;
 	int c;
 	opterr = 0;
 	optind = 0; /* glibc: start over, whoever parsed before */
@@ -301,6 +322,14 @@ int cmd_run(int argc, char **argv)
 				                   "rate in [1, 1000]",
 				                   optarg);
 			fps = optarg;
+			break;
+		case 'c':
+			if (!valid_cap(optarg))
+				return usage_error(
+				    "--cap: '%s' is not a share of "
+				    "one GPU in (0, 1]",
+				    optarg);
+			cap = optarg;
 			break;
 		case 'n':
 			if (!*optarg)
@@ -342,6 +371,7 @@ int cmd_run(int argc, char **argv)
 	}
 	if ((sla && setenv("BATON_SLA", sla, 1)) ||
 	    (fps && setenv("BATON_FPS", fps, 1)) ||
+	    (cap && setenv("BATON_CAP", cap, 1)) ||
 	    (name && setenv("BATON_NAME", name, 1)) || !add_preload(shim)) {
 		perror("baton run: setenv");
 		return 1;

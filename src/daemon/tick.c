@@ -108,6 +108,9 @@ void daemon_write_target(const struct daemon *d, struct tenant *t)
 	    .target_period_ns = period_ns(t->core.target_fps),
 	    .policy_epoch = d->ticks,
 	    .flags = BATON_CONTROL_VALID,
+	    /* No caps yet: `baton set cap=` and the capacity stage come
+	     * later (issue 9). */
+	    .cap_ns_per_s = 0,
 	};
 	ipc_control_write(t->shm.control, &v);
 }

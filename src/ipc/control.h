@@ -15,7 +15,8 @@
 struct ipc_control_values {
 	int64_t target_period_ns; /* 0 = unpaced */
 	uint64_t policy_epoch;
-	uint32_t flags; /* BATON_CONTROL_* */
+	uint32_t flags;        /* BATON_CONTROL_* */
+	uint32_t cap_ns_per_s; /* 0 = no cap (shm.h) */
 	uint32_t version;
 };
 

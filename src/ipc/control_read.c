@@ -13,6 +13,7 @@ bool ipc_control_read(const struct baton_control *c,
 	    .target_period_ns = GET(c->target_period_ns),
 	    .policy_epoch = GET(c->policy_epoch),
 	    .flags = GET(c->flags),
+	    .cap_ns_per_s = GET(c->cap_ns_per_s),
 	    .version = GET(c->version),
 	};
 	/* The field loads must complete before seq is read again. */

@@ -49,9 +49,18 @@ struct baton_control {
 	int64_t target_period_ns; /* 0 = unpaced, run free */
 	uint64_t policy_epoch;    /* batond's tick counter */
 	uint32_t flags;           /* BATON_CONTROL_* */
-	uint32_t reserved0;
+	uint32_t cap_ns_per_s;    /* GPU-time cap: GPU ns per second of wall
+	                             time, 1 to BATON_CAP_MAX_NS_PER_S; 0 =
+	                             none (core/gate.h) */
 	uint64_t reserved[4];
 };
+
+/* A cap of one whole GPU. The cap took the place of a reserved field
+ * that every daemon before it wrote as zero ("no cap"), so the layout and
+ * BATON_SHM_VERSION are unchanged: an older daemon caps nobody, and the
+ * shim ignores a value above this (a scribble, or a later version's
+ * multi-GPU cap) and keeps the cap it had. */
+#define BATON_CAP_MAX_NS_PER_S 1000000000u
 
 #define BATON_CONTROL_VALID 1u /* a daemon has written a target */
 

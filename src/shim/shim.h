@@ -12,6 +12,9 @@
  *
  * Environment (read once, at the first Present):
  *   BATON_FPS=N        pin N FPS locally; works with no daemon at all
+ *   BATON_CAP=C        cap the GPU time per second at C of one GPU, in
+ *                      (0, 1]; works with no daemon at all; with a cap
+ *                      from batond too, the smaller one holds
  *   BATON_SLA=N        SLA to register with batond (0/unset: its default);
  *                      the game runs at N from its first frame until
  *                      batond's control block says otherwise (unpaced if

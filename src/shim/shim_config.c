@@ -85,6 +85,15 @@ bool shim_parse_fps(const char *s, double *out)
 	return true;
 }
 
+bool shim_parse_cap(const char *s, double *out)
+{
+	double v;
+	if (!shim_parse_decimal(s, &v) || !(v > 0.0) || v > 1.0)
+		return false;
+	*out = v;
+	return true;
+}
+
 static double read_fps(const char *var)
 {
 	const char *s = getenv(var);
@@ -159,6 +168,14 @@ void shim_config_read(struct shim_config *cfg)
 	cfg->disable = d && strcmp(d, "1") == 0;
 	cfg->fixed_fps = read_fps("BATON_FPS");
 	cfg->sla_fps = read_fps("BATON_SLA");
+	const char *cap = getenv("BATON_CAP");
+	if (cap && !shim_parse_cap(cap, &cfg->cap)) {
+		shim_log(SHIM_LOG_WARN,
+		         "ignoring BATON_CAP=%s: not a share of the GPU in "
+		         "(0, 1]",
+		         cap);
+		cfg->cap = 0.0;
+	}
 
 	const char *name = getenv("BATON_NAME");
 	if (!name || !*name)

@@ -22,6 +22,7 @@ struct shim_config {
 	bool disable;                 /* BATON_DISABLE=1 */
 	double fixed_fps;             /* BATON_FPS, 0 if unset or invalid */
 	double sla_fps;               /* BATON_SLA, 0 if unset or invalid */
+	double cap;                   /* BATON_CAP, 0 if unset or invalid */
 	char name[SHIM_NAME_MAX + 1]; /* BATON_NAME or the program's name */
 	char socket[108]; /* the daemon's socket (sun_path's size) */
 	bool socket_ok;   /* socket holds a usable path */
@@ -39,6 +40,8 @@ struct shim_config {
 bool shim_parse_decimal(const char *s, double *out);
 /* shim_parse_decimal, and in [SHIM_FPS_MIN, SHIM_FPS_MAX]. */
 bool shim_parse_fps(const char *s, double *out);
+/* shim_parse_decimal, and a GPU-time cap in (0, 1] (core/gate.h). */
+bool shim_parse_cap(const char *s, double *out);
 
 /* Fills cfg from the environment. Invalid values are ignored (and logged
  * when BATON_LOG asks): a typo must not take a game down. */

@@ -12,6 +12,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "core/gate.h"
 #include "core/pacing.h"
 #include "core/predictor.h"
 #include "ipc/control.h"
@@ -24,6 +25,13 @@
 /* No sleep is ever longer than this, whatever the period says: a game
  * must never look hung because of us. */
 #define MAX_SLEEP_NS 1000000000LL
+/* Frames whose GPU time never came (a report overwritten by a newer one
+ * before the frame path took it, a query slot reused) are charged to the
+ * budget gate at the predicted cost, up to this many at a time: more than
+ * the front-ends keep in flight means the gap is not lost reports but
+ * frames that were never measured (the first ones, before the timer
+ * queries were set up). */
+#define MAX_UNREPORTED 8
 
 enum phase {
 	PHASE_UNINIT = 0, /* nothing done yet (or a fork child) */
@@ -51,16 +59,31 @@ static struct {
 	                            register with) */
 	int64_t ctl_period_ns;   /* last target the daemon published */
 	bool ctl_seen;           /* ctl_period_ns came from the daemon */
+	double local_cap;        /* from BATON_CAP, 0: none */
+	uint32_t ctl_cap;        /* last cap the daemon published, GPU ns
+	                            per s, 0: none */
+	struct core_gate gate;   /* the cap in force, the smaller of the two */
 	uint64_t gpu_seen;       /* newest frame whose GPU time we took */
 	struct core_pacer pacer;
 	struct core_predictor pred;
 	struct shim_sleeper sleeper;
+	/* For waits the budget gate decides: no spin. Its deadline needs no
+	 * microseconds (the bucket keeps filling while a wake-up is late),
+	 * and on a software rasterizer the spin would be CPU of the shared
+	 * device that no frame cost counts. */
+	struct shim_sleeper gate_sleeper;
 	struct baton_frame rec; /* the frame between begin and end */
 	/* Software rasterizer only (shim_set_software_device): process CPU
 	 * time when the last pacing wait ended, 0: none yet; the cores the
 	 * process may run on. */
 	int64_t cpu_after_wait_ns;
 	int cores;
+	/* Process CPU time up to which the budget gate was charged, 0: not
+	 * yet. The gate is charged all of it, the waits included: what the
+	 * shim itself spends around a wait (the pacer's spin, the sleep's
+	 * system calls, a rasterizer thread still drawing) is the shared
+	 * device's time too, and a cap is a share of the device. */
+	int64_t cpu_charged_ns;
 } fs;
 
 static _Atomic bool software_device;
@@ -163,9 +186,12 @@ static bool setup(enum shim_api api)
 
 	memset(&fs, 0, sizeof(fs));
 	fs.cores = usable_cores();
+	fs.local_cap = cfg.cap;
+	core_gate_init(&fs.gate, cfg.cap);
 	if (cfg.fixed_fps > 0.0)
 		fs.fixed_period_ns = (int64_t)(1e9 / cfg.fixed_fps + 0.5);
 	shim_sleeper_init(&fs.sleeper, spin_margin_ns());
+	shim_sleeper_init(&fs.gate_sleeper, 0);
 
 	shm_fd = ipc_shm_create((uint32_t)getpid(), &shm);
 	if (shm_fd < 0) {
@@ -179,11 +205,12 @@ static bool setup(enum shim_api api)
 		 * rather than free. */
 		fs.start_period_ns = (int64_t)(1e9 / cfg.sla_fps + 0.5);
 	}
-	shim_log(SHIM_LOG_INFO, "%s: %s%s, pid %d", cfg.name,
+	shim_log(SHIM_LOG_INFO, "%s: %s%s, %s %.3f, pid %d", cfg.name,
 	         fs.fixed_period_ns ? "pinned" : "paced by batond",
 	         !fs.fixed_period_ns && fs.start_period_ns
 	             ? ", at its SLA until then"
 	             : "",
+	         cfg.cap > 0.0 ? "GPU time capped at" : "cap (none)", cfg.cap,
 	         (int)getpid());
 	atomic_store_explicit(&phase, PHASE_READY, memory_order_release);
 	return true;
@@ -209,8 +236,11 @@ void shim_gpu_time(uint64_t frame, int64_t gpu_ns, bool from_fence)
 }
 
 /* Takes a GPU-time report newer than the last one taken into the predictor
- * and the record; the record says "none" otherwise. */
-static void take_gpu_report(void)
+ * and the record; the record says "none" otherwise. Returns what the
+ * frames since the last report cost, for the budget gate: the report, and
+ * the frames between whose reports were lost at the predicted cost; -1
+ * without a new report. */
+static int64_t take_gpu_report(void)
 {
 	fs.rec.gpu_ns = -1;
 	fs.rec.gpu_frame = 0;
@@ -218,7 +248,7 @@ static void take_gpu_report(void)
 	uint32_t s1 =
 	    atomic_load_explicit(&gpu_report.seq, memory_order_acquire);
 	if (s1 & 1u)
-		return;
+		return -1;
 	uint64_t frame =
 	    atomic_load_explicit(&gpu_report.frame, memory_order_relaxed);
 	int64_t ns =
@@ -227,16 +257,20 @@ static void take_gpu_report(void)
 	    atomic_load_explicit(&gpu_report.flags, memory_order_relaxed);
 	atomic_thread_fence(memory_order_acquire);
 	if (atomic_load_explicit(&gpu_report.seq, memory_order_relaxed) != s1)
-		return;
+		return -1;
 	/* Frames we have not begun yet are some other process's (a report
 	 * that crossed a fork) or nonsense. */
 	if (frame <= fs.gpu_seen || frame > fs.frame)
-		return;
+		return -1;
+	uint64_t lost = fs.gpu_seen ? frame - fs.gpu_seen - 1 : 0;
 	fs.gpu_seen = frame;
 	core_predictor_add(&fs.pred, (double)ns);
 	fs.rec.gpu_ns = ns;
 	fs.rec.gpu_frame = frame;
 	fs.rec.flags = flags;
+	if (lost > MAX_UNREPORTED)
+		lost = MAX_UNREPORTED;
+	return ns + (int64_t)lost * (int64_t)core_predictor_predict(&fs.pred);
 }
 
 /* A software rasterizer's frame costs CPU on the shared cores, all of it
@@ -265,24 +299,47 @@ static void take_software_cost(int64_t cpu_before_wait)
 	fs.rec.flags = 0;
 }
 
-/* The period in force: pinned, else the daemon's latest target (kept when
- * a read races a write, and after the daemon is gone). Before the daemon
- * wrote one: the SLA while registration may still come, unpaced once it
- * is known not to (fail open: no daemon, no pacing but BATON_FPS). */
-static int64_t pick_period(void)
+/* The daemon's latest target and cap, each kept when a read races a
+ * write, when a value is out of range, and after the daemon is gone. */
+static void read_control(void)
 {
-	if (fs.fixed_period_ns)
-		return fs.fixed_period_ns;
 	struct ipc_control_values v;
-	if (shm.control && ipc_control_read(shm.control, &v) &&
-	    (v.flags & BATON_CONTROL_VALID) && v.target_period_ns >= 0 &&
+	if (!shm.control || !ipc_control_read(shm.control, &v) ||
+	    !(v.flags & BATON_CONTROL_VALID))
+		return;
+	if (v.target_period_ns >= 0 &&
 	    v.target_period_ns <= IPC_FRAME_MAX_PERIOD_NS) {
 		fs.ctl_period_ns = v.target_period_ns;
 		fs.ctl_seen = true;
 	}
+	if (v.cap_ns_per_s <= BATON_CAP_MAX_NS_PER_S)
+		fs.ctl_cap = v.cap_ns_per_s;
+}
+
+/* The period in force: pinned, else the daemon's latest target. Before
+ * the daemon wrote one: the SLA while registration may still come,
+ * unpaced once it is known not to (fail open: no daemon, no pacing but
+ * BATON_FPS). */
+static int64_t pick_period(void)
+{
+	if (fs.fixed_period_ns)
+		return fs.fixed_period_ns;
 	if (fs.ctl_seen)
 		return fs.ctl_period_ns;
 	return shim_conn_absent() ? 0 : fs.start_period_ns;
+}
+
+/* The cap in force: the smaller of BATON_CAP and the daemon's (a local
+ * cap can only tighten the daemon's, never lift it), handed to the gate
+ * when it changes. */
+static void apply_cap(int64_t now)
+{
+	double cap = fs.local_cap;
+	double ctl = (double)fs.ctl_cap / 1e9;
+	if (fs.ctl_cap && (cap == 0.0 || ctl < cap))
+		cap = ctl;
+	if (cap != fs.gate.cap)
+		core_gate_set_cap(&fs.gate, now, cap);
 }
 
 uint64_t shim_frame_begin(enum shim_api api)
@@ -300,9 +357,20 @@ uint64_t shim_frame_begin(enum shim_api api)
 	int64_t cpu = fs.last_end_ns ? now - fs.last_end_ns : 0;
 	if (cpu > IPC_FRAME_MAX_CPU_NS)
 		cpu = IPC_FRAME_MAX_CPU_NS; /* a game paused for hours */
-	take_gpu_report();
-	if (software)
+	int64_t cost = take_gpu_report();
+	if (software) {
 		take_software_cost(cpu_before_wait);
+		cost = fs.cpu_charged_ns > 0 &&
+		               cpu_before_wait >= fs.cpu_charged_ns
+		           ? (cpu_before_wait - fs.cpu_charged_ns) / fs.cores
+		           : -1;
+		fs.cpu_charged_ns = cpu_before_wait;
+	}
+	read_control();
+	apply_cap(now);
+	/* Charged when the measurement arrives, however late. */
+	if (cost >= 0)
+		core_gate_charge(&fs.gate, now, cost);
 	int64_t period = pick_period();
 	int64_t gpu_pred = (int64_t)core_predictor_predict(&fs.pred);
 	int64_t wake = core_pacer_next_wake(&fs.pacer, now, period, gpu_pred);
@@ -314,8 +382,19 @@ uint64_t shim_frame_begin(enum shim_api api)
 		wake = now + limit;
 		fs.pacer.deadline_ns = wake + fs.pacer.offset_ns;
 	}
-	int64_t present =
-	    wake > now ? shim_sleep_until(&fs.sleeper, wake) : now;
+	/* The budget gate: with a pacing target too, the later of the two,
+	 * in one sleep. A late frame re-anchors the pacer's grid at its next
+	 * Present. The debt stays when a wait is cut to a second: the next
+	 * frame waits for the rest. */
+	int64_t open = core_gate_open_at(&fs.gate, now);
+	if (open - now > MAX_SLEEP_NS)
+		open = now + MAX_SLEEP_NS;
+	struct shim_sleeper *sleeper = &fs.sleeper;
+	if (open > wake) {
+		wake = open;
+		sleeper = &fs.gate_sleeper;
+	}
+	int64_t present = wake > now ? shim_sleep_until(sleeper, wake) : now;
 
 	if (software)
 		fs.cpu_after_wait_ns = process_cpu_ns();

@@ -22,9 +22,10 @@ from xvfb import kill_group  # noqa: E402,F401  (batonbed uses it from here)
 # Environment every GL client gets: software rendering, no vsync (Mesa
 # would sync glxgears to a 60 Hz fake refresh otherwise), and nothing of
 # Baton inherited from whoever runs the tests.
-SCRUBBED = ("LD_PRELOAD", "BATON_FPS", "BATON_SLA", "BATON_NAME",
-            "BATON_DISABLE", "BATON_LOG", "BATON_SOCKET", "BATON_SPIN_US",
-            "BATON_SHIM_PATH", "MANGOHUD", "MANGOHUD_CONFIG")
+SCRUBBED = ("LD_PRELOAD", "BATON_FPS", "BATON_SLA", "BATON_CAP",
+            "BATON_NAME", "BATON_DISABLE", "BATON_LOG", "BATON_SOCKET",
+            "BATON_SPIN_US", "BATON_SHIM_PATH", "MANGOHUD",
+            "MANGOHUD_CONFIG")
 
 
 class Fail(Exception):
@@ -164,6 +165,26 @@ def _ticks(path, first, count):
     with open(path) as f:
         fields = f.read().rsplit(")", 1)[-1].split()
     return sum(int(v) for v in fields[first:first + count])
+
+
+class Share:
+    """A process's share of the device on a software rasterizer, measured
+    by the kernel, not by the shim: its CPU time (every thread's, utime +
+    stime) over the wall time and the cores it may run on, the unit of the
+    GPU time the shim reports there (docs/shim.md)."""
+
+    def __init__(self, pid):
+        self.pid = pid
+        self.cores = len(os.sched_getaffinity(pid))
+        self.start = self._sample()
+
+    def _sample(self):
+        return time.monotonic(), _ticks("/proc/%d/stat" % self.pid, 11, 2)
+
+    def fraction(self):
+        t1, c1 = self._sample()
+        t0, c0 = self.start
+        return (c1 - c0) / CLK_TCK / ((t1 - t0) * self.cores)
 
 
 class Noise:

@@ -83,12 +83,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 	struct ipc_control_values v = {.target_period_ns = (int64_t)start,
 	                               .policy_epoch = (uint64_t)now,
-	                               .flags = BATON_CONTROL_VALID};
+	                               .flags = BATON_CONTROL_VALID,
+	                               .cap_ns_per_s = (uint32_t)now};
 	ipc_control_write(shm.control, &v);
 	struct ipc_control_values back;
 	if (!ipc_control_read(shm.control, &back) ||
 	    back.target_period_ns != v.target_period_ns ||
-	    back.policy_epoch != v.policy_epoch)
+	    back.policy_epoch != v.policy_epoch ||
+	    back.cap_ns_per_s != v.cap_ns_per_s)
 		__builtin_trap();
 	return 0;
 }
