@@ -126,16 +126,20 @@ static void test_gpu_reports_from_another_thread(void **state)
 	/* Out-of-range reports are dropped, not fed to the predictor: GPU
 	 * times of 20 s would make every wake-up 20 s early, that is every
 	 * frame late and unpaced. */
-	int64_t prev = 0;
+	/* Judged on the sum, as the stall test above: a wake-up delayed by a
+	 * loaded machine shortens the next interval, not the sum, while a
+	 * pacer fed those reports would not sleep at all. */
+	int64_t first = 0, last = 0;
 	for (int i = 0; i < 12; i++) {
 		uint64_t f = shim_frame_begin(SHIM_API_GL);
 		int64_t p = shim_now_ns();
 		shim_frame_end(f);
 		shim_gpu_time(f, 20000 * MS, false);
-		if (i >= 2)
-			assert_true(p - prev > NOT_A_BURST);
-		prev = p;
+		if (i == 2)
+			first = p;
+		last = p;
 	}
+	assert_true(last - first >= 9 * PERIOD - NOT_A_BURST / 4);
 }
 
 static void test_sleeper_never_wakes_early(void **state)
