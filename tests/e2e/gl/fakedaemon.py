@@ -71,13 +71,14 @@ class Tenant:
               "header does not match shm.h")
         return pid
 
-    def set_target(self, period_ns, valid=True):
-        """Publishes a target under the seqlock, as batond does."""
+    def set_target(self, period_ns, valid=True, cap=0.0):
+        """Publishes a target (and a GPU-time cap, 0: none) under the
+        seqlock, as batond does."""
         seq = struct.unpack_from("<I", self.mm, CONTROL_OFF)[0]
         struct.pack_into("<I", self.mm, CONTROL_OFF, seq + 1)
-        struct.pack_into("<qQI", self.mm, CONTROL_OFF + 8, period_ns,
+        struct.pack_into("<qQII", self.mm, CONTROL_OFF + 8, period_ns,
                          int(time.monotonic()),
-                         CONTROL_VALID if valid else 0)
+                         CONTROL_VALID if valid else 0, round(cap * 1e9))
         struct.pack_into("<I", self.mm, CONTROL_OFF, seq + 2)
 
     def records(self):
