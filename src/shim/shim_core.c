@@ -6,6 +6,7 @@
 #include <pthread.h>
 #include <sched.h>
 #include <stdatomic.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
@@ -69,8 +70,8 @@ static struct {
 	struct shim_sleeper sleeper;
 	/* For waits the budget gate decides: no spin. Its deadline needs no
 	 * microseconds (the bucket keeps filling while a wake-up is late),
-	 * and on a software rasterizer the spin would be CPU of the shared
-	 * device that no frame cost counts. */
+	 * and on a software rasterizer a spin would be the shared device's
+	 * CPU, charged to the game's own budget. */
 	struct shim_sleeper gate_sleeper;
 	struct baton_frame rec; /* the frame between begin and end */
 	/* Software rasterizer only (shim_set_software_device): process CPU
@@ -205,13 +206,16 @@ static bool setup(enum shim_api api)
 		 * rather than free. */
 		fs.start_period_ns = (int64_t)(1e9 / cfg.sla_fps + 0.5);
 	}
-	shim_log(SHIM_LOG_INFO, "%s: %s%s, %s %.3f, pid %d", cfg.name,
+	char cap[48] = "";
+	if (cfg.cap > 0.0)
+		snprintf(cap, sizeof(cap), ", GPU time capped at %.3f",
+		         cfg.cap);
+	shim_log(SHIM_LOG_INFO, "%s: %s%s%s, pid %d", cfg.name,
 	         fs.fixed_period_ns ? "pinned" : "paced by batond",
 	         !fs.fixed_period_ns && fs.start_period_ns
 	             ? ", at its SLA until then"
 	             : "",
-	         cfg.cap > 0.0 ? "GPU time capped at" : "cap (none)", cfg.cap,
-	         (int)getpid());
+	         cap, (int)getpid());
 	atomic_store_explicit(&phase, PHASE_READY, memory_order_release);
 	return true;
 }
