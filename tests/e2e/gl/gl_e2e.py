@@ -18,7 +18,8 @@ Modes:
             pacing.
   cap       `baton run --cap C` without a daemon, C = 0.25 and 0.4
             (--caps), on
-            glxgears and (if given) glmark2: over 10 s the client's share
+            glxgears and (if given) glmark2 and vkcube (through the
+            Vulkan layer, lavapipe): over 10 s the client's share
             of the device, measured by the kernel (its CPU time over the
             cores it may use: llvmpipe's "GPU"), is C within 2 points
             (issue 9). Each client's uncapped share is measured first in
@@ -205,6 +206,8 @@ def mode_cap(args, x):
         # window.
         clients.append(("glmark2", [args.glmark2, "-b",
                                     "build:duration=600"]))
+    if args.vkcube:
+        clients.append(("vkcube", [args.vkcube]))
     env = x.env(BATON_SOCKET=args.nosock)
     rows, bad, noisy = [], [], 0.0
     for name, argv in clients:
@@ -421,6 +424,9 @@ def main():
     p.add_argument("--glxgears", default="glxgears")
     p.add_argument("--glmark2", default=None)
     p.add_argument("--xvfb", default="Xvfb")
+    p.add_argument("--vkcube", default=None,
+                   help="cap mode: also vkcube, through `baton run`'s "
+                   "Vulkan layer")
     p.add_argument("--caps", default=CAPS,
                    help="cap mode: the caps to check (default %s)" % CAPS)
     args = p.parse_args()
