@@ -17,18 +17,17 @@ Modes:
   disable   BATON_DISABLE=1 (with --fps 45): no thread, no memfd, no
             pacing.
   cap       `baton run --cap C` without a daemon, C = 0.25 and 0.4
-            (--caps), on
-            glxgears and (if given) glmark2 and vkcube (through the
-            Vulkan layer, lavapipe): over 10 s the client's share
-            of the device, measured by the kernel (its CPU time over the
-            cores it may use: llvmpipe's "GPU"), is C within 2 points
-            (issue 9). Each client's uncapped share is measured first in
-            the same run; a cap it would not reach anyway says nothing
-            and is skipped (CAP_HEADROOM). Then glxgears under a fake batond that writes
-            cap 0.25 into the control block, and two glxgears at once
-            capped 10:90 (PAIR_CAPS, 0.03 and 0.27: together they take
-            about 0.63 uncapped here): each within 2 points, 10:90
-            within 2.
+            (--caps), on glxgears and (if given) glmark2 and vkcube
+            (through the Vulkan layer, lavapipe): over 10 s the client's
+            share of the device, measured by the kernel (its CPU time
+            over the cores it may use: llvmpipe's "GPU"), is C within 2
+            points (issue 9). Each client's uncapped share is measured
+            first in the same run; a cap it would not reach anyway says
+            nothing and is skipped (CAP_HEADROOM). Then glxgears under a
+            fake batond that writes cap 0.25 into the control block, and
+            two glxgears at once capped 10:90 (PAIR_CAPS, 0.03 and 0.27:
+            together they take about 0.63 uncapped here): each within 2
+            points, 10:90 within 2.
   cli       `baton run` itself, no X needed: exit codes, the environment
             it hands the command, LD_PRELOAD kept and not doubled.
   daemon    against a fake batond: the hello and the memfd follow the
