@@ -2,7 +2,7 @@
  * protocol BATON_PROTO_VERSION. A message to the daemon is at most
  * BATON_MSG_MAX bytes including the newline, and so are the daemon's
  * welcome, ok and error lines, the only ones a tenant connection receives.
- * A status reply grows with the tenants (about 200 bytes each; the
+ * A status reply grows with the tenants (about 350 bytes each; the
  * longest possible, at server.h's SERVER_MAX_CONNS, fits SERVER_MAX_OUT
  * twice): a client reads it with a buffer that grows (cli/client.h).
  *

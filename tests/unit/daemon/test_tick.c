@@ -410,6 +410,10 @@ static void test_longest_status_reply_fits(void **state)
 		t->core.reach_fps = 1000.0 / 3.0;
 		t->gpu_share = 1.0 / 3.0;
 		t->below_sla_s = INT64_MAX;
+		t->cap = 1.0 / 3.0;
+		t->core.caps.budget = 1.0 / 3.0;
+		t->core.caps.u = 1.0 / 3.0;
+		t->core.caps.sampled = true;
 	}
 	f->d.gpu.util = 1.0 / 3.0;
 	char *line = ipc_msg_encode(daemon_status(&f->d));
