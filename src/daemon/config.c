@@ -183,6 +183,15 @@ static const struct param_field param_fields[] = {
     PF(reach_tol, 0.0, 1.0, false),
     PF(reach_hold_s, 0.0, 60.0, false),
     PF(esa_climb, 0.0, 1.0, false),
+    /* the capacity stage (docs/capacity.md; the simulator's ranges) */
+    PF(cap_period_s, 0.0, 60.0, true),
+    PF(cap_u_over, 0.0, 10.0, true),
+    PF(cap_u_limit, 0.0, 10.0, true),
+    PF(cap_w_u, 0.0, 100.0, false),
+    PF(cap_w_e, 0.0, 100.0, false),
+    PF(cap_steal, 0.0, 1.0, true),
+    PF(cap_sla_tol, 0.0, 1.0, false),
+    PF(cap_total, 0.0, 64.0, true),
 };
 
 static bool file_params(struct file_ctx *f, struct daemon_config *cfg,
@@ -192,6 +201,20 @@ static bool file_params(struct file_ctx *f, struct daemon_config *cfg,
 		return file_error(f, group, "must be a group { ... }");
 	for (int i = 0; i < config_setting_length(group); i++) {
 		const config_setting_t *s = config_setting_get_elem(group, i);
+		const char *key = config_setting_name(s);
+		if (strcmp(key, "cap_run") == 0 ||
+		    strcmp(key, "cap_quiet") == 0) {
+			int t = config_setting_type(s);
+			long long n = config_setting_get_int64(s);
+			if ((t != CONFIG_TYPE_INT && t != CONFIG_TYPE_INT64) ||
+			    n < 1 || n > 1000)
+				return file_error(f, s,
+				                  "must be an integer in [1, "
+				                  "1000]");
+			*(key[4] == 'r' ? &cfg->params.cap_run
+			                : &cfg->params.cap_quiet) = (uint32_t)n;
+			continue;
+		}
 		const struct param_field *pf = NULL;
 		for (size_t k = 0;
 		     k < sizeof(param_fields) / sizeof(param_fields[0]); k++)
@@ -526,8 +549,12 @@ void daemon_usage(FILE *out)
 	        "fsa_relax,\n"
 	        "                    fsa_hold_s, k_alpha, reach_tol, "
 	        "reach_hold_s,\n"
-	        "                    esa_climb), apps (per-application "
-	        "entries: name,\n"
+	        "                    esa_climb, cap_period_s, cap_u_over, "
+	        "cap_u_limit,\n"
+	        "                    cap_w_u, cap_w_e, cap_steal, cap_run, "
+	        "cap_quiet,\n"
+	        "                    cap_sla_tol, cap_total), apps "
+	        "(per-application entries: name,\n"
 	        "                    cap, work_conserving, cost_ms, sla) and "
 	        "user_caps\n"
 	        "                    (uid, cap); the command line wins\n"

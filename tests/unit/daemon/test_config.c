@@ -151,6 +151,10 @@ static void test_config_file_errors(void **state)
 	    {"params = {\n util_target = 0; };\n", ":2: util_target: "},
 	    {"params = { speed = 1; };\n", ":1: speed: unknown parameter"},
 	    {"params = 3;\n", ":1: params: must be a group"},
+	    {"params = { cap_u_limit = 0; };\n", ":1: cap_u_limit: must lie"},
+	    {"params = { cap_run = 0; };\n",
+	     ":1: cap_run: must be an integer in [1, 1000]"},
+	    {"params = { cap_quiet = 2.5; };\n", ":1: cap_quiet: must be"},
 	    {"metrics = \"nowhere\";\n", ":1: metrics: "},
 	    {"metrics_names = 1;\n",
 	     ":1: metrics_names: must be true or false"},
@@ -234,7 +238,9 @@ static void test_apps_and_user_caps(void **state)
 	             "  { name = \"vkcube\"; cap = 1; }\n"
 	             ");\n"
 	             "user_caps = ( { uid = 1000; cap = 0.5; },\n"
-	             "              { uid = 0; cap = 1; } );\n");
+	             "              { uid = 0; cap = 1; } );\n"
+	             "params = { cap_u_limit = 0.8; cap_run = 4; cap_quiet = "
+	             "5; cap_u_over = 0.9; };\n");
 	struct daemon_config cfg;
 	char out[512] = "";
 	char *argv[] = {"batond", "--config", path, NULL};
@@ -256,6 +262,10 @@ static void test_apps_and_user_caps(void **state)
 	assert_int_equal(cfg.user_caps[0].owner, 1000);
 	assert_float_equal(cfg.user_caps[0].cap, 0.5, 0);
 	assert_int_equal(cfg.user_caps[1].owner, 0);
+	assert_float_equal(cfg.params.cap_u_limit, 0.8, 0);
+	assert_float_equal(cfg.params.cap_u_over, 0.9, 0);
+	assert_int_equal(cfg.params.cap_run, 4);
+	assert_int_equal(cfg.params.cap_quiet, 5);
 
 	struct {
 		const char *text, *says;
