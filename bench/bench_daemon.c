@@ -3,7 +3,9 @@
  * in-process on a virtual clock. Reads every ring, runs the SA policy and
  * the PI loops, writes every control block and, as batond does with its
  * metrics endpoint on, builds the metrics snapshot (quantiles included).
- * Prints the median over many ticks. */
+ * Prints the median over many ticks; also with every tenant capped at
+ * 1/TENANTS of the GPU and four user caps (the capacity stage at work:
+ * joins, sampling, budgets written into the control blocks). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <unistd.h>
@@ -20,11 +22,17 @@ static int cmp_ll(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
-static double run(bool with_metrics)
+static double run(bool with_metrics, bool caps)
 {
 	struct daemon_config cfg;
 	daemon_config_defaults(&cfg);
 	cfg.metrics_on = false;
+	if (caps) {
+		for (size_t u = 0; u < 4; u++)
+			cfg.user_caps[u] = (struct core_owner_cap){
+			    .owner = 1000 + u, .cap = 0.2};
+		cfg.n_user_caps = 4;
+	}
 	struct daemon d;
 	if (!daemon_init(&d, &cfg))
 		exit(1);
@@ -49,7 +57,13 @@ static double run(bool with_metrics)
 			exit(1);
 		char name[16];
 		snprintf(name, sizeof(name), "game%d", i);
-		daemon_add_tenant(&d, name, 1000 + i, 1000, 30, 0, &mine, now);
+		struct tenant *t = daemon_add_tenant(
+		    &d, name, 1000 + i, caps ? 1000 + (uid_t)(i % 4) : 1000, 30,
+		    0, &mine, now);
+		if (!t)
+			exit(1);
+		if (caps)
+			t->cap = 1.0 / TENANTS;
 	}
 	static long long cost[TICKS];
 	uint64_t seq[TENANTS] = {0};
@@ -90,9 +104,11 @@ static double run(bool with_metrics)
 
 int main(void)
 {
-	double with = run(true), without = run(false);
+	double with = run(true, false), without = run(false, false);
+	double capped = run(true, true);
 	printf("daemon_tick tenants=%d median_us=%.1f\n", TENANTS, with);
 	printf("daemon_tick_no_metrics tenants=%d median_us=%.1f\n", TENANTS,
 	       without);
+	printf("daemon_tick_caps tenants=%d median_us=%.1f\n", TENANTS, capped);
 	return 0;
 }

@@ -12,6 +12,9 @@
 /* Exit status of the admin commands when batond is not running (0, 1 and
  * 2 are cli.h's CLI_EXIT_OK, CLI_EXIT_FAILURE and CLI_EXIT_USAGE). */
 #define CLI_EXIT_NO_DAEMON 4
+/* baton capacity: the session does not fit; baton run --wait: it did not
+ * fit before the timeout. */
+#define CLI_EXIT_NO_FIT 5
 
 /* Replies may be longer than BATON_MSG_MAX (a status with many tenants);
  * this bounds what the CLI accepts. */
@@ -44,5 +47,12 @@ int cmd_status(int argc, char **argv);
 void cmd_status_help(FILE *out);
 int cmd_set(int argc, char **argv);
 void cmd_set_help(FILE *out);
+int cmd_capacity(int argc, char **argv);
+void cmd_capacity_help(FILE *out);
+/* Sends a capacity request (profile, or cost_ms and sla) and reads the
+ * reply (cli_client_request's rules); prints one line of it. */
+int cli_capacity_ask(struct cli_client *cl, const char *profile, double cost_ms,
+                     double sla, json_t **reply);
+void cli_capacity_print(FILE *out, json_t *reply);
 int cmd_policy(int argc, char **argv);
 void cmd_policy_help(FILE *out);

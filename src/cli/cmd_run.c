@@ -1,4 +1,5 @@
-/* baton run [--sla FPS] [--fps FPS] [--cap SHARE] [--name NAME] -- CMD...
+/* baton run [--sla FPS] [--fps FPS] [--cap SHARE] [--name NAME]
+ *           [--wait [--wait-timeout S]] -- CMD...
  *
  * Sets the shim's environment (shim/shim.h), puts libbaton_gl.so first in
  * LD_PRELOAD, enables the Vulkan layer and execs the command. Everything
@@ -11,12 +12,16 @@
 #include <errno.h>
 #include <getopt.h>
 #include <limits.h>
+#include <math.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
+#include "cli/cli.h"
+#include "cli/client.h"
 #include "ipc/msg.h"
 #include "shim/shim_paths.h"
 
@@ -51,6 +56,17 @@ void cmd_run_help(FILE *out)
 	        "and with a cap\n"
 	        "               from batond too the smaller one holds\n"
 	        "  --name NAME  tenant name (default: the program's name)\n"
+	        "  --wait       before starting CMD, wait until batond says "
+	        "one more session\n"
+	        "               of its profile (the tenant name: an app "
+	        "entry of batond's\n"
+	        "               config, or a program of yours it has "
+	        "learned) fits, as\n"
+	        "               baton capacity --profile NAME; a progress "
+	        "line on stderr\n"
+	        "  --wait-timeout S\n"
+	        "               give up after S seconds (default 300; 0: "
+	        "wait forever)\n"
 	        "  -h, --help   this text\n"
 	        "\n"
 	        "As a Steam launch option: baton run -- %%command%%\n"
@@ -60,7 +76,10 @@ void cmd_run_help(FILE *out)
 	        "\n"
 	        "Exit status: that of CMD; 2 usage error, 126 CMD not "
 	        "executable,\n"
-	        "127 CMD not found, 1 shim not found.\n",
+	        "127 CMD not found, 1 shim not found or --wait's question "
+	        "failed (no such\n"
+	        "profile), 4 --wait and batond not running, 5 --wait timed "
+	        "out.\n",
 	        BATON_INSTALL_SHIM);
 }
 
@@ -292,6 +311,62 @@ static bool add_preload(const char *shim)
 	return r == 0;
 }
 
+/* --wait: asks batond every second until a session of profile fits, with
+ * a progress line on stderr when the answer changes and every 10 s. */
+static int wait_for_room(const char *profile, double timeout_s)
+{
+	struct cli_client cl;
+	int rc = cli_client_open(&cl, "baton run --wait");
+	if (rc != CLI_EXIT_OK)
+		return rc;
+	struct timespec t0, now;
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	char last[128] = "";
+	double said = -1e9;
+	for (;;) {
+		json_t *r = NULL;
+		rc = cli_capacity_ask(&cl, profile, 0.0, 0.0, &r);
+		if (rc != CLI_EXIT_OK)
+			break;
+		clock_gettime(CLOCK_MONOTONIC, &now);
+		double el = (double)(now.tv_sec - t0.tv_sec) +
+		            (double)(now.tv_nsec - t0.tv_nsec) * 1e-9;
+		const char *why =
+		    json_string_value(json_object_get(r, "reason"));
+		bool fits = json_is_true(json_object_get(r, "fits"));
+		if (fits) {
+			if (said > -1e9)
+				fprintf(stderr,
+				        "baton run: a session of %s fits after "
+				        "%.0f s\n",
+				        profile, el);
+			json_decref(r);
+			break;
+		}
+		if (strcmp(last, why ? why : "?") != 0 || el - said >= 10.0) {
+			fprintf(stderr,
+			        "baton run: waiting for room for %s (%.0f s): ",
+			        profile, el);
+			cli_capacity_print(stderr, r);
+			snprintf(last, sizeof(last), "%s", why ? why : "?");
+			said = el;
+		}
+		json_decref(r);
+		if (timeout_s > 0.0 && el >= timeout_s) {
+			fprintf(stderr,
+			        "baton run: no room for a session of %s after "
+			        "%.0f s (--wait-timeout); not starting it\n",
+			        profile, timeout_s);
+			rc = CLI_EXIT_NO_FIT;
+			break;
+		}
+		struct timespec one = {1, 0};
+		nanosleep(&one, NULL);
+	}
+	cli_client_close(&cl);
+	return rc;
+}
+
 int cmd_run(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -299,10 +374,14 @@ int cmd_run(int argc, char **argv)
 	    {"fps", required_argument, NULL, 'f'},
 	    {"cap", required_argument, NULL, 'c'},
 	    {"name", required_argument, NULL, 'n'},
+	    {"wait", no_argument, NULL, 'w'},
+	    {"wait-timeout", required_argument, NULL, 't'},
 	    {"help", no_argument, NULL, 'h'},
 	    {NULL, 0, NULL, 0},
 	};
 	const char *sla = NULL, *fps = NULL, *cap = NULL, *name = NULL;
+	bool wait = false;
+	double wait_timeout = 300.0;
 	int c;
 	opterr = 0;
 	optind = 0; /* glibc: start over, whoever parsed before */
@@ -336,6 +415,23 @@ int cmd_run(int argc, char **argv)
 				return usage_error("--name: empty name%s", "");
 			name = optarg;
 			break;
+		case 'w':
+			wait = true;
+			break;
+		case 't': {
+			char *end;
+			errno = 0;
+			wait_timeout = strtod(optarg, &end);
+			if (errno || end == optarg || *end ||
+			    !isfinite(wait_timeout) || wait_timeout < 0.0 ||
+			    wait_timeout > 1e7)
+				return usage_error(
+				    "--wait-timeout: '%s' is not "
+				    "a number of seconds in [0, "
+				    "1e7]",
+				    optarg);
+			break;
+		}
 		case 'h':
 			cmd_run_help(stdout);
 			return 0;
@@ -346,6 +442,21 @@ int cmd_run(int argc, char **argv)
 	}
 	if (optind >= argc)
 		return usage_error("no command to run%s", "");
+	if (wait) {
+		/* The profile: the tenant name the shim will register. */
+		const char *prof = name;
+		if (!prof) {
+			prof = strrchr(argv[optind], '/');
+			prof = prof ? prof + 1 : argv[optind];
+		}
+		if (!*prof || strlen(prof) >= IPC_NAME_MAX)
+			return usage_error("--wait: '%s' is no profile name "
+			                   "(give --name)",
+			                   prof);
+		int rc = wait_for_room(prof, wait_timeout);
+		if (rc != 0)
+			return rc;
+	}
 
 	char found[PATH_MAX], shim[PATH_MAX], tried[4 * PATH_MAX] = "";
 	if (!find_shim(found, sizeof(found), tried, sizeof(tried))) {

@@ -1,5 +1,6 @@
-/* baton set [NAME] [--id N] [--uid U] [--all] fps=N|sla=N: pin a tenant's
- * rate or change its SLA. */
+/* baton set [NAME] [--id N] [--uid U] [--all] fps=N|sla=N|cap=C|
+ * work_conserving=yes|no: pin a tenant's rate, change its SLA, its GPU
+ * cap or whether it may run past the cap while the GPU idles. */
 #include <errno.h>
 #include <math.h>
 #include <stdbool.h>
@@ -16,7 +17,7 @@ void cmd_set_help(FILE *out)
 	fprintf(
 	    out,
 	    "Usage: baton set [NAME] [--id N] [--uid U] [--all] "
-	    "fps=N|sla=N...\n"
+	    "fps=N|sla=N|cap=C|work_conserving=yes|no...\n"
 	    "Change registered tenants: those called NAME, the one of id N "
 	    "(baton\n"
 	    "status --json shows ids), those of user U, or those that match "
@@ -33,6 +34,13 @@ void cmd_set_help(FILE *out)
 	    "it back to\n"
 	    "            the policy\n"
 	    "  sla=N     its frame-rate SLA\n"
+	    "  cap=C     its published GPU cap: a share of one GPU in (0, "
+	    "1]; cap=none\n"
+	    "            removes it (docs/capacity.md)\n"
+	    "  work_conserving=yes|no\n"
+	    "            whether it may run past its cap while nobody with "
+	    "budget has\n"
+	    "            work\n"
 	    "  --help    this text\n"
 	    "\n"
 	    "N lies in [%g, %g] (fps=0 too). Root, batond's user and members "
@@ -54,6 +62,17 @@ static bool parse_value(const char *s, bool zero_ok, double *out)
 	if (errno || end == s || *end || !isfinite(v))
 		return false;
 	if (!(zero_ok && v == 0.0) && (v < IPC_FPS_MIN || v > IPC_FPS_MAX))
+		return false;
+	*out = v;
+	return true;
+}
+
+static bool parse_cap(const char *s, double *out)
+{
+	char *end;
+	errno = 0;
+	double v = strtod(s, &end);
+	if (errno || end == s || *end || !isfinite(v) || !(v > 0.0) || v > 1.0)
 		return false;
 	*out = v;
 	return true;
@@ -119,10 +138,35 @@ static int build(int argc, char **argv, json_t *req)
 			json_object_set_new(req, fps ? "fixed_fps" : "sla_fps",
 			                    json_real(x));
 			value = true;
+		} else if (strncmp(a, "cap=", 4) == 0) {
+			double x;
+			if (strcmp(a + 4, "none") == 0) {
+				x = 0.0;
+			} else if (!parse_cap(a + 4, &x)) {
+				fprintf(stderr,
+				        "baton set: '%s': C must be a share of "
+				        "one GPU in (0, 1], or none\n",
+				        a);
+				return CLI_EXIT_USAGE;
+			}
+			json_object_set_new(req, "cap", json_real(x));
+			value = true;
+		} else if (strncmp(a, "work_conserving=", 16) == 0) {
+			const char *yn = a + 16;
+			bool yes =
+			    strcmp(yn, "yes") == 0 || strcmp(yn, "true") == 0;
+			if (!yes && strcmp(yn, "no") != 0 &&
+			    strcmp(yn, "false") != 0)
+				return usage("'%s': yes or no", a);
+			json_object_set_new(req, "work_conserving",
+			                    json_boolean(yes));
+			value = true;
 		} else if (a[0] == '-') {
 			return usage("unknown option %s", a);
 		} else if (json_object_get(req, "name")) {
-			return usage("'%s' is not fps=N or sla=N", a);
+			return usage("'%s' is not fps=N, sla=N, cap=C or "
+			             "work_conserving=yes|no",
+			             a);
 		} else {
 			json_object_set_new(req, "name", json_string(a));
 			what = true;
@@ -135,7 +179,8 @@ static int build(int argc, char **argv, json_t *req)
 	if (!what)
 		return usage("%s", "need a tenant: NAME, --id N or --uid U");
 	if (!value)
-		return usage("%s", "need fps=N or sla=N");
+		return usage("%s", "need fps=N, sla=N, cap=C or "
+		                   "work_conserving=yes|no");
 	return CLI_EXIT_OK;
 }
 

@@ -20,9 +20,12 @@ void cmd_status_help(FILE *out)
 	        "            \"pid\", \"sla_fps\", \"target_fps\", \"fps\", "
 	        "\"frame_ms_p99\",\n"
 	        "            \"gpu_share\", \"below_sla_s\", \"limited\", "
-	        "\"reach_fps\"}],\n"
+	        "\"reach_fps\", \"cap\",\n"
+	        "            \"budget\", \"u\", \"overloaded\", "
+	        "\"work_conserving\"}],\n"
 	        "            \"other_util\", \"common_fps\", \"sla_util\", "
-	        "\"overload\"}\n"
+	        "\"overload\", \"total_load\",\n"
+	        "            \"severe\", \"overloaded\", \"cap_pool\"}\n"
 	        "  --watch   redraw every second until interrupted (with "
 	        "--json, one\n"
 	        "            object per line)\n"
@@ -38,6 +41,16 @@ void cmd_status_help(FILE *out)
 	        "back: its\n"
 	        "GPU share, its own CPU, latency) with the rate it could "
 	        "reach.\n"
+	        "CAP is the tenant's published GPU cap (a share of one GPU, "
+	        "- = none) and\n"
+	        "BUDGET the cap its gate enforces now (its dynamic cap within "
+	        "its user's\n"
+	        "cap); OVERLOADED marks a tenant over U_o of its budget for "
+	        "cap_run\n"
+	        "periods or under its SLA (docs/capacity.md). SEVERE: more "
+	        "than one\n"
+	        "tenant is overloaded and batond does not advertise "
+	        "capacity.\n"
 	        "OVERLOAD: the tenants at their SLAs need more of the GPU than "
 	        "the\n"
 	        "utilization target, so not all of them can be held at their "
@@ -62,9 +75,9 @@ static double num(json_t *o, const char *key)
 
 static void print_table(FILE *out, json_t *st)
 {
-	fprintf(out, "%6s %-20s %8s %6s %7s %7s %7s %8s %6s %11s  %s\n", "ID",
-	        "NAME", "PID", "UID", "SLA", "TARGET", "FPS", "P99 ms", "GPU %",
-	        "BELOW-SLA s", "NOTE");
+	fprintf(out, "%6s %-20s %8s %6s %7s %7s %7s %8s %6s %5s %6s %11s  %s\n",
+	        "ID", "NAME", "PID", "UID", "SLA", "TARGET", "FPS", "P99 ms",
+	        "GPU %", "CAP", "BUDGET", "BELOW-SLA s", "NOTE");
 	json_t *tenants = json_object_get(st, "tenants");
 	size_t i;
 	json_t *t;
@@ -72,20 +85,30 @@ static void print_table(FILE *out, json_t *st)
 	{
 		const char *name =
 		    json_string_value(json_object_get(t, "name"));
-		char note[48] = "";
+		char note[64] = "", cap[16] = "-", budget[16] = "-";
 		if (json_is_true(json_object_get(t, "limited")))
 			snprintf(note, sizeof(note), "LIMITED (reaches %.1f)",
 			         num(t, "reach_fps"));
+		if (json_is_true(json_object_get(t, "overloaded")))
+			snprintf(note + strlen(note),
+			         sizeof(note) - strlen(note), "%sOVERLOADED",
+			         note[0] ? " " : "");
+		if (num(t, "cap") > 0.0)
+			snprintf(cap, sizeof(cap), "%.2f", num(t, "cap"));
+		if (num(t, "budget") > 0.0)
+			snprintf(budget, sizeof(budget), "%.3f",
+			         num(t, "budget"));
 		fprintf(
 		    out,
 		    "%6lld %-20.20s %8lld %6lld %7.1f %7.1f %7.1f %8.1f %6.1f "
-		    "%11lld  %s\n",
+		    "%5s %6s %11lld  %s\n",
 		    (long long)json_integer_value(json_object_get(t, "id")),
 		    name ? name : "?",
 		    (long long)json_integer_value(json_object_get(t, "pid")),
 		    (long long)json_integer_value(json_object_get(t, "uid")),
 		    num(t, "sla_fps"), num(t, "target_fps"), num(t, "fps"),
-		    num(t, "frame_ms_p99"), 100.0 * num(t, "gpu_share"),
+		    num(t, "frame_ms_p99"), 100.0 * num(t, "gpu_share"), cap,
+		    budget,
 		    (long long)json_integer_value(
 		        json_object_get(t, "below_sla_s")),
 		    note);
@@ -100,9 +123,16 @@ static void print_table(FILE *out, json_t *st)
 	if (num(st, "sla_util") > 0.0)
 		fprintf(out, ", %.1f%% needed at the SLAs",
 		        100.0 * num(st, "sla_util"));
+	fprintf(out, ", total load %.2f", num(st, "total_load"));
 	if (json_is_true(json_object_get(st, "overload")))
 		fputs(" - OVERLOAD: not every tenant can be held at its SLA",
 		      out);
+	if (json_is_true(json_object_get(st, "severe")))
+		fprintf(out,
+		        " - SEVERE: %lld tenants overloaded, not advertising "
+		        "capacity",
+		        (long long)json_integer_value(
+		            json_object_get(st, "overloaded")));
 	fputc('\n', out);
 }
 

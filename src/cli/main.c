@@ -13,8 +13,10 @@ static const struct cli_command commands[] = {
      cmd_run_help},
     {"status", "show batond's tenants and the GPU", cmd_status,
      cmd_status_help},
-    {"set", "pin a tenant's frame rate or change its SLA", cmd_set,
+    {"set", "pin a tenant's frame rate, change its SLA or GPU cap", cmd_set,
      cmd_set_help},
+    {"capacity", "ask batond whether one more session fits on the GPU",
+     cmd_capacity, cmd_capacity_help},
     {"policy", "show or change batond's pacing policy", cmd_policy,
      cmd_policy_help},
     {"sim", "simulate a scenario and report each tenant's frame rate", cmd_sim,
@@ -50,7 +52,9 @@ static void usage(FILE *out)
 	        "options.\n"
 	        "\n"
 	        "Exit status: 0 success, 1 runtime failure, 2 usage error, "
-	        "3 invalid scenario,\n4 batond not running; baton run: 126/127 "
+	        "3 invalid scenario,\n4 batond not running, 5 no room (baton "
+	        "capacity, "
+	        "baton run --wait);\nbaton run: 126/127 "
 	        "when the command cannot be run\nor is not found, else the "
 	        "command's own status.\n");
 }

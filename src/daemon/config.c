@@ -183,6 +183,15 @@ static const struct param_field param_fields[] = {
     PF(reach_tol, 0.0, 1.0, false),
     PF(reach_hold_s, 0.0, 60.0, false),
     PF(esa_climb, 0.0, 1.0, false),
+    /* the capacity stage (docs/capacity.md; the simulator's ranges) */
+    PF(cap_period_s, 0.0, 60.0, true),
+    PF(cap_u_over, 0.0, 10.0, true),
+    PF(cap_u_limit, 0.0, 10.0, true),
+    PF(cap_w_u, 0.0, 100.0, false),
+    PF(cap_w_e, 0.0, 100.0, false),
+    PF(cap_steal, 0.0, 1.0, true),
+    PF(cap_sla_tol, 0.0, 1.0, false),
+    PF(cap_total, 0.0, 64.0, true),
 };
 
 static bool file_params(struct file_ctx *f, struct daemon_config *cfg,
@@ -192,6 +201,20 @@ static bool file_params(struct file_ctx *f, struct daemon_config *cfg,
 		return file_error(f, group, "must be a group { ... }");
 	for (int i = 0; i < config_setting_length(group); i++) {
 		const config_setting_t *s = config_setting_get_elem(group, i);
+		const char *key = config_setting_name(s);
+		if (strcmp(key, "cap_run") == 0 ||
+		    strcmp(key, "cap_quiet") == 0) {
+			int t = config_setting_type(s);
+			long long n = config_setting_get_int64(s);
+			if ((t != CONFIG_TYPE_INT && t != CONFIG_TYPE_INT64) ||
+			    n < 1 || n > 1000)
+				return file_error(f, s,
+				                  "must be an integer in [1, "
+				                  "1000]");
+			*(key[4] == 'r' ? &cfg->params.cap_run
+			                : &cfg->params.cap_quiet) = (uint32_t)n;
+			continue;
+		}
 		const struct param_field *pf = NULL;
 		for (size_t k = 0;
 		     k < sizeof(param_fields) / sizeof(param_fields[0]); k++)
@@ -228,6 +251,152 @@ static bool file_limit(struct file_ctx *f, struct daemon_config *cfg,
 		                  lo, hi);
 	*(conns ? &cfg->max_conns_per_uid : &cfg->hello_timeout_ms) = (int)v;
 	return true;
+}
+
+/* A number member of an entry, in (lo, hi] (lo_open) or [lo, hi]. */
+static bool entry_number(struct file_ctx *f, const config_setting_t *e,
+                         const char *what, const config_setting_t *m, double lo,
+                         double hi, bool lo_open, double *out)
+{
+	double v;
+	if (!number(m, &v) || !isfinite(v) || v > hi || v < lo ||
+	    (lo_open && v == lo))
+		return file_error(f, e, "%s: %s must be a number in %s%g, %g]",
+		                  what, config_setting_name(m),
+		                  lo_open ? "(" : "[", lo, hi);
+	*out = v;
+	return true;
+}
+
+/* apps = ( { name = "glmark2"; cap = 0.25; work_conserving = false;
+ *            cost_ms = 8; sla = 30; }, ... ); */
+static bool file_apps(struct file_ctx *f, struct daemon_config *cfg,
+                      const config_setting_t *list)
+{
+	if (!config_setting_is_list(list))
+		return file_error(f, list, "must be a list ( { ... }, ... )");
+	int n = config_setting_length(list);
+	if (n > DAEMON_MAX_APPS)
+		return file_error(f, list, "at most %d entries",
+		                  DAEMON_MAX_APPS);
+	cfg->n_apps = 0;
+	for (int i = 0; i < n; i++) {
+		const config_setting_t *e = config_setting_get_elem(list, i);
+		struct daemon_app a = {0};
+		char what[96];
+		snprintf(what, sizeof(what), "entry %d", i + 1);
+		if (!config_setting_is_group(e))
+			return file_error(f, list, "%s must be a group { ... }",
+			                  what);
+		const char *name = NULL;
+		if (!config_setting_lookup_string(e, "name", &name) ||
+		    !name[0] || strlen(name) >= sizeof(a.name))
+			return file_error(f, list,
+			                  "%s needs name = \"...\" (1 to %zu "
+			                  "bytes)",
+			                  what, sizeof(a.name) - 1);
+		snprintf(a.name, sizeof(a.name), "%s", name);
+		snprintf(what, sizeof(what), "entry \"%s\"", name);
+		for (size_t k = 0; k < cfg->n_apps; k++)
+			if (strcmp(cfg->apps[k].name, a.name) == 0)
+				return file_error(f, list, "%s given twice",
+				                  what);
+		for (int j = 0; j < config_setting_length(e); j++) {
+			const config_setting_t *m =
+			    config_setting_get_elem(e, j);
+			const char *key = config_setting_name(m);
+			bool ok = true;
+			if (strcmp(key, "name") == 0) {
+			} else if (strcmp(key, "cap") == 0) {
+				ok = entry_number(f, list, what, m, 0.0, 1.0,
+				                  true, &a.cap);
+			} else if (strcmp(key, "cost_ms") == 0) {
+				ok = entry_number(f, list, what, m, 0.0,
+				                  IPC_COST_MS_MAX, true,
+				                  &a.cost_ms);
+			} else if (strcmp(key, "sla") == 0) {
+				ok = entry_number(f, list, what, m, IPC_FPS_MIN,
+				                  IPC_FPS_MAX, false,
+				                  &a.sla_fps);
+			} else if (strcmp(key, "work_conserving") == 0) {
+				if (config_setting_type(m) != CONFIG_TYPE_BOOL)
+					return file_error(
+					    f, list,
+					    "%s: work_conserving must be true "
+					    "or false",
+					    what);
+				a.has_wc = true;
+				a.work_conserving = config_setting_get_bool(m);
+			} else {
+				return file_error(
+				    f, list,
+				    "%s: unknown key %s (name, cap, "
+				    "work_conserving, cost_ms, sla)",
+				    what, key);
+			}
+			if (!ok)
+				return false;
+		}
+		if (a.cost_ms > 0.0 && !(a.sla_fps > 0.0))
+			return file_error(f, list,
+			                  "%s: cost_ms goes with sla (its "
+			                  "profile is cost x SLA)",
+			                  what);
+		cfg->apps[cfg->n_apps++] = a;
+	}
+	return true;
+}
+
+/* user_caps = ( { uid = 1000; cap = 0.5; }, ... ); */
+static bool file_user_caps(struct file_ctx *f, struct daemon_config *cfg,
+                           const config_setting_t *list)
+{
+	if (!config_setting_is_list(list))
+		return file_error(f, list, "must be a list ( { ... }, ... )");
+	int n = config_setting_length(list);
+	if (n > DAEMON_MAX_USER_CAPS)
+		return file_error(f, list, "at most %d entries",
+		                  DAEMON_MAX_USER_CAPS);
+	cfg->n_user_caps = 0;
+	for (int i = 0; i < n; i++) {
+		const config_setting_t *e = config_setting_get_elem(list, i);
+		if (!config_setting_is_group(e))
+			return file_error(
+			    f, list, "entry %d must be a group { ... }", i + 1);
+		const config_setting_t *u = config_setting_get_member(e, "uid");
+		const config_setting_t *c = config_setting_get_member(e, "cap");
+		int t = u ? config_setting_type(u) : CONFIG_TYPE_NONE;
+		long long uid = u ? config_setting_get_int64(u) : -1;
+		if ((t != CONFIG_TYPE_INT && t != CONFIG_TYPE_INT64) ||
+		    uid < 0 || uid >= (long long)UINT32_MAX)
+			return file_error(f, list,
+			                  "entry %d needs uid = N (an integer "
+			                  "in [0, %u])",
+			                  i + 1, UINT32_MAX - 1);
+		char what[64];
+		snprintf(what, sizeof(what), "entry %d (uid %lld)", i + 1, uid);
+		if (config_setting_length(e) != 2 || !c)
+			return file_error(f, list,
+			                  "%s takes exactly uid and cap", what);
+		struct core_owner_cap oc = {.owner = (uint64_t)uid};
+		if (!entry_number(f, list, what, c, 0.0, 1.0, true, &oc.cap))
+			return false;
+		for (size_t k = 0; k < cfg->n_user_caps; k++)
+			if (cfg->user_caps[k].owner == oc.owner)
+				return file_error(f, list, "%s given twice",
+				                  what);
+		cfg->user_caps[cfg->n_user_caps++] = oc;
+	}
+	return true;
+}
+
+const struct daemon_app *daemon_config_app(const struct daemon_config *cfg,
+                                           const char *name)
+{
+	for (size_t i = 0; i < cfg->n_apps; i++)
+		if (strcmp(cfg->apps[i].name, name) == 0)
+			return &cfg->apps[i];
+	return NULL;
 }
 
 static bool file_setting(struct file_ctx *f, struct daemon_config *cfg,
@@ -291,6 +460,10 @@ static bool file_setting(struct file_ctx *f, struct daemon_config *cfg,
 			                  "that exists");
 	} else if (strcmp(name, "params") == 0) {
 		return file_params(f, cfg, s);
+	} else if (strcmp(name, "apps") == 0) {
+		return file_apps(f, cfg, s);
+	} else if (strcmp(name, "user_caps") == 0) {
+		return file_user_caps(f, cfg, s);
 	} else {
 		return file_error(f, s, "unknown setting");
 	}
@@ -376,7 +549,15 @@ void daemon_usage(FILE *out)
 	        "fsa_relax,\n"
 	        "                    fsa_hold_s, k_alpha, reach_tol, "
 	        "reach_hold_s,\n"
-	        "                    esa_climb); the command line wins\n"
+	        "                    esa_climb, cap_period_s, cap_u_over, "
+	        "cap_u_limit,\n"
+	        "                    cap_w_u, cap_w_e, cap_steal, cap_run, "
+	        "cap_quiet,\n"
+	        "                    cap_sla_tol, cap_total), apps "
+	        "(per-application entries: name,\n"
+	        "                    cap, work_conserving, cost_ms, sla) and "
+	        "user_caps\n"
+	        "                    (uid, cap); the command line wins\n"
 	        "  --help            this text\n"
 	        "  --version         the version\n"
 	        "\n"

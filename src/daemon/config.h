@@ -8,6 +8,7 @@
 #include <sys/un.h>
 
 #include "core/policy.h"
+#include "ipc/msg.h"
 
 #define DAEMON_DEFAULT_SLA      30.0
 #define DAEMON_DEFAULT_EPOCH_MS 100
@@ -21,6 +22,22 @@
 #define DAEMON_DEFAULT_CONNS_PER_UID 64
 /* From accept to a complete hello. */
 #define DAEMON_DEFAULT_HELLO_MS 2000
+
+/* Per-application entries (apps = ( { name = "glmark2"; ... } );) and
+ * per-user caps (user_caps = ( { uid = 1000; cap = 0.5; } );). */
+#define DAEMON_MAX_APPS      64
+#define DAEMON_MAX_USER_CAPS 256
+
+struct daemon_app {
+	char name[IPC_NAME_MAX]; /* the tenant name it applies to */
+	double cap;              /* published cap, (0, 1]; 0 = none */
+	bool has_wc;
+	bool work_conserving;
+	/* Its admission profile: GPU ms per frame and its SLA; 0 = none
+	 * (then `baton capacity --profile` cannot use it). */
+	double cost_ms;
+	double sla_fps;
+};
 
 struct daemon_config {
 	char socket_path[sizeof(((struct sockaddr_un *)0)->sun_path)];
@@ -39,7 +56,15 @@ struct daemon_config {
 	 * besides root, the daemon's user and its group. */
 	bool has_admin_group;
 	gid_t admin_gid;
+	struct daemon_app apps[DAEMON_MAX_APPS];
+	size_t n_apps;
+	struct core_owner_cap user_caps[DAEMON_MAX_USER_CAPS];
+	size_t n_user_caps;
 };
+
+/* The app entry of that tenant name, or NULL. */
+const struct daemon_app *daemon_config_app(const struct daemon_config *cfg,
+                                           const char *name);
 
 /* Defaults: the socket of ipc_socket_path(), sa, 30 FPS, 100 ms, metrics on
  * 127.0.0.1:9477, 64 connections per uid, a 2 s hello deadline,

@@ -80,6 +80,11 @@ struct tenant *daemon_add_tenant(struct daemon *d, const char *name, pid_t pid,
 		return NULL;
 	d->next_id++;
 	d->tenants[d->n_tenants++] = t;
+	const struct daemon_app *app = daemon_config_app(&d->cfg, name);
+	if (app) {
+		t->cap = app->cap;
+		t->work_conserving = app->has_wc && app->work_conserving;
+	}
 	/* Before the welcome goes out: the shim paces from its next frame,
 	 * not from the next tick (up to an epoch of free running, and the
 	 * first frames of a game are often its fastest). */
@@ -103,9 +108,18 @@ void daemon_remove_tenant(struct daemon *d, struct tenant *t)
 		d->n_tenants--;
 		log_info("tenant %llu \"%s\" pid %d gone",
 		         (unsigned long long)t->id, t->name, (int)t->pid);
+		/* Its dynamic cap returns to the pool now, and the quiet
+		 * count restarts (caps.h). */
+		core_caps_depart(&d->gpu, &t->core);
 		tenant_destroy(t);
 		return;
 	}
+}
+
+void daemon_tenant_hello_cap(struct tenant *t, double cap)
+{
+	if (cap > 0.0 && cap <= 1.0 && (t->cap == 0.0 || cap < t->cap))
+		t->cap = cap;
 }
 
 double daemon_tenant_sla(const struct daemon *d, const struct tenant *t)
@@ -153,12 +167,32 @@ json_t *daemon_status(struct daemon *d)
 		                 its pin (0 = none) */
 		              "id", (json_int_t)t->id, "fixed_fps",
 		              t->fixed_fps, "uid", (json_int_t)t->uid));
+		json_t *o = json_array_get(list, json_array_size(list) - 1);
+		const struct core_cap_state *cs = &t->core.caps;
+		/* The capacity stage (core/caps.h): published cap, the
+		 * budget its gate enforces (dynamic cap within its user's
+		 * cap), last period's u and whether it is overloaded. */
+		if (o)
+			json_object_update_new(
+			    o,
+			    json_pack("{s:f, s:f, s:f, s:b, s:b}", "cap",
+			              t->cap, "budget", cs->budget, "u",
+			              cs->sampled ? cs->u : 0.0, "overloaded",
+			              (int)cs->overloaded, "work_conserving",
+			              (int)t->work_conserving));
 	}
 	if (!list)
 		return NULL;
+	const struct core_caps_gpu *g = &d->gpu.caps;
 	return json_pack(
-	    "{s:s, s:s, s:f, s:f, s:f, s:f, s:b, s:o}", "type", "status",
-	    "policy", d->policy->name, "gpu_util", d->gpu.util, "other_util",
-	    d->gpu.other_util, "common_fps", d->gpu.common_fps, "sla_util",
-	    d->gpu.sla_util, "overload", (int)d->gpu.overload, "tenants", list);
+	    "{s:s, s:s, s:f, s:f, s:f, s:f, s:b, s:f, s:b, s:I, s:f, s:o}",
+	    "type", "status", "policy", d->policy->name, "gpu_util",
+	    d->gpu.util, "other_util", d->gpu.other_util, "common_fps",
+	    d->gpu.common_fps, "sla_util", d->gpu.sla_util, "overload",
+	    (int)d->gpu.overload,
+	    /* capacity (core/caps.h): G6's total load of the last period;
+	     * severe: more than one tenant overloaded, capacity not
+	     * advertised */
+	    "total_load", g->total_load, "severe", (int)g->severe, "overloaded",
+	    (json_int_t)g->n_overloaded, "cap_pool", g->pool, "tenants", list);
 }

@@ -52,6 +52,10 @@ struct tenant *daemon_add_tenant(struct daemon *d, const char *name, pid_t pid,
                                  struct ipc_shm *shm, int64_t now_ns);
 void daemon_remove_tenant(struct daemon *d, struct tenant *t);
 
+/* The cap a tenant asked for in its hello (BATON_CAP; 0 = none): it may
+ * lower the cap of its app entry, never raise it. */
+void daemon_tenant_hello_cap(struct tenant *t, double cap);
+
 /* The SLA the policy uses for t: its own, else the daemon's default. */
 double daemon_tenant_sla(const struct daemon *d, const struct tenant *t);
 

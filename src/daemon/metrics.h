@@ -22,6 +22,18 @@ struct metrics_tenant {
 	double gpu_share;
 	double limited;   /* 1: cannot reach its reference (core/reach.h) */
 	double reach_fps; /* the rate it could run at, unpaced */
+	/* the capacity stage (core/caps.h) */
+	double cap;        /* published cap, 0 = none */
+	double budget;     /* the cap its gate enforces now, 0 = none */
+	double u;          /* busy / budget over the last period */
+	double overloaded; /* 1 while the capacity stage says so */
+};
+
+/* One configured app profile and how many more sessions of it fit. */
+#define METRICS_MAX_PROFILES 64
+struct metrics_profile {
+	char name[IPC_NAME_MAX];
+	double admissible;
 };
 
 struct metrics_snapshot {
@@ -31,6 +43,11 @@ struct metrics_snapshot {
 	double sla_util;   /* core_gpu.sla_util */
 	bool overload;     /* core_gpu.overload */
 	double common_fps; /* core_gpu.common_fps (ESA), 0 otherwise */
+	double total_load; /* core_caps_gpu.total_load */
+	bool cap_severe;   /* core_caps_gpu.severe: capacity not advertised */
+	double n_cap_overloaded;
+	struct metrics_profile profiles[METRICS_MAX_PROFILES];
+	size_t n_profiles;
 	double tick_s;
 	const struct metrics_tenant *tenants;
 	size_t n;

@@ -150,6 +150,22 @@ char *metrics_format(const struct metrics_snapshot *s, size_t *len)
 	    "it back (smoothed; 0 = unknown).",
 	    offsetof(struct metrics_tenant, reach_fps));
 
+	per_tenant(&b, s, "baton_tenant_cap", "gauge",
+	           "Published GPU cap: GPU seconds per second (0 = none).",
+	           offsetof(struct metrics_tenant, cap));
+	per_tenant(&b, s, "baton_tenant_cap_budget", "gauge",
+	           "The cap the tenant's gate enforces now: its dynamic cap "
+	           "within its user's cap (0 = none).",
+	           offsetof(struct metrics_tenant, budget));
+	per_tenant(&b, s, "baton_tenant_cap_utilization", "gauge",
+	           "GPU busy time over the budget in the last capacity "
+	           "period (u_i).",
+	           offsetof(struct metrics_tenant, u));
+	per_tenant(&b, s, "baton_tenant_overloaded", "gauge",
+	           "1 while the capacity stage finds the tenant overloaded "
+	           "(u over U_o for cap_run periods, or FPS under its SLA).",
+	           offsetof(struct metrics_tenant, overloaded));
+
 	gpu_gauge(
 	    &b, "baton_gpu_utilization",
 	    "GPU busy fraction: the sum of the tenants' reported GPU time "
@@ -174,6 +190,27 @@ char *metrics_format(const struct metrics_snapshot *s, size_t *len)
 	gpu_gauge(&b, "baton_gpu_common_fps",
 	          "ESA's common reference frame rate (0 under other policies).",
 	          s->common_fps);
+	gpu_gauge(&b, "baton_gpu_total_load",
+	          "Total load of the last capacity period (the tenants' busy "
+	          "time over the period plus other load, or the measured "
+	          "utilization, whichever is larger).",
+	          s->total_load);
+	gpu_gauge(&b, "baton_gpu_overloaded_tenants",
+	          "Tenants the capacity stage found overloaded in the last "
+	          "period.",
+	          s->n_cap_overloaded);
+	gpu_gauge(&b, "baton_gpu_capacity_severe",
+	          "1 while more than one tenant is overloaded: batond does not "
+	          "advertise capacity.",
+	          s->cap_severe ? 1.0 : 0.0);
+	header(&b, "baton_admissible_sessions", "gauge",
+	       "How many more sessions of a configured app profile fit now "
+	       "(baton capacity --profile).");
+	for (size_t i = 0; i < s->n_profiles; i++) {
+		put(&b, "baton_admissible_sessions{gpu=\"0\",profile=\"");
+		put_label(&b, s->profiles[i].name);
+		put(&b, "\"} %.9g\n", s->profiles[i].admissible);
+	}
 	header(&b, "baton_policy_info", "gauge", "The pacing policy in force.");
 	put(&b, "baton_policy_info{policy=\"");
 	put_label(&b, s->policy);

@@ -125,6 +125,8 @@ static void hello(struct server *s, struct conn *c,
 	c->tenant =
 	    daemon_add_tenant(s->d, h->name, c->cred.pid, c->cred.uid,
 	                      h->sla_fps, h->fixed_fps, &shm, daemon_now_ns());
+	if (c->tenant)
+		daemon_tenant_hello_cap(c->tenant, h->cap);
 	if (!c->tenant) {
 		ipc_shm_unmap(&shm);
 		conn_fail(s, c, BATON_ERR_INVALID, "out of memory");
@@ -139,6 +141,13 @@ static void apply_set(struct tenant *t, const struct ipc_msg_set *m)
 		t->sla_fps = m->sla_fps;
 	if (m->has_fixed)
 		t->fixed_fps = m->fixed_fps;
+	if (m->has_cap && m->cap != t->cap) {
+		log_info("tenant %llu \"%s\": cap %g -> %g",
+		         (unsigned long long)t->id, t->name, t->cap, m->cap);
+		t->cap = m->cap;
+	}
+	if (m->has_wc)
+		t->work_conserving = m->work_conserving;
 }
 
 static bool set_matches(const struct tenant *t, const struct ipc_msg_set *m)
@@ -264,6 +273,64 @@ static void status(struct server *s, struct conn *c)
 	conn_send_line(s, c, ipc_msg_encode(daemon_status(s->d)));
 }
 
+/* Any user may ask: the answer reveals the GPU's aggregate load and
+ * whether it is overloaded, nothing about another user's tenants (a
+ * profile is a configured app, or a program the asker itself runs). */
+static void capacity(struct server *s, struct conn *c,
+                     const struct ipc_msg_capacity *m)
+{
+	const struct daemon *d = s->d;
+	double cost_s = m->cost_ms * 1e-3, sla = m->sla_fps;
+	const char *source = "given";
+	if (m->has_profile) {
+		const struct daemon_app *app =
+		    daemon_config_app(&d->cfg, m->profile);
+		cost_s = 0.0;
+		if (app && app->cost_ms > 0.0) {
+			cost_s = app->cost_ms * 1e-3;
+			sla = app->sla_fps;
+			source = "config";
+		} else {
+			/* What batond learned about that program: the
+			 * asker's own tenants of that name. */
+			for (size_t i = 0; i < d->n_tenants; i++) {
+				const struct tenant *t = d->tenants[i];
+				if (t->corrupt || t->uid != c->cred.uid ||
+				    strcmp(t->name, m->profile) != 0 ||
+				    !(t->core.k > 0.0))
+					continue;
+				cost_s = t->core.k;
+				sla = daemon_tenant_sla(d, t);
+				source = "learned";
+				break;
+			}
+		}
+		if (!(cost_s > 0.0)) {
+			char msg[192];
+			char safe[IPC_NAME_MAX * 4];
+			snprintf(msg, sizeof(msg),
+			         "no profile \"%s\": not an app with cost_ms "
+			         "in batond's config, nor a program of yours "
+			         "whose cost batond has learned",
+			         ipc_escape(safe, sizeof(safe), m->profile));
+			reply_error(s, c, BATON_ERR_NOT_FOUND, msg);
+			return;
+		}
+	}
+	struct core_admit a =
+	    core_caps_admit(&d->cfg.params, &d->gpu, cost_s, sla);
+	json_t *o = json_pack(
+	    "{s:s, s:b, s:I, s:s, s:s, s:f, s:f, s:f, s:f, s:f, s:b, s:I}",
+	    "type", "capacity", "fits", (int)a.fits, "more", (json_int_t)a.more,
+	    "reason", core_admit_reason_str(a.why), "source", source, "cost_ms",
+	    cost_s * 1e3, "sla_fps", sla, "load", a.load, "newcomer",
+	    a.newcomer, "limit", a.limit, "severe", (int)d->gpu.caps.severe,
+	    "overloaded", (json_int_t)d->gpu.caps.n_overloaded);
+	if (o && m->has_profile)
+		json_object_set_new(o, "profile", json_string(m->profile));
+	conn_send_line(s, c, ipc_msg_encode(o));
+}
+
 void conn_handle_line(struct server *s, struct conn *c, const char *line,
                       size_t len)
 {
@@ -294,6 +361,9 @@ void conn_handle_line(struct server *s, struct conn *c, const char *line,
 		break;
 	case IPC_MSG_STATUS:
 		status(s, c);
+		break;
+	case IPC_MSG_CAPACITY:
+		capacity(s, c, &m.capacity);
 		break;
 	}
 }

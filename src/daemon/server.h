@@ -23,12 +23,14 @@
  * the listener, the metrics server's own (32 in all, with room to spare)
  * and its clients. */
 #define SERVER_FD_FIXED (32 + METRICS_MAX_CONNS)
-/* A peer that does not read its replies is dropped past this backlog. */
-#define SERVER_MAX_OUT (1u << 20)
+/* A peer that does not read its replies is dropped past this backlog
+ * (twice the longest status reply: about 700 KB since the capacity
+ * fields, test_tick.c). */
+#define SERVER_MAX_OUT (2u << 20)
 /* All connections' queued replies together: the connection whose reply
  * would pass it is dropped. Each connection queues at most one request's
  * replies (reading stops while they wait), so only admins' status replies
- * (about 200 bytes a tenant) come near it. */
+ * (about 350 bytes a tenant) come near it. */
 #define SERVER_MAX_OUT_TOTAL (32u << 20)
 /* Descriptors of one uid waiting in the closer (closer.h) past which its
  * new connections are refused and its open ones no longer read. */

@@ -21,6 +21,11 @@ struct tenant {
 	uid_t uid;        /* the owner, from SO_PEERCRED */
 	double sla_fps;   /* as registered or set; 0 = the daemon's default */
 	double fixed_fps; /* > 0: pinned */
+	/* Published GPU cap in (0, 1], 0 = none: the app entry of batond's
+	 * config, lowered by the hello's (BATON_CAP), replaced by `baton
+	 * set cap=`. The capacity stage turns it into a budget. */
+	double cap;
+	bool work_conserving;
 
 	struct ipc_shm shm; /* owned: unmapped when the tenant goes */
 	struct ipc_ring_reader reader;

@@ -102,15 +102,25 @@ static int64_t period_ns(double target_fps)
 	return p < 1.0 ? 1 : (int64_t)llround(p);
 }
 
+/* The capacity stage's budget (a share of one GPU, 0 = none) as the
+ * control block's GPU ns per second. */
+static uint32_t cap_ns(double budget)
+{
+	if (!(budget > 0.0) || !isfinite(budget))
+		return 0;
+	double ns = budget * 1e9;
+	if (ns >= (double)BATON_CAP_MAX_NS_PER_S)
+		return BATON_CAP_MAX_NS_PER_S;
+	return ns < 1.0 ? 1 : (uint32_t)llround(ns);
+}
+
 void daemon_write_target(const struct daemon *d, struct tenant *t)
 {
 	struct ipc_control_values v = {
 	    .target_period_ns = period_ns(t->core.target_fps),
 	    .policy_epoch = d->ticks,
 	    .flags = BATON_CONTROL_VALID,
-	    /* No caps yet: `baton set cap=` and the capacity stage come
-	     * later (issue 9). */
-	    .cap_ns_per_s = 0,
+	    .cap_ns_per_s = cap_ns(t->core.caps.budget),
 	};
 	ipc_control_write(t->shm.control, &v);
 }
@@ -126,10 +136,25 @@ static void publish(struct daemon *d, size_t n_snap)
 	    .sla_util = d->gpu.sla_util,
 	    .overload = d->gpu.overload,
 	    .common_fps = d->gpu.common_fps,
+	    .total_load = d->gpu.caps.total_load,
+	    .cap_severe = d->gpu.caps.severe,
+	    .n_cap_overloaded = d->gpu.caps.n_overloaded,
 	    .tick_s = d->tick_cost_s,
 	    .tenants = d->snap,
 	    .n = n_snap,
 	};
+	/* Admission for every configured app profile (cost and SLA). */
+	for (size_t i = 0;
+	     i < d->cfg.n_apps && s.n_profiles < METRICS_MAX_PROFILES; i++) {
+		const struct daemon_app *a = &d->cfg.apps[i];
+		if (!(a->cost_ms > 0.0))
+			continue;
+		struct core_admit adm = core_caps_admit(
+		    &d->cfg.params, &d->gpu, a->cost_ms * 1e-3, a->sla_fps);
+		struct metrics_profile *mp = &s.profiles[s.n_profiles++];
+		snprintf(mp->name, sizeof(mp->name), "%s", a->name);
+		mp->admissible = adm.fits ? (double)adm.more : 0.0;
+	}
 	if (!metrics_publish(d->metrics, &s))
 		log_warn("metrics: out of memory, serving the last snapshot");
 }
@@ -155,6 +180,10 @@ static void fill_snapshot(struct daemon *d, struct tenant *t, int64_t now,
 	    .gpu_share = t->gpu_share,
 	    .limited = t->core.limited ? 1.0 : 0.0,
 	    .reach_fps = t->core.reach_fps,
+	    .cap = t->cap,
+	    .budget = t->core.caps.budget,
+	    .u = t->core.caps.sampled ? t->core.caps.u : 0.0,
+	    .overloaded = t->core.caps.overloaded ? 1.0 : 0.0,
 	};
 	snprintf(m->name, sizeof(m->name), "%s", t->name);
 }
@@ -217,20 +246,42 @@ void daemon_tick(struct daemon *d, int64_t now)
 		t->core.frames = s.frames;
 		t->core.paced_frames = s.paced;
 		t->core.sleep_s = s.sleep_s;
+		t->core.cap_initial = t->cap;
+		t->core.work_conserving = t->work_conserving;
 		/* The core wants one contiguous array. */
 		d->core[n++] = t->core;
 	}
 	d->gpu.util = fmin(busy / dt, 1.0);
 	update_other_util(d, software, d->gpu.util, dt);
+	d->gpu.caps.owner_caps = d->cfg.user_caps;
+	d->gpu.caps.n_owner_caps = d->cfg.n_user_caps;
+	bool severe = d->gpu.caps.severe;
 	core_controller_tick(d->policy, &d->cfg.params, &d->gpu, d->core, n);
 	d->ticks++;
+	if (d->gpu.caps.severe != severe) {
+		if (d->gpu.caps.severe)
+			log_warn("%u tenants overloaded: not advertising "
+			         "capacity (total load %.2f)",
+			         (unsigned)d->gpu.caps.n_overloaded,
+			         d->gpu.caps.total_load);
+		else
+			log_info("at most one tenant overloaded: advertising "
+			         "capacity again");
+	}
 
 	size_t k = 0;
 	for (size_t i = 0; i < d->n_tenants; i++) {
 		struct tenant *t = d->tenants[i];
 		if (t->corrupt)
 			continue;
+		bool was = t->core.caps.overloaded;
 		t->core = d->core[k++];
+		if (t->core.caps.overloaded && !was)
+			log_info("tenant %llu \"%s\" overloaded: u %.2f of its "
+			         "cap %.3f (budget %.3f), %.1f FPS",
+			         (unsigned long long)t->id, t->name,
+			         t->core.caps.u, t->cap, t->core.caps.budget,
+			         t->core.caps.fps);
 		daemon_write_target(d, t);
 		tenant_close_seconds(t, daemon_tenant_sla(d, t), now,
 		                     SECOND_GRACE_NS);

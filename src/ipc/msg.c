@@ -128,6 +128,32 @@ static bool get_int(json_t *obj, const char *key, bool *present, long long *dst,
 	return true;
 }
 
+/* A GPU cap: a share of one GPU in (0, 1], or 0 ("none") where zero_ok.
+ * NaN and infinities are refused (JSON has neither, but a number past
+ * DBL_MAX parses as one). */
+static bool get_cap(json_t *obj, bool zero_ok, bool *present, double *dst,
+                    struct ipc_msg_error *err)
+{
+	json_t *v = json_object_get(obj, "cap");
+	*present = v != NULL;
+	*dst = 0.0;
+	if (!v)
+		return true;
+	if (!json_is_number(v))
+		return refuse(err, BATON_ERR_INVALID,
+		              "field \"cap\" must be a number");
+	double x = json_number_value(v);
+	if (zero_ok && x == 0.0)
+		return true;
+	if (!isfinite(x) || !(x > 0.0) || x > 1.0)
+		return refuse(err, BATON_ERR_INVALID,
+		              "field \"cap\" must lie in (0, 1]%s: a share "
+		              "of one GPU (got %g)",
+		              zero_ok ? " or be 0" : "", isfinite(x) ? x : 0.0);
+	*dst = x;
+	return true;
+}
+
 static bool parse_hello(json_t *obj, struct ipc_msg_hello *h,
                         struct ipc_msg_error *err)
 {
@@ -162,7 +188,8 @@ static bool parse_hello(json_t *obj, struct ipc_msg_hello *h,
 	if (!get_name(obj, true, h->name, sizeof(h->name), err) ||
 	    !get_string(obj, "api", false, h->api, sizeof(h->api), err) ||
 	    !get_fps(obj, "sla_fps", true, &present, &h->sla_fps, err) ||
-	    !get_fps(obj, "fixed_fps", true, &present, &h->fixed_fps, err))
+	    !get_fps(obj, "fixed_fps", true, &present, &h->fixed_fps, err) ||
+	    !get_cap(obj, true, &present, &h->cap, err))
 		return false;
 	return true;
 }
@@ -178,8 +205,17 @@ static bool parse_set(json_t *obj, struct ipc_msg_set *s,
 	    !get_int(obj, "id", &s->has_id, &id, 1, LLONG_MAX, err) ||
 	    !get_int(obj, "uid", &s->has_uid, &uid, 0, UINT32_MAX - 1LL, err) ||
 	    !get_fps(obj, "sla_fps", false, &s->has_sla, &s->sla_fps, err) ||
-	    !get_fps(obj, "fixed_fps", true, &s->has_fixed, &s->fixed_fps, err))
+	    !get_fps(obj, "fixed_fps", true, &s->has_fixed, &s->fixed_fps,
+	             err) ||
+	    !get_cap(obj, true, &s->has_cap, &s->cap, err))
 		return false;
+	json_t *wc = json_object_get(obj, "work_conserving");
+	if (wc && !json_is_boolean(wc))
+		return refuse(
+		    err, BATON_ERR_INVALID,
+		    "field \"work_conserving\" must be true or false");
+	s->has_wc = wc != NULL;
+	s->work_conserving = wc && json_is_true(wc);
 	s->id = (unsigned long long)id;
 	s->uid = (unsigned long)uid;
 	json_t *all = json_object_get(obj, "all");
@@ -190,9 +226,42 @@ static bool parse_set(json_t *obj, struct ipc_msg_set *s,
 	if (s->all && !s->has_name)
 		return refuse(err, BATON_ERR_INVALID,
 		              "\"all\" goes with a \"name\"");
-	if (!s->has_sla && !s->has_fixed)
+	if (!s->has_sla && !s->has_fixed && !s->has_cap && !s->has_wc)
 		return refuse(err, BATON_ERR_INVALID,
-		              "set needs \"sla_fps\" or \"fixed_fps\"");
+		              "set needs \"sla_fps\", \"fixed_fps\", \"cap\" "
+		              "or \"work_conserving\"");
+	return true;
+}
+
+static bool parse_capacity(json_t *obj, struct ipc_msg_capacity *c,
+                           struct ipc_msg_error *err)
+{
+	c->has_profile = json_object_get(obj, "profile") != NULL;
+	bool has_cost, has_sla;
+	if (c->has_profile && !get_string(obj, "profile", true, c->profile,
+	                                  sizeof(c->profile), err))
+		return false;
+	if (!get_fps(obj, "sla_fps", false, &has_sla, &c->sla_fps, err))
+		return false;
+	json_t *v = json_object_get(obj, "cost_ms");
+	has_cost = v != NULL;
+	if (v) {
+		double x = json_is_number(v) ? json_number_value(v) : NAN;
+		if (!isfinite(x) || !(x > 0.0) || x > IPC_COST_MS_MAX)
+			return refuse(err, BATON_ERR_INVALID,
+			              "field \"cost_ms\" must be a number in "
+			              "(0, %g]",
+			              IPC_COST_MS_MAX);
+		c->cost_ms = x;
+	}
+	if (c->has_profile && (has_cost || has_sla))
+		return refuse(err, BATON_ERR_INVALID,
+		              "capacity takes \"profile\" or \"cost_ms\" "
+		              "and \"sla_fps\", not both");
+	if (!c->has_profile && !(has_cost && has_sla))
+		return refuse(err, BATON_ERR_INVALID,
+		              "capacity needs \"profile\", or \"cost_ms\" "
+		              "and \"sla_fps\"");
 	return true;
 }
 
@@ -239,6 +308,9 @@ bool ipc_msg_parse(const char *line, size_t len, struct ipc_msg *out,
 	} else if (strcmp(t, "status") == 0) {
 		out->type = IPC_MSG_STATUS;
 		ok = true;
+	} else if (strcmp(t, "capacity") == 0) {
+		out->type = IPC_MSG_CAPACITY;
+		ok = parse_capacity(obj, &out->capacity, err);
 	} else {
 		/* Not echoed: a hostile type could be anything. */
 		refuse(err, BATON_ERR_PROTOCOL, "unknown message type");

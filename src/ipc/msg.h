@@ -22,6 +22,7 @@ enum ipc_msg_type {
 	IPC_MSG_SET,
 	IPC_MSG_POLICY,
 	IPC_MSG_STATUS,
+	IPC_MSG_CAPACITY,
 };
 
 enum ipc_role {
@@ -37,6 +38,7 @@ struct ipc_msg_hello {
 	double sla_fps;   /* 0 = the daemon's default */
 	double fixed_fps; /* 0 = not pinned */
 	char api[16];     /* "gl", "vulkan", ... informative */
+	double cap;       /* published GPU cap in (0, 1]; 0 = none given */
 };
 
 /* Without name, id or uid: the sender's own tenant (on its tenant
@@ -50,10 +52,24 @@ struct ipc_msg_set {
 	unsigned long long id;
 	bool has_uid; /* the tenants of that owner */
 	unsigned long uid;
-	bool all;                /* a name may match several users' tenants */
-	bool has_sla, has_fixed; /* at least one is set */
+	bool all; /* a name may match several users' tenants */
+	/* at least one of these is set */
+	bool has_sla, has_fixed, has_cap, has_wc;
 	double sla_fps, fixed_fps;
+	double cap;           /* (0, 1]; 0 = remove the published cap */
+	bool work_conserving; /* may run past its cap while the GPU idles */
 };
+
+/* Does one more session fit: of a profile (a configured app, or a program
+ * the asker runs whose cost batond learned), or of a cost and an SLA. */
+struct ipc_msg_capacity {
+	bool has_profile;
+	char profile[IPC_NAME_MAX];
+	double cost_ms; /* GPU ms per frame, (0, 10000]; without a profile */
+	double sla_fps; /* [IPC_FPS_MIN, IPC_FPS_MAX]; without a profile */
+};
+
+#define IPC_COST_MS_MAX 10000.0
 
 struct ipc_msg_policy {
 	char name[16];
@@ -65,6 +81,7 @@ struct ipc_msg {
 		struct ipc_msg_hello hello;
 		struct ipc_msg_set set;
 		struct ipc_msg_policy policy;
+		struct ipc_msg_capacity capacity;
 	};
 };
 

@@ -2,7 +2,7 @@
  * protocol BATON_PROTO_VERSION. A message to the daemon is at most
  * BATON_MSG_MAX bytes including the newline, and so are the daemon's
  * welcome, ok and error lines, the only ones a tenant connection receives.
- * A status reply grows with the tenants (about 200 bytes each; the
+ * A status reply grows with the tenants (about 350 bytes each; the
  * longest possible, at server.h's SERVER_MAX_CONNS, fits SERVER_MAX_OUT
  * twice): a client reads it with a buffer that grows (cli/client.h).
  *
@@ -10,6 +10,8 @@
  *
  *   shim  -> {"type":"hello","version":1,"role":"tenant","name":"glxgears",
  *             "sla_fps":45,"fixed_fps":0,"api":"gl"}   + SCM_RIGHTS memfd
+ *             (and "cap":0.25 when BATON_CAP is set: its published GPU
+ *             cap, which may lower its app entry's, never raise it)
  *   batond-> {"type":"welcome","version":1,"id":7}
  *   cli   -> {"type":"hello","version":1,"role":"client"}
  *   batond-> {"type":"welcome","version":1}
@@ -28,6 +30,16 @@
  *   {"type":"set","id":7,"sla_fps":N}       -> {"type":"ok"}
  *   {"type":"set","uid":1000,"fixed_fps":N} -> {"type":"ok"}
  *   {"type":"policy","name":"esa"}          -> {"type":"ok"}
+ *   {"type":"set","id":7,"cap":0.25}        -> {"type":"ok"}  (0: none)
+ *   {"type":"set","id":7,"work_conserving":false} -> {"type":"ok"}
+ *
+ * and any user (no admin needed: aggregate load only) may ask
+ *
+ *   {"type":"capacity","profile":"glmark2"} or
+ *   {"type":"capacity","cost_ms":8,"sla_fps":30}
+ *     -> {"type":"capacity","fits":true,"more":3,"reason":"fits",
+ *         "source":"config","cost_ms":8,"sla_fps":30,"load":0.3,
+ *         "newcomer":0.24,"limit":0.7,"severe":false,"overloaded":0}
  *
  * A set names tenants by "name", "id" (the welcome's) and "uid", all
  * given must match; a name alone that tenants of more than one uid share

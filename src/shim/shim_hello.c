@@ -48,16 +48,26 @@ size_t shim_hello_format(char *buf, size_t len, const struct shim_config *cfg,
 	char name[SHIM_NAME_MAX * 6 + 1];
 	if (!json_escape(name, sizeof(name), cfg->name[0] ? cfg->name : "?"))
 		return 0;
-	char sla[32], fixed[32];
+	char sla[32], fixed[32], cap[48] = "";
 	format_fps(sla, sizeof(sla), cfg->sla_fps);
 	format_fps(fixed, sizeof(fixed), cfg->fixed_fps);
+	/* BATON_CAP, when set, is published to batond too (status, the
+	 * capacity stage); shim_config already refused values outside
+	 * (0, 1]. Six decimals by hand, as format_fps. */
+	if (cfg->cap > 0.0 && cfg->cap <= 1.0) {
+		long long micro = (long long)(cfg->cap * 1e6 + 0.5);
+		if (micro < 1)
+			micro = 1;
+		snprintf(cap, sizeof(cap), ",\"cap\":%lld.%06lld",
+		         micro / 1000000, micro % 1000000);
+	}
 	int n =
 	    snprintf(buf, len,
 	             "{\"type\":\"hello\",\"version\":%d,\"role\":\"tenant\","
 	             "\"name\":\"%s\",\"sla_fps\":%s,\"fixed_fps\":%s,"
-	             "\"api\":\"%s\"}\n",
+	             "\"api\":\"%s\"%s}\n",
 	             BATON_PROTO_VERSION, name, sla, fixed,
-	             api == SHIM_API_VULKAN ? "vulkan" : "gl");
+	             api == SHIM_API_VULKAN ? "vulkan" : "gl", cap);
 	if (n < 0 || (size_t)n >= len || (size_t)n > BATON_MSG_MAX)
 		return 0;
 	return (size_t)n;

@@ -170,6 +170,36 @@ static void test_usage_errors(void **state)
 	outcome_free(&o);
 }
 
+/* baton run --wait asks batond before starting the command: no daemon
+ * is exit 4 (naming the socket) and the command never runs; a bad
+ * --wait-timeout is a usage error; baton capacity is in the table. */
+static void test_run_wait_and_capacity(void **state)
+{
+	(void)state;
+	char sock[160], marker[160];
+	snprintf(sock, sizeof(sock), "%s/none.sock", scratch);
+	snprintf(marker, sizeof(marker), "%s/ran", scratch);
+	setenv("BATON_SOCKET", sock, 1);
+	struct outcome o = run("run", "--wait", "--wait-timeout", "1", "--",
+	                       "touch", marker, NULL);
+	assert_int_equal(o.status, 4);
+	assert_non_null(strstr(o.err, sock));
+	assert_int_not_equal(access(marker, F_OK), 0);
+	outcome_free(&o);
+	o = run("run", "--wait", "--wait-timeout", "soon", "--", "true", NULL);
+	assert_int_equal(o.status, 2);
+	assert_non_null(strstr(o.err, "--wait-timeout"));
+	outcome_free(&o);
+	o = run("capacity", "--cost", "2", "--sla", "30", NULL);
+	assert_int_equal(o.status, 4);
+	outcome_free(&o);
+	o = run("help", "capacity", NULL);
+	assert_int_equal(o.status, 0);
+	assert_non_null(strstr(o.out, "--profile"));
+	outcome_free(&o);
+	unsetenv("BATON_SOCKET");
+}
+
 static void test_bad_scenario(void **state)
 {
 	char path[128];
@@ -352,6 +382,7 @@ int main(int argc, char **argv)
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_help),
 	    cmocka_unit_test(test_usage_errors),
+	    cmocka_unit_test(test_run_wait_and_capacity),
 	    cmocka_unit_test(test_bad_scenario),
 	    cmocka_unit_test(test_list),
 	    cmocka_unit_test(test_text_report),

@@ -15,6 +15,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "cli/cli.h"
 #include "cli/client.h"
 #include "fake_tenant.h"
 #include "harness.h"
@@ -242,6 +243,98 @@ static void test_against_daemon(void **state)
 	free(r);
 }
 
+/* baton set cap=, the CAP column, baton capacity: usage errors (2), a
+ * cap on the tenant (status shows it), and capacity's exit status: 5
+ * while no period has been sampled, 0 once a light GPU has been quiet
+ * for cap_quiet periods; --json carries the reply. */
+static void test_caps_and_capacity(void **state)
+{
+	(void)state;
+	struct run *r = malloc(sizeof(*r));
+	const char *bad_set[] = {"cap=0",   "cap=1.5",
+	                         "cap=nan", "cap=-0.1",
+	                         "cap=",    "work_conserving=maybe"};
+	for (size_t i = 0; i < sizeof(bad_set) / sizeof(bad_set[0]); i++) {
+		run_cmd(r, cmd_set, 3, "set", "game", bad_set[i]);
+		if (r->rc != CLI_EXIT_USAGE)
+			fail_msg("set game %s: %d", bad_set[i], r->rc);
+	}
+	run_cmd(r, cmd_capacity, 1, "capacity");
+	assert_int_equal(r->rc, CLI_EXIT_USAGE);
+	run_cmd(r, cmd_capacity, 3, "capacity", "--cost", "5");
+	assert_int_equal(r->rc, CLI_EXIT_USAGE);
+	run_cmd(r, cmd_capacity, 5, "capacity", "--profile", "g", "--sla",
+	        "30");
+	assert_int_equal(r->rc, CLI_EXIT_USAGE);
+	run_cmd(r, cmd_capacity, 5, "capacity", "--cost", "0", "--sla", "30");
+	assert_int_equal(r->rc, CLI_EXIT_USAGE);
+	run_cmd(r, cmd_capacity, 2, "capacity", "--help");
+	assert_int_equal(r->rc, 0);
+	assert_non_null(strstr(r->out, "Exit status: 0 it fits, 5"));
+
+	struct batond_proc p;
+	if (!batond_spawn(&p, NULL)) {
+		batond_dump_log(&p);
+		fail_msg("batond did not start");
+	}
+	static struct fake_tenant t;
+	char err[256];
+	if (!fake_tenant_start(&t, p.sock, "game", 30, 50, err, sizeof(err)))
+		fail_msg("tenant: %s", err);
+	run_cmd(r, cmd_capacity, 5, "capacity", "--cost", "2", "--sla", "30");
+	assert_int_equal(r->rc, CLI_EXIT_NO_FIT);
+	assert_non_null(strstr(r->out, "does not fit: "));
+	run_cmd(r, cmd_set, 3, "set", "game", "cap=0.25");
+	assert_int_equal(r->rc, 0);
+	run_cmd(r, cmd_set, 3, "set", "game", "work_conserving=yes");
+	assert_int_equal(r->rc, 0);
+	run_cmd(r, cmd_set, 3, "set", "nosuch", "cap=0.25");
+	assert_int_equal(r->rc, 1);
+	assert_non_null(strstr(r->err, "not_found"));
+	run_cmd(r, cmd_capacity, 3, "capacity", "--profile", "nosuch");
+	assert_int_equal(r->rc, 1);
+	assert_non_null(strstr(r->err, "nosuch"));
+	struct timespec settle = {0, 300000000};
+	nanosleep(&settle, NULL);
+	run_cmd(r, cmd_status, 1, "status");
+	assert_int_equal(r->rc, 0);
+	assert_non_null(strstr(r->out, "CAP"));
+	assert_non_null(strstr(r->out, " 0.25 "));
+	assert_non_null(strstr(r->out, "total load"));
+	run_cmd(r, cmd_status, 2, "status", "--json");
+	json_t *j = json_loads(r->out, 0, NULL);
+	json_t *g = json_array_get(json_object_get(j, "tenants"), 0);
+	assert_float_equal(json_number_value(json_object_get(g, "cap")), 0.25,
+	                   0);
+	assert_true(json_is_true(json_object_get(g, "work_conserving")));
+	assert_true(json_is_number(json_object_get(j, "total_load")));
+	json_decref(j);
+
+	/* A light GPU (50 FPS x a few us): fits once 1 + cap_quiet periods
+	 * ended quietly (about 4 s); the profile it learned too. */
+	int rc = -1;
+	for (int i = 0; i < 80 && rc != 0; i++) {
+		struct timespec tenth = {0, 100000000};
+		nanosleep(&tenth, NULL);
+		run_cmd(r, cmd_capacity, 6, "capacity", "--cost", "2", "--sla",
+		        "30", "--json");
+		rc = r->rc;
+	}
+	assert_int_equal(rc, 0);
+	j = json_loads(r->out, 0, NULL);
+	assert_true(json_is_true(json_object_get(j, "fits")));
+	assert_true(json_integer_value(json_object_get(j, "more")) >= 1);
+	assert_float_equal(json_number_value(json_object_get(j, "newcomer")),
+	                   0.06, 1e-9);
+	json_decref(j);
+	run_cmd(r, cmd_capacity, 1 + 2, "capacity", "--profile", "game");
+	if (r->rc != 0 && !strstr(r->err, "learned"))
+		fail_msg("profile game: %d %s%s", r->rc, r->out, r->err);
+	fake_tenant_stop(&t);
+	batond_cleanup(&p);
+	free(r);
+}
+
 /* Tenant i's name as batond sees it, and as JSON inside the hello. Some
  * need escaping and some are not ASCII; all fit the table's 20 columns. */
 static void tenant_name(int i, char *name, char *json, size_t len)
@@ -332,6 +425,7 @@ int main(void)
 	    cmocka_unit_test(test_daemon_not_running),
 	    cmocka_unit_test(test_usage),
 	    cmocka_unit_test(test_against_daemon),
+	    cmocka_unit_test(test_caps_and_capacity),
 	    cmocka_unit_test(test_status_of_200_tenants),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

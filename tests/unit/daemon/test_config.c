@@ -151,6 +151,10 @@ static void test_config_file_errors(void **state)
 	    {"params = {\n util_target = 0; };\n", ":2: util_target: "},
 	    {"params = { speed = 1; };\n", ":1: speed: unknown parameter"},
 	    {"params = 3;\n", ":1: params: must be a group"},
+	    {"params = { cap_u_limit = 0; };\n", ":1: cap_u_limit: must lie"},
+	    {"params = { cap_run = 0; };\n",
+	     ":1: cap_run: must be an integer in [1, 1000]"},
+	    {"params = { cap_quiet = 2.5; };\n", ":1: cap_quiet: must be"},
 	    {"metrics = \"nowhere\";\n", ":1: metrics: "},
 	    {"metrics_names = 1;\n",
 	     ":1: metrics_names: must be true or false"},
@@ -223,6 +227,89 @@ static void test_connection_limits(void **state)
 	}
 }
 
+/* apps and user_caps: read into the config, and every error names the
+ * file, the line, the setting and the entry. */
+static void test_apps_and_user_caps(void **state)
+{
+	(void)state;
+	write_config("apps = (\n"
+	             "  { name = \"glmark2\"; cap = 0.25; work_conserving = "
+	             "false; cost_ms = 8; sla = 30; },\n"
+	             "  { name = \"vkcube\"; cap = 1; }\n"
+	             ");\n"
+	             "user_caps = ( { uid = 1000; cap = 0.5; },\n"
+	             "              { uid = 0; cap = 1; } );\n"
+	             "params = { cap_u_limit = 0.8; cap_run = 4; cap_quiet = "
+	             "5; cap_u_over = 0.9; };\n");
+	struct daemon_config cfg;
+	char out[512] = "";
+	char *argv[] = {"batond", "--config", path, NULL};
+	assert_int_equal(run(&cfg, out, sizeof(out), 3, argv), DAEMON_ARGS_RUN);
+	unlink(path);
+	assert_int_equal(cfg.n_apps, 2);
+	const struct daemon_app *a = daemon_config_app(&cfg, "glmark2");
+	assert_non_null(a);
+	assert_float_equal(a->cap, 0.25, 0);
+	assert_true(a->has_wc && !a->work_conserving);
+	assert_float_equal(a->cost_ms, 8, 0);
+	assert_float_equal(a->sla_fps, 30, 0);
+	a = daemon_config_app(&cfg, "vkcube");
+	assert_non_null(a);
+	assert_float_equal(a->cap, 1, 0);
+	assert_false(a->has_wc);
+	assert_null(daemon_config_app(&cfg, "glxgears"));
+	assert_int_equal(cfg.n_user_caps, 2);
+	assert_int_equal(cfg.user_caps[0].owner, 1000);
+	assert_float_equal(cfg.user_caps[0].cap, 0.5, 0);
+	assert_int_equal(cfg.user_caps[1].owner, 0);
+	assert_float_equal(cfg.params.cap_u_limit, 0.8, 0);
+	assert_float_equal(cfg.params.cap_u_over, 0.9, 0);
+	assert_int_equal(cfg.params.cap_run, 4);
+	assert_int_equal(cfg.params.cap_quiet, 5);
+
+	struct {
+		const char *text, *says;
+	} cases[] = {
+	    {"apps = ( { name = \"g\"; cap = 0; } );\n",
+	     ":1: apps: entry \"g\": cap must be a number in (0, 1]"},
+	    {"apps = ( { name = \"g\"; cap = 1.5; } );\n",
+	     ":1: apps: entry \"g\": cap must be a number in (0, 1]"},
+	    {"apps = ( { name = \"g\"; cap = \"half\"; } );\n",
+	     ":1: apps: entry \"g\": cap must be"},
+	    {"apps = ( { cap = 0.5; } );\n", ":1: apps: entry 1 needs name"},
+	    {"apps = ( { name = \"g\"; speed = 1; } );\n",
+	     ":1: apps: entry \"g\": unknown key speed"},
+	    {"apps = ( { name = \"g\"; }, { name = \"g\"; } );\n",
+	     ":1: apps: entry \"g\" given twice"},
+	    {"apps = ( { name = \"g\"; work_conserving = 1; } );\n",
+	     "entry \"g\": work_conserving must be true or false"},
+	    {"apps = ( { name = \"g\"; cost_ms = 5; } );\n",
+	     "entry \"g\": cost_ms goes with sla"},
+	    {"apps = ( { name = \"g\"; cost_ms = 5; sla = 0.5; } );\n",
+	     "entry \"g\": sla must be a number in [1, 1000]"},
+	    {"apps = { name = \"g\"; };\n", ":1: apps: must be a list"},
+	    {"user_caps = ( { uid = 1000; } );\n",
+	     ":1: user_caps: entry 1 (uid 1000) takes exactly uid and cap"},
+	    {"user_caps = ( { uid = -1; cap = 0.5; } );\n",
+	     ":1: user_caps: entry 1 needs uid"},
+	    {"user_caps = ( { uid = 7; cap = 0.0; } );\n",
+	     "entry 1 (uid 7): cap must be a number in (0, 1]"},
+	    {"user_caps = ( { uid = 7; cap = 0.5; },\n { uid = 7; cap = 0.2; } "
+	     ");\n",
+	     "entry 2 (uid 7) given twice"},
+	};
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		write_config(cases[i].text);
+		char msg[512] = "";
+		assert_int_equal(run(&cfg, msg, sizeof(msg), 3, argv),
+		                 DAEMON_ARGS_USAGE);
+		if (!strstr(msg, cases[i].says))
+			fail_msg("case %zu: \"%s\" lacks \"%s\"", i, msg,
+			         cases[i].says);
+		unlink(path);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -232,6 +319,7 @@ int main(void)
 	    cmocka_unit_test(test_config_file_and_override),
 	    cmocka_unit_test(test_config_file_errors),
 	    cmocka_unit_test(test_connection_limits),
+	    cmocka_unit_test(test_apps_and_user_caps),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -410,6 +410,10 @@ static void test_longest_status_reply_fits(void **state)
 		t->core.reach_fps = 1000.0 / 3.0;
 		t->gpu_share = 1.0 / 3.0;
 		t->below_sla_s = INT64_MAX;
+		t->cap = 1.0 / 3.0;
+		t->core.caps.budget = 1.0 / 3.0;
+		t->core.caps.u = 1.0 / 3.0;
+		t->core.caps.sampled = true;
 	}
 	f->d.gpu.util = 1.0 / 3.0;
 	char *line = ipc_msg_encode(daemon_status(&f->d));
@@ -422,6 +426,59 @@ static void test_longest_status_reply_fits(void **state)
 	printf("longest status reply: %zu bytes for %d tenants\n", len,
 	       SERVER_MAX_CONNS);
 	assert_true(2 * len <= SERVER_MAX_OUT);
+}
+
+/* Each tick writes the capacity stage's budget into the control block as
+ * GPU ns per second: a capped tenant's at once (it joins at the first
+ * tick), an uncapped one's 0; a user cap scales its tenants' budgets to fit
+ * it; removing the cap writes 0 again, and a departure returns the cap to
+ * the pool. */
+static void test_tick_writes_budgets(void **state)
+{
+	struct fixture *f = *state;
+	add_game(f, 0, "a", 30);
+	add_game(f, 1, "b", 30);
+	f->g[0].t->cap = 0.25;
+	assert_int_equal(control(f, 0).cap_ns_per_s, 0); /* no tick yet */
+	for (int e = 0; e < 20; e++)
+		epoch(f, 2, 120.0);
+	double budget = f->g[0].t->core.caps.budget;
+	assert_float_equal(budget, 0.25, 1e-9); /* light: keeps its cap */
+	assert_int_equal(control(f, 0).cap_ns_per_s, 250000000u);
+	assert_int_equal(control(f, 1).cap_ns_per_s, 0);
+
+	/* a user cap of 0.3 over two tenants capped 0.25 each */
+	static const struct core_owner_cap oc = {.owner = 1000, .cap = 0.3};
+	f->d.cfg.user_caps[0] = oc;
+	f->d.cfg.n_user_caps = 1;
+	f->g[1].t->cap = 0.25;
+	for (int e = 0; e < 5; e++)
+		epoch(f, 2, 120.0);
+	uint32_t a = control(f, 0).cap_ns_per_s, b = control(f, 1).cap_ns_per_s;
+	assert_true(a > 0 && b > 0);
+	assert_true((double)a + (double)b <= 0.3e9 + 2);
+	assert_float_equal((double)a + (double)b, 0.3e9, 2);
+
+	json_t *st = daemon_status(&f->d);
+	json_t *t0 = json_array_get(json_object_get(st, "tenants"), 0);
+	assert_float_equal(json_number_value(json_object_get(t0, "cap")), 0.25,
+	                   0);
+	assert_float_equal(json_number_value(json_object_get(t0, "budget")),
+	                   (double)a * 1e-9, 1e-6);
+	assert_non_null(json_object_get(st, "total_load"));
+	assert_true(json_is_false(json_object_get(st, "severe")));
+	json_decref(st);
+
+	f->g[1].t->cap = 0.0;
+	epoch(f, 2, 120.0);
+	assert_int_equal(control(f, 1).cap_ns_per_s, 0);
+	assert_int_equal(control(f, 0).cap_ns_per_s, 250000000u);
+
+	double pool = f->d.gpu.caps.pool;
+	daemon_remove_tenant(&f->d, f->g[0].t);
+	f->g[0].t = NULL;
+	assert_float_equal(f->d.gpu.caps.pool, pool + 0.25, 1e-9);
+	assert_int_equal(f->d.gpu.caps.quiet, 0);
 }
 
 int main(void)
@@ -440,6 +497,7 @@ int main(void)
 	    T(test_esa_leaves_out_load_no_tenant_reports),
 	    T(test_hardware_gpu_has_no_host_load),
 	    T(test_longest_status_reply_fits),
+	    T(test_tick_writes_budgets),
 #undef T
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

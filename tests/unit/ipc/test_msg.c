@@ -402,6 +402,100 @@ static void test_fd_passing(void **state)
 	close(p[1]);
 }
 
+/* Caps: in (0, 1] in a hello (0 = none) and a set (0 = remove); NaN,
+ * infinities, negatives, past one and non-numbers refused with the
+ * field named. */
+static void test_caps(void **state)
+{
+	(void)state;
+	struct ipc_msg m;
+	struct ipc_msg_error e;
+	assert_true(parse("{\"type\":\"hello\",\"version\":1,\"role\":"
+	                  "\"tenant\",\"name\":\"g\",\"cap\":0.25}",
+	                  &m, &e));
+	assert_float_equal(m.hello.cap, 0.25, 0);
+	assert_true(parse("{\"type\":\"hello\",\"version\":1,\"role\":"
+	                  "\"tenant\",\"name\":\"g\"}",
+	                  &m, &e));
+	assert_float_equal(m.hello.cap, 0.0, 0);
+	assert_true(
+	    parse("{\"type\":\"set\",\"name\":\"g\",\"cap\":1}", &m, &e));
+	assert_true(m.set.has_cap && !m.set.has_sla && !m.set.has_wc);
+	assert_float_equal(m.set.cap, 1.0, 0);
+	assert_true(parse("{\"type\":\"set\",\"id\":2,\"cap\":0}", &m, &e));
+	assert_true(m.set.has_cap);
+	assert_float_equal(m.set.cap, 0.0, 0);
+	assert_true(parse("{\"type\":\"set\",\"id\":2,"
+	                  "\"work_conserving\":true}",
+	                  &m, &e));
+	assert_true(m.set.has_wc && m.set.work_conserving && !m.set.has_cap);
+
+	static const char *const bad[] = {
+	    "{\"type\":\"set\",\"id\":2,\"cap\":1.0001}",
+	    "{\"type\":\"set\",\"id\":2,\"cap\":-0.1}",
+	    "{\"type\":\"set\",\"id\":2,\"cap\":\"0.5\"}",
+	    "{\"type\":\"set\",\"id\":2,\"cap\":null}",
+	    "{\"type\":\"hello\",\"version\":1,\"role\":\"tenant\","
+	    "\"name\":\"g\",\"cap\":2}",
+	};
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		assert_false(parse(bad[i], &m, &e));
+		assert_string_equal(e.code, BATON_ERR_INVALID);
+		assert_non_null(strstr(e.message, "\"cap\""));
+	}
+	/* jansson refuses a number past DBL_MAX (no infinity gets in) */
+	assert_false(
+	    parse("{\"type\":\"set\",\"id\":2,\"cap\":1e999}", &m, &e));
+	assert_false(parse("{\"type\":\"set\",\"id\":2,"
+	                   "\"work_conserving\":1}",
+	                   &m, &e));
+	assert_non_null(strstr(e.message, "work_conserving"));
+	/* a set with nothing to change names the four */
+	assert_false(parse("{\"type\":\"set\",\"id\":2}", &m, &e));
+	assert_non_null(strstr(e.message, "\"cap\""));
+}
+
+static void test_capacity(void **state)
+{
+	(void)state;
+	struct ipc_msg m;
+	struct ipc_msg_error e;
+	assert_true(
+	    parse("{\"type\":\"capacity\",\"profile\":\"glmark2\"}", &m, &e));
+	assert_int_equal(m.type, IPC_MSG_CAPACITY);
+	assert_true(m.capacity.has_profile);
+	assert_string_equal(m.capacity.profile, "glmark2");
+	assert_true(parse("{\"type\":\"capacity\",\"cost_ms\":8.5,"
+	                  "\"sla_fps\":30}",
+	                  &m, &e));
+	assert_false(m.capacity.has_profile);
+	assert_float_equal(m.capacity.cost_ms, 8.5, 0);
+	assert_float_equal(m.capacity.sla_fps, 30, 0);
+
+	static const struct {
+		const char *line, *says;
+	} bad[] = {
+	    {"{\"type\":\"capacity\"}", "needs"},
+	    {"{\"type\":\"capacity\",\"cost_ms\":8}", "needs"},
+	    {"{\"type\":\"capacity\",\"sla_fps\":30}", "needs"},
+	    {"{\"type\":\"capacity\",\"profile\":\"g\",\"sla_fps\":30}",
+	     "not both"},
+	    {"{\"type\":\"capacity\",\"cost_ms\":0,\"sla_fps\":30}", "cost_ms"},
+	    {"{\"type\":\"capacity\",\"cost_ms\":10001,\"sla_fps\":30}",
+	     "cost_ms"},
+	    {"{\"type\":\"capacity\",\"cost_ms\":5,\"sla_fps\":0}", "sla_fps"},
+	    {"{\"type\":\"capacity\",\"profile\":\"\"}", "profile"},
+	    {"{\"type\":\"capacity\",\"profile\":\"a\\u0007\"}", "control"},
+	};
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		assert_false(parse(bad[i].line, &m, &e));
+		assert_string_equal(e.code, BATON_ERR_INVALID);
+		if (!strstr(e.message, bad[i].says))
+			fail_msg("%s: \"%s\" lacks \"%s\"", bad[i].line,
+			         e.message, bad[i].says);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -414,6 +508,8 @@ int main(void)
 	    cmocka_unit_test(test_line_framing),
 	    cmocka_unit_test(test_encoders),
 	    cmocka_unit_test(test_fd_passing),
+	    cmocka_unit_test(test_caps),
+	    cmocka_unit_test(test_capacity),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -77,6 +77,18 @@ static void test_hello_line(void **state)
 	shim_hello_format(buf, sizeof(buf), &cfg, SHIM_API_VULKAN);
 	assert_non_null(strstr(buf, "\"fixed_fps\":45.000,\"api\":\"vulkan\""));
 
+	/* BATON_CAP goes to batond too, in the C locale's notation; and
+	 * the daemon's parser takes the line. */
+	cfg.cap = 0.25;
+	shim_hello_format(buf, sizeof(buf), &cfg, SHIM_API_GL);
+	assert_non_null(strstr(buf, "\"api\":\"gl\",\"cap\":0.250000}\n"));
+	cfg.cap = 1.0;
+	shim_hello_format(buf, sizeof(buf), &cfg, SHIM_API_GL);
+	assert_non_null(strstr(buf, ",\"cap\":1.000000}\n"));
+	cfg.cap = 0.0;
+	shim_hello_format(buf, sizeof(buf), &cfg, SHIM_API_GL);
+	assert_null(strstr(buf, "cap"));
+
 	/* An empty name would be refused by the daemon. */
 	cfg.name[0] = '\0';
 	shim_hello_format(buf, sizeof(buf), &cfg, SHIM_API_GL);

@@ -1,0 +1,106 @@
+#!/usr/bin/env python3
+"""Caps set through batond on real clients (issue 9, item 6): two glxgears
+under `baton run`, unpaced (policy none) so that only the caps hold them,
+capped with `baton set --id N cap=C`; prints each client's measured share
+of the device (CPU time of the client over its cores on llvmpipe, as
+tests/e2e/gl's gl-cap-share measures it) against its cap, and the others'
+load. Run it under the shared lock:
+
+    flock /tmp/baton-cpu.lock bench/caps_daemon_share.py BUILD [CAP CAP]
+
+With --check (the e2e test daemon-caps-share): exit 1 when a client whose
+cap binds (uncapped beside the other it took more than cap + 0.05) lands
+more than 2 points off its cap; 77 (skipped) when no cap binds or the
+machine was too busy to measure (others' load over 0.15).
+"""
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(HERE, "..", "tests", "e2e", "gl"))
+sys.path.insert(0, os.path.join(HERE, "..", "tests", "e2e"))
+from glharness import Client, Noise, Share, Xvfb  # noqa: E402
+
+SECONDS = 10.0
+WARMUP = 3.0
+
+
+def baton(build, sock, *args):
+    r = subprocess.run([os.path.join(build, "src/cli/baton")] + list(args),
+                       env=dict(os.environ, BATON_SOCKET=sock),
+                       capture_output=True, text=True, timeout=30)
+    return r.returncode, r.stdout, r.stderr
+
+
+TOLERANCE = 0.02  # the issue's accuracy target, points of the device
+NOISY = 0.15
+
+
+def main():
+    argv = [a for a in sys.argv[1:] if a != "--check"]
+    check = len(argv) != len(sys.argv) - 1
+    build = argv[0] if argv else "build"
+    caps = [float(c) for c in argv[1:3]] or [0.1, 0.3]
+    d = tempfile.mkdtemp(prefix="baton-capd-")
+    os.chmod(d, 0o755)
+    sock = os.path.join(d, "batond.sock")
+    daemon = subprocess.Popen(
+        [os.path.join(build, "src/daemon/batond"), "--socket", sock,
+         "--metrics", "off", "--policy", "none"],
+        stderr=open(os.path.join(d, "batond.log"), "w"))
+    time.sleep(0.5)
+    try:
+        with Xvfb() as x:
+            env = x.env(BATON_SOCKET=sock)
+            argv = [os.path.join(build, "src/cli/baton"), "run", "--",
+                    "glxgears"]
+            with Client(argv, env) as a, Client(argv, env) as b:
+                time.sleep(WARMUP)
+                rc, out, err = baton(build, sock, "status", "--json")
+                st = json.loads(out)
+                ids = {t["pid"]: t["id"] for t in st["tenants"]}
+                pids = [a.proc.pid, b.proc.pid]
+                noise = Noise([os.getpid(), x.proc.pid] + pids)
+                free = [Share(p) for p in pids]
+                time.sleep(SECONDS / 2)
+                free = [s.fraction() for s in free]
+                for p, c in zip(pids, caps):
+                    rc, out, err = baton(build, sock, "set", "--id",
+                                         str(ids[p]), "cap=%g" % c)
+                    assert rc == 0, err
+                time.sleep(WARMUP)
+                shares = [Share(p) for p in pids]
+                time.sleep(SECONDS)
+                shares = [s.fraction() for s in shares]
+                rc, out, err = baton(build, sock, "status")
+                print(out)
+                print("client  cap    uncapped  share   error (points)")
+                for i, (c, f, s) in enumerate(zip(caps, free, shares)):
+                    print("gears%d  %.2f   %.4f    %.4f  %+.2f" %
+                          (i, c, f, s, (s - c) * 100))
+                others = noise.fraction()
+                print("others' load over the run: %.3f" % others)
+                bound = [(c, s) for c, f, s in zip(caps, free, shares)
+                         if f > c + 0.05]
+                bad = [(c, s) for c, s in bound if abs(s - c) > TOLERANCE]
+                if check and bad and others <= NOISY:
+                    print("FAIL: off the cap by more than %.0f points: %s"
+                          % (TOLERANCE * 100, bad))
+                    return 1
+                if check and (not bound or others > NOISY):
+                    print("SKIP: %s" % ("no cap binds" if not bound else
+                                        "the machine was busy"))
+                    return 77
+                return 0
+    finally:
+        daemon.terminate()
+        daemon.wait(5)
+        sys.stdout.write(open(os.path.join(d, "batond.log")).read()[-2000:])
+
+
+if __name__ == "__main__":
+    sys.exit(main())
