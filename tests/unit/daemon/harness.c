@@ -164,15 +164,22 @@ char *read_line(int fd)
 		int left = (int)(end - now_ms());
 		if (left <= 0 || poll(&pf, 1, left) != 1)
 			break;
-		/* One byte at a time: the rest stays for the next line. */
-		ssize_t n = recv(fd, buf + len, 1, 0);
+		/* Up to the first newline only, found by peeking: the rest
+		 * stays for the next line. */
+		size_t room = (1 << 20) - 1 - len;
+		ssize_t n = recv(fd, buf + len, room, MSG_PEEK);
 		if (n <= 0)
 			break;
-		if (buf[len] == '\n') {
-			buf[len] = '\0';
+		char *nl = memchr(buf + len, '\n', (size_t)n);
+		size_t take = nl ? (size_t)(nl - (buf + len)) + 1 : (size_t)n;
+		n = recv(fd, buf + len, take, 0);
+		if (n <= 0)
+			break;
+		len += (size_t)n;
+		if (nl && (size_t)n == take) {
+			buf[len - 1] = '\0';
 			return buf;
 		}
-		len++;
 	}
 	free(buf);
 	return NULL;
