@@ -17,7 +17,6 @@
  * so no frame sleeps and what is timed is the gate's arithmetic (a frame
  * in debt sleeps milliseconds, beside which the gate costs nothing).
  * Run with BATON_SOCKET pointing nowhere, so no daemon takes part. */
-#include <dirent.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -28,6 +27,7 @@
 #include "ipc/control.h"
 #include "ipc/shm_layout.h"
 #include "shim/shim.h"
+#include "shim_own_control.h"
 
 #define N 200000
 
@@ -70,37 +70,6 @@ static void measure(const char *label, int64_t clock)
 {
 	time_frames(samples, N, 1000000, clock);
 	report(label, samples, clock);
-}
-
-/* The shim's control block, mapped from its own memfd as batond maps
- * it; NULL if the shim has none. */
-static struct baton_control *own_control(void)
-{
-	DIR *d = opendir("/proc/self/fd");
-	if (!d)
-		return NULL;
-	struct dirent *e;
-	void *base = NULL;
-	while (!base && (e = readdir(d))) {
-		char path[300], target[128];
-		snprintf(path, sizeof(path), "/proc/self/fd/%s", e->d_name);
-		ssize_t n = readlink(path, target, sizeof(target) - 1);
-		if (n <= 0)
-			continue;
-		target[n] = '\0';
-		if (strncmp(target, "/memfd:baton-tenant", 19) != 0)
-			continue;
-		base = mmap(NULL, BATON_SHM_SIZE, PROT_READ | PROT_WRITE,
-		            MAP_SHARED, atoi(e->d_name), 0);
-		if (base == MAP_FAILED)
-			base = NULL;
-	}
-	closedir(d);
-	if (!base)
-		return NULL;
-	struct ipc_shm shm;
-	ipc_shm_view(base, &shm);
-	return shm.control;
 }
 
 static void set_cap(struct baton_control *c, uint32_t cap_ns_per_s)

@@ -18,7 +18,6 @@
 #include <stdint.h>
 #include <cmocka.h>
 
-#include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -29,6 +28,7 @@
 #include "ipc/control.h"
 #include "ipc/shm_layout.h"
 #include "shim/shim.h"
+#include "../../../bench/shim_own_control.h"
 
 #define MS       1000000LL
 #define COST     (4 * MS)
@@ -104,36 +104,6 @@ static int64_t median_interval(void)
 	}
 	qsort(iv, N_MEDIAN, sizeof(iv[0]), cmp_i64);
 	return iv[N_MEDIAN / 2];
-}
-
-/* The shim's control block, mapped from its memfd as batond maps it. */
-static struct baton_control *own_control(void)
-{
-	DIR *d = opendir("/proc/self/fd");
-	if (!d)
-		return NULL;
-	struct dirent *e;
-	void *base = NULL;
-	while (!base && (e = readdir(d))) {
-		char path[300], target[128];
-		snprintf(path, sizeof(path), "/proc/self/fd/%s", e->d_name);
-		ssize_t n = readlink(path, target, sizeof(target) - 1);
-		if (n <= 0)
-			continue;
-		target[n] = '\0';
-		if (strncmp(target, "/memfd:baton-tenant", 19) != 0)
-			continue;
-		base = mmap(NULL, BATON_SHM_SIZE, PROT_READ | PROT_WRITE,
-		            MAP_SHARED, atoi(e->d_name), 0);
-		if (base == MAP_FAILED)
-			base = NULL;
-	}
-	closedir(d);
-	if (!base)
-		return NULL;
-	struct ipc_shm shm;
-	ipc_shm_view(base, &shm);
-	return shm.control;
 }
 
 static void write_cap(struct baton_control *c, uint32_t cap_ns_per_s)
