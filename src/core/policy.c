@@ -27,6 +27,7 @@ struct core_params core_params_default(void)
 	    .cap_quiet = 3,
 	    .cap_total = 1.0,
 	    .cap_sla_tol = 0.02,
+	    .cap_qos_margin = 0.1,
 	};
 }
 

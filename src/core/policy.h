@@ -58,6 +58,10 @@ struct core_params {
 	double cap_total;    /* capacity the dynamic caps share (1 = one GPU) */
 	double cap_sla_tol;  /* FPS under sla x (1 - tol) over a period is
 	                        QoS broken (a window edge is not) */
+	double cap_qos_margin; /* u over U_o counts only in a sample whose
+	                          FPS is under sla x (1 + margin): a tenant
+	                          above that loses surplus frames, not its
+	                          SLA, when its cap binds (docs/capacity.md) */
 };
 
 /* One tenant as the policy core sees it. The driver (simulator or daemon)

@@ -157,6 +157,7 @@ static bool parse_policy(struct sim_cfg_ctx *c, const config_setting_t *root,
 	    !sim_cfg_int(c, g, "run", &run, 1, 1000) ||
 	    !sim_cfg_int(c, g, "quiet", &quiet, 1, 1000) ||
 	    !sim_cfg_num(c, g, "sla_tol", &p->cap_sla_tol, 0, 1, 0) ||
+	    !sim_cfg_num(c, g, "qos_margin", &p->cap_qos_margin, 0, 100, 0) ||
 	    !sim_cfg_num(c, g, "cap_total", &p->cap_total, 0, 64, NUM_LO_OPEN))
 		return false;
 	sc->caps = (enum sim_caps_mode)caps;

@@ -204,6 +204,46 @@ static void test_overload_needs_three_in_a_row(void **state)
 	assert_int_equal(gpu.caps.moves, 1);
 }
 
+/* Baton's QoS condition on the u-signal: two tenants whose caps bind at
+ * twice their SLA are not overloaded (nor severe, and capacity is still
+ * advertised); the same caps binding within cap_qos_margin of the SLA are,
+ * after cap_run samples; a run is broken by a sample above the margin. */
+static void test_u_signal_needs_qos_risk(void **state)
+{
+	(void)state;
+	struct core_params p = params();
+	struct core_gpu gpu = {0};
+	struct core_tenant t[2];
+	hold(t, 2, (double[]){0.3, 0.3}, (double[]){0.3, 0.3});
+	double busy[2] = {0.3 * 0.99, 0.3 * 0.99}, fps[2] = {60, 60};
+	for (int i = 0; i < 5; i++)
+		period(&p, &gpu, t, 2, busy, fps);
+	assert_false(t[0].caps.overloaded);
+	assert_false(t[1].caps.overloaded);
+	assert_false(gpu.caps.severe);
+	assert_int_equal(t[0].caps.over_run, 0);
+	assert_true(core_caps_admit(&p, &gpu, 0.001, 30).fits);
+
+	/* 32 FPS for an SLA of 30: 6.7 % above it, inside the 10 % margin */
+	fps[0] = fps[1] = 32;
+	period(&p, &gpu, t, 2, busy, fps);
+	period(&p, &gpu, t, 2, busy, fps);
+	fps[1] = 60; /* tenant 1's run is broken here */
+	period(&p, &gpu, t, 2, busy, fps);
+	assert_true(t[0].caps.overloaded);
+	assert_false(t[1].caps.overloaded);
+	assert_int_equal(t[1].caps.over_run, 0);
+	assert_false(gpu.caps.severe);
+	assert_false(core_caps_admit(&p, &gpu, 0.001, 30).fits);
+
+	/* with the margin at 1 (2 x SLA), 60 FPS counts too: severe */
+	p.cap_qos_margin = 1.01;
+	for (int i = 0; i < 3; i++)
+		period(&p, &gpu, t, 2, busy, fps);
+	assert_true(t[1].caps.overloaded);
+	assert_true(gpu.caps.severe);
+}
+
 /* FPS under the SLA is a signal at once; within the tolerance it is not;
  * a tenant that never presented is never judged on its rate. */
 static void test_overload_on_fps(void **state)
@@ -568,6 +608,7 @@ int main(void)
 	    cmocka_unit_test(test_sampling),
 	    cmocka_unit_test(test_overload_needs_three_in_a_row),
 	    cmocka_unit_test(test_overload_on_fps),
+	    cmocka_unit_test(test_u_signal_needs_qos_risk),
 	    cmocka_unit_test(test_donor_is_argmin),
 	    cmocka_unit_test(test_never_own_donor),
 	    cmocka_unit_test(test_e_normalised),
