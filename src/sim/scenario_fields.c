@@ -1,7 +1,8 @@
 /* Reading a libconfig tree field by field: typed, range-checked readers that
  * name the origin, the line and the field path in every error, and reject
  * unknown members (a typo must not silently become a default). The
- * scenario schema itself is in scenario.c. */
+ * scenario schema itself is in scenario*.c (scenario.c says which part
+ * where). */
 #include "sim/scenario_fields.h"
 
 #include <libconfig.h>

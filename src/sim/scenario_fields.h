@@ -1,4 +1,4 @@
-/* Typed, range-checked readers over a libconfig tree, for scenario.c.
+/* Typed, range-checked readers over a libconfig tree, for scenario*.c.
  * Each one names the origin, the line and the field path (for example
  * "tenants.[1].gpu_ms") in the error it sets, and returns false after
  * setting it. Written here because libconfig's own lookups neither check
