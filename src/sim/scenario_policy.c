@@ -34,6 +34,7 @@ bool sim_scenario_parse_policy(struct sim_cfg_ctx *c,
 	                                    "run",
 	                                    "quiet",
 	                                    "sla_tol",
+	                                    "qos_margin",
 	                                    "cap_total",
 	                                    NULL};
 	static const char *const cap_modes[] = {"static", "dynamic", NULL};

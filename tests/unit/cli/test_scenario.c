@@ -339,7 +339,7 @@ static void test_capacity_keys(void **state)
 	    "gpu = { model = \"budget\"; slot_ms = 50; period_ms = 500; };\n"
 	    "policy = { caps = \"dynamic\"; u_over = 0.8; u_limit = 0.6;\n"
 	    "  w_u = 2; w_e = 0.5; steal = 0.25; run = 4; quiet = 5;\n"
-	    "  sla_tol = 0.05; cap_total = 2.5; };\n"
+	    "  sla_tol = 0.05; qos_margin = 0.3; cap_total = 2.5; };\n"
 	    "tenants = ( { name = \"a\"; sla_fps = 30.0; cpu_ms = 1.0;\n"
 	    "  gpu_ms = 2.0; cap = 0.25; work_conserving = true;\n"
 	    "  admit = true; profile_ms = 3.0; } );\n",
@@ -354,6 +354,7 @@ static void test_capacity_keys(void **state)
 	assert_int_equal(sc.params.cap_run, 4);
 	assert_int_equal(sc.params.cap_quiet, 5);
 	assert_true(sc.params.cap_sla_tol == 0.05);
+	assert_true(sc.params.cap_qos_margin == 0.3);
 	assert_true(sc.params.cap_total == 2.5);
 	assert_true(sc.tenants[0].cap == 0.25);
 	assert_true(sc.tenants[0].work_conserving);
