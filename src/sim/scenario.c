@@ -15,6 +15,7 @@
 #include <sys/stat.h>
 
 #include "sim/builtin.h"
+#include "sim/scenario_be.h"
 #include "sim/scenario_fields.h"
 
 /* Limits that keep a scenario within what the simulator can hold in memory
@@ -368,6 +369,8 @@ static bool parse_tenant(struct sim_cfg_ctx *c, const config_setting_t *tg,
 	config_setting_t *name_s, *trace_s;
 	const char *trace;
 
+	if (sim_be_is_tenant(tg)) /* a best-effort tenant: scenario_be.c */
+		return sim_be_parse_tenant(c, tg, t, sc);
 	t->max_in_flight = 2;
 	t->pacer = SIM_PACER_GRID;
 	if (!sim_cfg_check_known(c, tg, known) ||
@@ -515,8 +518,8 @@ static bool parse_root(struct sim_cfg_ctx *c, const config_setting_t *root,
                        struct sim_scenario *sc)
 {
 	static const char *const known[] = {
-	    "name", "description", "duration_s", "warmup_s", "seed",
-	    "gpu",  "policy",      "tenants",    "sweep",    NULL};
+	    "name",   "description", "duration_s", "warmup_s", "seed", "gpu",
+	    "policy", "tenants",     "sweep",      "harvest",  NULL};
 	long long seed = 1;
 
 	sc->duration_s = 60.0;
@@ -547,6 +550,7 @@ static bool parse_root(struct sim_cfg_ctx *c, const config_setting_t *root,
 	}
 	sc->seed = (uint64_t)seed;
 	return parse_gpu(c, root, sc) && parse_policy(c, root, sc) &&
+	       sim_be_parse_harvest(c, root, sc) &&
 	       parse_tenants(c, root, sc) && parse_sweep(c, root, sc);
 }
 
