@@ -47,6 +47,10 @@ static json_t *tenant_json(const struct cli_report *r,
 	          set(o, "below_sla_pct", num(t->below_sla_pct)) &&
 	          set(o, "gpu_share", num(t->gpu_share)) &&
 	          set(o, "fps_per_s", per_second(t));
+	if (ok && t->be)
+		ok = set(o, "be_blocks_per_s", num(t->be_blocks_per_s)) &&
+		     set(o, "be_p", num(t->be_p)) &&
+		     set(o, "be_q", num(t->be_q));
 	if (ok && cli_uses_capacity(r->sc))
 		ok = set(o, "joined_s",
 		         t->joined_s >= 0 ? json_real(t->joined_s)
@@ -78,6 +82,8 @@ static bool add_run(json_t *obj, const struct cli_report *r,
 	    !set(obj, "warmup_s", num(res->warmup_s)) ||
 	    !set(obj, "gpu_util", num(res->gpu_util)) ||
 	    !set(obj, "tenants", tenants))
+		return false;
+	if (res->harvest >= 0.0 && !set(obj, "harvest", num(res->harvest)))
 		return false;
 	if (cli_uses_capacity(r->sc) &&
 	    (!set(obj, "qos_broken_pct", num(res->qos_broken_pct)) ||

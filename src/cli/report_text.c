@@ -39,6 +39,23 @@ static void capacity(FILE *out, const struct sim_result *res)
 	}
 }
 
+/* Time harvesting (docs/harvesting.md): the harvest measure, and per BE
+ * tenant its throughput and GPU grid's P and Q. */
+static void harvest(FILE *out, const struct sim_result *res)
+{
+	fprintf(out, "harvest: BE used %.1f%% of the games' idle GPU time\n",
+	        res->harvest * 100.0);
+	for (size_t i = 0; i < res->n_tenants; i++) {
+		const struct sim_tenant_result *t = &res->tenants[i];
+		if (t->be)
+			fprintf(out,
+			        "  %s: %.1f blocks/s, P %.1f%% of dedicated, "
+			        "Q %.1f%% continuous, GPU share %.1f%%\n",
+			        t->name, t->be_blocks_per_s, t->be_p * 100.0,
+			        t->be_q * 100.0, t->gpu_share * 100.0);
+	}
+}
+
 static void table(FILE *out, const struct sim_result *res)
 {
 	int w = (int)strlen("tenant");
@@ -52,6 +69,8 @@ static void table(FILE *out, const struct sim_result *res)
 	        "mean FPS", "p1 FPS", "p99 ms", "below SLA", "GPU share");
 	for (size_t i = 0; i < res->n_tenants; i++) {
 		const struct sim_tenant_result *t = &res->tenants[i];
+		if (t->be)
+			continue; /* no frames: see harvest() */
 		fprintf(out, "%-*s %7.1f %9.1f %7.1f %7.2f %9.1f%% %9.1f%%\n",
 		        w, t->name, t->sla_fps, t->fps_mean, t->fps_p1,
 		        t->frame_ms_p99, t->below_sla_pct,
@@ -96,6 +115,8 @@ void report_text(FILE *out, const struct cli_report *r)
 		table(out, &run->result);
 		if (cli_uses_capacity(r->sc))
 			capacity(out, &run->result);
+		if (run->result.harvest >= 0.0)
+			harvest(out, &run->result);
 		if (r->sweep)
 			sweep_figures(out, r, &run->result);
 	}

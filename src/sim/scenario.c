@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "sim/scenario_be.h"
 #include "sim/scenario_parse.h"
 
 static bool parse_sweep(struct sim_cfg_ctx *c, const config_setting_t *root,
@@ -48,8 +49,8 @@ static bool parse_root(struct sim_cfg_ctx *c, const config_setting_t *root,
                        struct sim_scenario *sc)
 {
 	static const char *const known[] = {
-	    "name", "description", "duration_s", "warmup_s", "seed",
-	    "gpu",  "policy",      "tenants",    "sweep",    NULL};
+	    "name",   "description", "duration_s", "warmup_s", "seed", "gpu",
+	    "policy", "tenants",     "sweep",      "harvest",  NULL};
 	long long seed = 1;
 
 	sc->duration_s = 60.0;
@@ -81,6 +82,7 @@ static bool parse_root(struct sim_cfg_ctx *c, const config_setting_t *root,
 	sc->seed = (uint64_t)seed;
 	return sim_scenario_parse_gpu(c, root, sc) &&
 	       sim_scenario_parse_policy(c, root, sc) &&
+	       sim_be_parse_harvest(c, root, sc) &&
 	       sim_scenario_parse_tenants(c, root, sc) &&
 	       parse_sweep(c, root, sc);
 }

@@ -8,6 +8,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "core/harvest.h"
 #include "core/policy.h"
 
 #define SIM_NAME_MAX 32
@@ -48,6 +49,29 @@ enum sim_caps_mode {
 enum sim_pacer_kind {
 	SIM_PACER_GRID = 0,     /* Baton: absolute deadline grid */
 	SIM_PACER_RELATIVE = 1, /* vGASA Eq. 1: relative sleep */
+};
+
+/* How a best-effort tenant decides when and how much to launch
+ * (scenario_be.c, docs/harvesting.md). */
+enum sim_be_gate {
+	SIM_BE_NONE = 0,      /* a game, not a BE tenant */
+	SIM_BE_NAIVE = 1,     /* whole tasks, `depth` queued, no gate */
+	SIM_BE_PROBE = 2,     /* GPU grid's Algorithm 1 (corrected): an
+	                         empty-kernel probe feeds the hysteresis */
+	SIM_BE_TELEMETRY = 3, /* Baton: the games' telemetry decides */
+};
+
+/* A BE tenant (kind = "be"): a task of `blocks` independent blocks whose
+ * kernel time is c0 + c1 n, repeated for ever. */
+struct sim_be_spec {
+	enum sim_be_gate gate;
+	uint64_t blocks;
+	double c0_ms, c1_ms;
+	double weight;   /* share among BE tenants */
+	double cap;      /* its cap, (0, 1]; 0 = none */
+	int depth;       /* naive: kernels queued at once */
+	double probe_us; /* probe gate: the empty kernel on an idle GPU */
+	double alpha_us; /* probe gate: k < alpha is a quiet observation */
 };
 
 /* From at_s on, the tenant's mean costs change (a scene change). */
@@ -101,6 +125,7 @@ struct sim_tenant_spec {
 	 * gpu_ms). */
 	bool admit;
 	double profile_ms;
+	struct sim_be_spec be; /* be.gate != SIM_BE_NONE: a BE tenant */
 };
 
 /* A kp/ki pair to sweep (vGASA Fig. 8). */
@@ -123,6 +148,11 @@ struct sim_scenario {
 	size_t n_tenants;
 	struct sim_gains *sweep; /* n_sweep > 0: run once per pair */
 	size_t n_sweep;
+	/* Time harvesting (scenario_be.c): the stage's parameters, and
+	 * whether the games' telemetry reaches it (false: hosts Baton does
+	 * not see, GPU grid's setting; BE tenants then probe). */
+	struct core_harvest_params harvest;
+	bool games_seen;
 };
 
 struct sim_error {

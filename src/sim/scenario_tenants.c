@@ -1,5 +1,6 @@
 /* A scenario's tenants list: each tenant's costs, rates, timing, pacer,
  * cap and admission, its scenes, and the checks between its fields. */
+#include "sim/scenario_be.h"
 #include "sim/scenario_parse.h"
 
 #include <stdlib.h>
@@ -66,6 +67,8 @@ static bool parse_tenant(struct sim_cfg_ctx *c, const config_setting_t *tg,
 	config_setting_t *name_s, *trace_s;
 	const char *trace;
 
+	if (sim_be_is_tenant(tg)) /* a best-effort tenant: scenario_be.c */
+		return sim_be_parse_tenant(c, tg, t, sc);
 	t->max_in_flight = 2;
 	t->pacer = SIM_PACER_GRID;
 	if (!sim_cfg_check_known(c, tg, known) ||

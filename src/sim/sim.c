@@ -16,6 +16,7 @@
 #include <stdlib.h>
 
 #include "core/controller.h"
+#include "sim/be.h"
 #include "sim/game.h"
 #include "sim/gpu.h"
 #include "sim/heap.h"
@@ -28,6 +29,7 @@ enum sim_event_kind {
 	EV_GPU,      /* the GPU's current segment ends */
 	EV_TICK,     /* the controller's epoch ends */
 	EV_REFILL,   /* budget model: a slot ends (gOver Alg. 2) */
+	EV_BE,       /* target: BE tenant; it starts or its rest ends */
 };
 
 struct sim {
@@ -67,6 +69,15 @@ struct sim {
 	unsigned char *broken_per_s;
 	unsigned char *counted_per_s; /* some tenant was judged */
 
+	/* Time harvesting: per tenant its BE loop (used where the spec is
+	 * a BE tenant), the compacted array the harvesting stage sees, and
+	 * the stage's view of the GPU. */
+	struct sim_be *be;
+	struct core_be_tenant *be_roster;
+	uint32_t *be_of;
+	uint32_t n_be;
+	struct core_harvest_gpu harvest;
+
 	uint64_t events;
 	/* The event being handled is still the heap's top: the first event
 	 * the handler schedules takes its place in one sift (most handlers
@@ -86,6 +97,24 @@ static void push(struct sim *s, int64_t t, uint32_t kind, uint32_t target)
 	 * this only fails if that reasoning is wrong or memory runs out. */
 	if (!sim_heap_push(&s->heap, t, kind, target))
 		s->oom = true;
+}
+
+static bool is_be(const struct sim *s, uint32_t i)
+{
+	return s->sc->tenants[i].be.gate != SIM_BE_NONE;
+}
+
+/* Does what a BE tenant's loop asked for (be.h). */
+static void be_apply(struct sim *s, uint32_t i, struct sim_be_act a,
+                     int64_t now)
+{
+	for (uint32_t k = 0; k < a.n_submit; k++) {
+		int64_t wake = sim_gpu_submit(&s->gpu, now, i, a.cost_ns);
+		if (wake >= 0)
+			push(s, wake, EV_GPU, 0);
+	}
+	if (a.wake_ns >= 0 && a.wake_ns < s->end_ns)
+		push(s, a.wake_ns, EV_BE, i);
 }
 
 static void begin_frame(struct sim *s, uint32_t i, int64_t now)
@@ -143,6 +172,13 @@ static void on_gpu(struct sim *s, int64_t now)
 		push(s, next, EV_GPU, 0);
 	if (!finished)
 		return;
+	if (is_be(s, done.ctx)) {
+		be_apply(s, done.ctx,
+		         sim_be_done(&s->be[done.ctx], now, done.submit_ns,
+		                     &s->harvest),
+		         now);
+		return;
+	}
 	struct sim_game *g = &s->games[done.ctx];
 	if (!sim_game_displayed(g, now, done.submit_ns))
 		s->oom = true;
@@ -196,6 +232,32 @@ static void on_refill(struct sim *s, int64_t now)
 		push(s, next, EV_REFILL, 0);
 }
 
+/* Stage 6 of the tick (harvest.h): the games on the roster (when their
+ * telemetry reaches the stage) and the BE tenants that are running; then
+ * a BE tenant waiting for a window goes on. */
+static void harvest_tick(struct sim *s, int64_t now, uint32_t n_games)
+{
+	if (s->n_be == 0)
+		return;
+	uint32_t m = 0;
+	for (uint32_t i = 0; i < s->n; i++) {
+		struct sim_be *b = &s->be[i];
+		if (!is_be(s, i) || now <= b->start_ns ||
+		    b->state == SIM_BE_STOPPED)
+			continue;
+		s->be_roster[m] = b->core;
+		s->be_of[m++] = i;
+	}
+	core_harvest_tick(&s->sc->harvest, s->roster,
+	                  s->sc->games_seen ? n_games : 0,
+	                  s->core_gpu.other_util, &s->harvest, s->be_roster, m);
+	for (uint32_t j = 0; j < m; j++) {
+		uint32_t i = s->be_of[j];
+		s->be[i].core = s->be_roster[j];
+		be_apply(s, i, sim_be_tick(&s->be[i], now, &s->harvest), now);
+	}
+}
+
 /* One control epoch ends at now: vGASA's scheduling controller collecting
  * FPS and GPU usage from every VM's monitor and sending back what the
  * schedulers apply (Sec. 2.2), as batond does each tick with what the shims
@@ -217,6 +279,10 @@ static void on_tick(struct sim *s, int64_t now)
 		int64_t exec = sim_gpu_exec_ns(&s->gpu, i, now);
 		struct sim_epoch e;
 		sim_game_end_epoch(g, now, &e);
+		if (is_be(s, i)) {
+			s->tick_exec_ns[i] = exec;
+			continue;
+		}
 		if (sim_game_active(g, now)) {
 			t->sla_fps = g->spec->sla_fps;
 			t->fixed_fps = g->spec->fixed_fps;
@@ -246,6 +312,7 @@ static void on_tick(struct sim *s, int64_t now)
 			sim_gpu_set_cap(&s->gpu, i, s->roster[j].caps.budget);
 	}
 	admit_next(s, now);
+	harvest_tick(s, now, k);
 
 	s->ticks++;
 	int64_t next = (int64_t)(s->ticks + 1) * s->epoch_ns;
@@ -306,9 +373,14 @@ static void sample(struct sim *s, int64_t t)
 		if (!s->warm_done && at == s->warmup_ns) {
 			s->warm_done = true;
 			s->warm_busy_ns = busy;
-			for (uint32_t i = 0; i < s->n; i++)
+			for (uint32_t i = 0; i < s->n; i++) {
 				s->warm_exec_ns[i] =
 				    sim_gpu_exec_ns(&s->gpu, i, at);
+				struct sim_be *b = &s->be[i];
+				b->warm_blocks = b->blocks;
+				b->warm_periodical = b->periodical;
+				b->warm_continuous = b->continuous;
+			}
 		}
 		size_t w = s->window;
 		if (w < s->n_secs && at == window_end(s, w)) {
@@ -341,6 +413,9 @@ static void sim_free(struct sim *s)
 	free(s->joined_s);
 	free(s->broken_per_s);
 	free(s->counted_per_s);
+	free(s->be);
+	free(s->be_roster);
+	free(s->be_of);
 	sim_gpu_finish(&s->gpu);
 	sim_heap_finish(&s->heap);
 }
@@ -369,16 +444,23 @@ static bool sim_setup(struct sim *s, const struct sim_scenario *sc)
 	s->joined_s = calloc(n, sizeof(*s->joined_s));
 	s->broken_per_s = calloc(s->n_secs + 1, 1);
 	s->counted_per_s = calloc(s->n_secs + 1, 1);
+	s->be = calloc(n, sizeof(*s->be));
+	s->be_roster = calloc(n, sizeof(*s->be_roster));
+	s->be_of = calloc(n, sizeof(*s->be_of));
 	s->budget_model = sc->gpu.model == SIM_GPU_BUDGET;
 	uint32_t *caps = calloc(n, sizeof(*caps));
 	bool ok = s->games && s->core && s->roster && s->roster_of &&
 	          s->tick_exec_ns && s->warm_exec_ns && s->util_per_s &&
-	          s->joined_s && s->broken_per_s && s->counted_per_s && caps;
+	          s->joined_s && s->broken_per_s && s->counted_per_s && s->be &&
+	          s->be_roster && s->be_of && caps;
 	for (uint32_t i = 0; ok && i < n; i++) {
 		int mif = sc->tenants[i].max_in_flight;
 		caps[i] = mif > 0 ? (uint32_t)mif : 1;
 		ok = sim_game_init(&s->games[i], &sc->tenants[i], sc->seed, i,
 		                   s->warmup_ns, s->end_ns);
+		sim_be_init(&s->be[i], &sc->tenants[i], &sc->harvest);
+		if (is_be(s, i))
+			s->n_be++;
 	}
 	ok = ok && sim_gpu_init(&s->gpu, &sc->gpu, n, caps) &&
 	     sim_heap_init(&s->heap, (size_t)n + 5);
@@ -402,6 +484,16 @@ static bool sim_setup(struct sim *s, const struct sim_scenario *sc)
 	 * tenant waiting for admission starts when it is admitted. */
 	for (uint32_t i = 0; i < n; i++) {
 		s->joined_s[i] = -1.0;
+		if (is_be(s, i)) {
+			/* Its loop starts at start_s, with an EV_BE. */
+			s->games[i].start_ns = INT64_MAX;
+			if (s->be[i].start_ns < s->end_ns) {
+				s->joined_s[i] =
+				    (double)s->be[i].start_ns / 1e9;
+				push(s, s->be[i].start_ns, EV_BE, i);
+			}
+			continue;
+		}
 		if (sc->tenants[i].admit) {
 			s->games[i].start_ns = INT64_MAX;
 			continue;
@@ -445,6 +537,12 @@ static void run_events(struct sim *s)
 		case EV_REFILL:
 			on_refill(s, ev.t_ns);
 			break;
+		case EV_BE:
+			be_apply(s, ev.target,
+			         sim_be_wake(&s->be[ev.target], ev.t_ns,
+			                     &s->harvest),
+			         ev.t_ns);
+			break;
 		}
 		if (s->top_consumed) {
 			s->top_consumed = false;
@@ -452,6 +550,39 @@ static void run_events(struct sim *s)
 		}
 	}
 	sample(s, s->end_ns);
+}
+
+/* GPU grid's figures for one BE tenant (Sec. 5.2): P = p1 / p2, the
+ * dedicated time of its work over the time it took shared, i.e. its rate
+ * over its dedicated rate; Q = q1 / (q1 + q2), continuous sub-launches
+ * over all. */
+static void be_result(const struct sim *s, uint32_t i, double measured_s,
+                      struct sim_tenant_result *r)
+{
+	const struct sim_be *b = &s->be[i];
+	r->be = true;
+	r->be_blocks_per_s = (double)(b->blocks - b->warm_blocks) / measured_s;
+	double dedicated = sim_be_dedicated_rate(b->spec);
+	r->be_p = dedicated > 0.0 ? r->be_blocks_per_s / dedicated : 0.0;
+	uint64_t cont = b->continuous - b->warm_continuous;
+	uint64_t all = cont + b->periodical - b->warm_periodical;
+	r->be_q = all ? (double)cont / (double)all : 0.0;
+}
+
+/* The share of the games' idle GPU time the BE tenants used (PilotFish's
+ * harvest measure): BE GPU time / (measured time - games' GPU time). */
+static double harvest_share(const struct sim *s, const struct sim_result *out)
+{
+	if (s->n_be == 0)
+		return -1.0;
+	double be = 0.0, games = 0.0;
+	for (uint32_t i = 0; i < s->n; i++) {
+		if (is_be(s, i))
+			be += out->tenants[i].gpu_share;
+		else
+			games += out->tenants[i].gpu_share;
+	}
+	return games < 1.0 ? be / (1.0 - games) : 0.0;
 }
 
 static bool collect(struct sim *s, struct sim_result *out)
@@ -495,7 +626,10 @@ static bool collect(struct sim *s, struct sim_result *out)
 		r->cap = s->core[i].caps.budget;
 		if (!sim_metrics_summarize(&s->games[i].metrics, r))
 			return false;
+		if (is_be(s, i))
+			be_result(s, i, measured_s, r);
 	}
+	out->harvest = harvest_share(s, out);
 	return true;
 }
 

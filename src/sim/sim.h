@@ -19,6 +19,13 @@ struct sim_tenant_result {
 	double gpu_share;     /* fraction of GPU time used, 0..1 */
 	double joined_s;      /* when it arrived; -1: never (not admitted) */
 	double cap;           /* its budget (GPU cap) at the end; 0: none */
+	/* A best-effort tenant (docs/harvesting.md), over the measured time:
+	 * blocks per second, GPU grid's P (that over its dedicated speed)
+	 * and Q (continuous sub-launches over all). */
+	bool be;
+	double be_blocks_per_s;
+	double be_p;
+	double be_q;
 	/* Per one-second window over the whole run, warm-up included, for
 	 * plots: frames displayed, and the pacing target at the window's end
 	 * (0 = unpaced). n_secs entries each. */
@@ -42,6 +49,10 @@ struct sim_result {
 	 * SLA; and the tenants admitted by the capacity stage. */
 	double qos_broken_pct;
 	uint32_t admitted;
+	/* Time harvesting: the share of the games' idle GPU time (measured
+	 * time less the games' GPU time) the BE tenants used, 0..1; -1 when
+	 * there is no BE tenant. */
+	double harvest;
 };
 
 /* Runs the scenario as given (policy, seed, duration, gains from *sc). On

@@ -112,6 +112,18 @@ bool sim_validate(const struct sim_scenario *sc, struct sim_error *err)
 			set_error(err, field, "every frame costs 0 ms");
 			return false;
 		}
+		if (t->be.gate != SIM_BE_NONE) {
+			/* A BE tenant: blocks and their cost, no frames. */
+			if (t->be.blocks == 0 || !(t->be.c1_ms > 0.0)) {
+				snprintf(field, sizeof(field),
+				         "tenants.[%zu].blocks", i);
+				set_error(err, field,
+				          "a BE tenant needs blocks > 0 and "
+				          "c1_ms > 0");
+				return false;
+			}
+			continue;
+		}
 		if (t->n_trace == 0 && !(t->cpu_ms + t->gpu_ms > 0.0)) {
 			snprintf(field, sizeof(field), "tenants.[%zu].gpu_ms",
 			         i);

@@ -1,0 +1,121 @@
+/* Time harvesting (GPU grid: Ino, Oka, Hagihara, IJNC 4(2), 2014; reading
+ * notes ../shared/papers/specs/gpugrid.md): best-effort (BE) work runs in
+ * sub-launches sized so that every game frame still meets the paper's
+ * Eq. 1, t <= 1/F - H, with Baton's measured H (the shims report each
+ * game's GPU time per frame, which the paper says "cannot be measured").
+ *
+ * Per GPU and per tick (core_harvest_tick), from the games' telemetry in
+ * their struct core_tenant (k = GPU seconds per frame, target_fps or the
+ * measured rate):
+ *   - the Eq. 1 window: min over games of 1/F_i, minus the games' H summed
+ *     (each game's next frame may queue behind one sub-launch and behind
+ *     the other games' frames), minus a margin;
+ *   - the BE budget: the GPU share the games leave (1 - sum k_i F_i - the
+ *     load no tenant reports), minus a margin, split among the BE tenants
+ *     by weight, none above its cap;
+ *   - the mode, with the paper's asymmetric hysteresis (Algorithm 1 as
+ *     the notes correct it): PERIODICAL (one sub-launch per window, then a
+ *     rest) until `enter_quiet` (3) quiet observations in a row, then
+ *     CONTINUOUS (longer sub-launches back to back) until one busy one.
+ *     The counter saturates (the printed algorithm's defect 3). A quiet
+ *     observation is either no game presenting a frame over the tick
+ *     (telemetry) or the BE tenant's own empty-kernel probe finishing
+ *     under alpha (core_harvest_observe; for hosts no shim reports).
+ *
+ * The sizing of one sub-launch (the online fit of t(n) = c0 + c1 n and the
+ * block offset) is in harvest_fit.h. Pure: no I/O, no clock, no globals. */
+#pragma once
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "core/policy.h"
+
+enum core_harvest_mode {
+	CORE_HARVEST_PERIODICAL = 0, /* games active: Fig. 4(a) */
+	CORE_HARVEST_CONTINUOUS = 1, /* GPU fully idle: Fig. 4(b) */
+};
+
+struct core_harvest_params {
+	double margin_s;      /* taken off the Eq. 1 window (s) */
+	double util_margin;   /* GPU share kept free from the BE budget */
+	double periodical_s;  /* > 0: longest periodical sub-launch (the
+	                         paper's N1 as a time, 8.5 ms); 0: the Eq. 1
+	                         window alone */
+	double continuous_s;  /* sub-launch length in continuous mode (the
+	                         paper's N2, 17 ms = 2 x periodical) */
+	double rest_s;        /* least rest after a periodical sub-launch:
+	                         the paper's Sleep(1/F); 0 = the budget's
+	                         duty cycle alone */
+	uint32_t enter_quiet; /* quiet observations in a row to enter
+	                         continuous mode (paper: 3); one busy one
+	                         leaves it */
+};
+
+/* One BE tenant as the harvesting stage sees it. */
+struct core_be_tenant {
+	/* inputs */
+	double weight; /* share among BE tenants; <= 0 counts as 1 */
+	double cap;    /* published cap in (0, 1]; 0 = none */
+	bool probe;    /* its mode follows its own probe
+	                  (core_harvest_observe), not the games' telemetry */
+	/* state */
+	uint32_t quiet; /* quiet observations in a row, saturating */
+	/* outputs */
+	enum core_harvest_mode mode;
+	double budget;   /* GPU seconds per second it may use */
+	double window_s; /* longest sub-launch it may start now; 0 = wait */
+};
+
+/* What the stage found for one GPU at the last tick. */
+struct core_harvest_gpu {
+	double games_util; /* sum k_i F_i over the games with a known k */
+	double free_util;  /* what the BE tenants share: 1 - games_util -
+	                      other load - util_margin, >= 0 */
+	double eq1_s;      /* the Eq. 1 window; < 0: no game reports (the
+	                      window is then periodical_s alone) */
+	bool games_quiet;  /* no game presented a frame this tick */
+	double weights;    /* the BE tenants' weights, summed */
+};
+
+/* Defaults: 1 ms window margin, 5 % budget margin, no periodical cap (Eq. 1
+ * decides), 17 ms continuous sub-launches (the paper's N2), no least rest,
+ * 3 quiet observations (the paper). */
+struct core_harvest_params core_harvest_params_default(void);
+
+/* The Eq. 1 window over the games (s): min 1/F_i - sum H_i - margin_s,
+ * never negative. F_i is the game's pacing target, else its measured rate,
+ * else its SLA; H_i its learned k. A game with no k yet makes the window 0
+ * (its frame cost is unknown, so nothing can be promised). -1 when n is 0. */
+double core_harvest_eq1(const struct core_harvest_params *p,
+                        const struct core_tenant *games, size_t n);
+
+/* One tick: the GPU's window, free share and quiet observation from the
+ * games, then every BE tenant's budget (weights, caps; what a cap leaves
+ * goes to the others), mode (telemetry-driven tenants observe
+ * games_quiet) and window. other_util: load no tenant reports. */
+void core_harvest_tick(const struct core_harvest_params *p,
+                       const struct core_tenant *games, size_t n_games,
+                       double other_util, struct core_harvest_gpu *hg,
+                       struct core_be_tenant *be, size_t n_be);
+
+/* One observation (k < alpha from the probe, or a quiet tick): updates the
+ * saturating counter and the mode. Returns the mode. */
+enum core_harvest_mode core_harvest_observe(const struct core_harvest_params *p,
+                                            struct core_be_tenant *be,
+                                            bool quiet);
+
+/* The tenant's window for its mode: continuous_s in continuous mode, else
+ * the Eq. 1 window and periodical_s (the smaller of those that apply),
+ * scaled by its weight's share so that the BE tenants' sub-launches
+ * together delay a frame by at most the window. 0 when its budget is 0. */
+double core_harvest_window(const struct core_harvest_params *p,
+                           const struct core_harvest_gpu *hg,
+                           const struct core_be_tenant *be);
+
+/* How long to leave the GPU after a sub-launch that took t_s: keeps the
+ * tenant within its budget (t (1 - b) / b) and, in periodical mode, at
+ * least rest_s. Negative when its budget is 0: wait for the next tick. */
+double core_harvest_rest(const struct core_harvest_params *p,
+                         const struct core_be_tenant *be, double t_s);
