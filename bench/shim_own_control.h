@@ -1,10 +1,12 @@
 /* The shim's control block, mapped from its own memfd as batond maps it:
  * how a benchmark (shim_frame_cost.c) and a unit test (test_shim_gate.c)
- * in the shim's own process play batond writing a cap. One copy, included
- * by both. NULL if the shim has none. */
+ * in the shim's own process play batond writing a cap (and, own_shm, read
+ * the frame records). One copy, included by both. NULL / false if the shim
+ * has none. */
 #pragma once
 
 #include <dirent.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,7 +15,7 @@
 
 #include "ipc/shm_layout.h"
 
-static inline struct baton_control *own_control(void)
+static inline bool own_shm(struct ipc_shm *out)
 {
 	DIR *d = opendir("/proc/self/fd");
 	if (!d)
@@ -36,8 +38,13 @@ static inline struct baton_control *own_control(void)
 	}
 	closedir(d);
 	if (!base)
-		return NULL;
+		return false;
+	ipc_shm_view(base, out);
+	return true;
+}
+
+static inline struct baton_control *own_control(void)
+{
 	struct ipc_shm shm;
-	ipc_shm_view(base, &shm);
-	return shm.control;
+	return own_shm(&shm) ? shm.control : NULL;
 }

@@ -22,7 +22,7 @@ void cmd_status_help(FILE *out)
 	        "            \"gpu_share\", \"below_sla_s\", \"limited\", "
 	        "\"reach_fps\", \"cap\",\n"
 	        "            \"budget\", \"u\", \"overloaded\", "
-	        "\"work_conserving\"}],\n"
+	        "\"work_conserving\", \"cap_bound\"}],\n"
 	        "            \"other_util\", \"common_fps\", \"sla_util\", "
 	        "\"overload\", \"total_load\",\n"
 	        "            \"severe\", \"overloaded\", \"cap_pool\"}\n"
@@ -45,10 +45,14 @@ void cmd_status_help(FILE *out)
 	        "- = none) and\n"
 	        "BUDGET the cap its gate enforces now (its dynamic cap within "
 	        "its user's\n"
-	        "cap); OVERLOADED marks a tenant over U_o of its budget for "
-	        "cap_run\n"
-	        "periods or under its SLA (docs/capacity.md). SEVERE: more "
-	        "than one\n"
+	        "cap, plus a share of the spare GPU when work-conserving); "
+	        "OVERLOADED\n"
+	        "marks a tenant over U_o of its budget for cap_run periods or "
+	        "under its\n"
+	        "SLA; CAP-BOUND one whose gate (its cap, not the pacer or the "
+	        "machine)\n"
+	        "holds its frames back (docs/capacity.md). SEVERE: more than "
+	        "one\n"
 	        "tenant is overloaded and batond does not advertise "
 	        "capacity.\n"
 	        "OVERLOAD: the tenants at their SLAs need more of the GPU than "
@@ -89,6 +93,10 @@ static void print_table(FILE *out, json_t *st)
 		if (json_is_true(json_object_get(t, "limited")))
 			snprintf(note, sizeof(note), "LIMITED (reaches %.1f)",
 			         num(t, "reach_fps"));
+		if (json_is_true(json_object_get(t, "cap_bound")))
+			snprintf(note + strlen(note),
+			         sizeof(note) - strlen(note), "%sCAP-BOUND",
+			         note[0] ? " " : "");
 		if (json_is_true(json_object_get(t, "overloaded")))
 			snprintf(note + strlen(note),
 			         sizeof(note) - strlen(note), "%sOVERLOADED",

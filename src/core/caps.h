@@ -47,7 +47,13 @@ struct core_cap_state {
 	                    SLA (beyond cap_sla_tol) */
 	double budget;   /* the cap the gate enforces: the dynamic cap,
 	                    scaled down so that the owner's tenants fit its
-	                    owner cap; 0 = not capped */
+	                    owner cap, plus wc_extra; 0 = not capped */
+	/* Work-conserving tenants (caps.c, work_conserve): its GPU use,
+	 * busy / epoch smoothed over fps_smooth_s, and the share of the
+	 * GPU's spare capacity its budget holds beyond its cap. */
+	double use;
+	double wc_extra;
+	bool wc_full; /* scratch: takes no more of the spare this tick */
 };
 
 /* Per-GPU state of the capacity stage, kept in struct core_gpu. */
@@ -77,6 +83,13 @@ struct core_caps_gpu {
 	size_t last_recipient, last_donor;
 	double last_moved;
 	uint64_t moves; /* cap moves made */
+	/* Work-conserving budgets (caps.c, work_conserve): the measured
+	 * load, max(util, sum of busy + other_util), smoothed over
+	 * fps_smooth_s, and the spare capacity the work-conserving
+	 * tenants share: util_target less that load without their use
+	 * beyond their caps. */
+	double wc_load;
+	double wc_spare;
 };
 
 /* Why admission says no. */
@@ -117,7 +130,8 @@ struct core_gpu;
  *     overload, mitigates (corrected Algorithm 1), counts quiet periods
  *     and computes the total load for admission;
  *   - every tick: each tenant's budget (the dynamic cap within its owner's
- *     cap). */
+ *     cap; a work-conserving tenant that uses all of it gets a share of
+ *     the GPU's spare capacity on top, still within its owner's cap). */
 void core_caps_tick(const struct core_params *p, struct core_gpu *gpu,
                     struct core_tenant *t, size_t n);
 

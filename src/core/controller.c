@@ -104,8 +104,10 @@ void core_controller_tick(const struct core_policy *policy,
 			/* A target the game cannot reach is never wound
 			 * up: what was integrated toward it goes, and no
 			 * positive error is integrated while the pacer
-			 * barely holds the game back (reach.h). */
-			if (t->limited && t->pi.integral > 0.0)
+			 * barely holds the game back, nor while its cap
+			 * does (reach.h). */
+			if ((t->limited || t->cap_bound) &&
+			    t->pi.integral > 0.0)
 				t->pi.integral = 0.0;
 			t->target_fps = core_pi_update(
 			    &t->pi, &params->pi, t->ref_fps, t->fps,

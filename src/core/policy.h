@@ -77,12 +77,19 @@ struct core_tenant {
 	uint32_t paced_frames; /* of those, frames the pacer delayed; 0 means
 	                          the game ran flat out */
 	double sleep_s;        /* the pacing sleeps of those frames, summed: how
-	                          far the pacer held the game back (reach.h) */
+	                          far the pacer held the game back (reach.h);
+	                          the budget gate's waits are not in it */
+	double gate_s;         /* how long the budget gate held those frames
+	                          beyond the pacer's wake, summed (shm.h
+	                          gate_us; the simulator: time its budget GPU
+	                          model held the tenant's work for want of
+	                          budget): the cap, not the pacer, held the
+	                          game back (reach.h: cap_bound) */
 	double cap_initial;    /* published cap in (0, 1] (gOver's initial
 	                          cap, G1); 0 = not capped (caps.h) */
-	bool work_conserving;  /* its gate may exceed the budget while the
-	                          GPU would idle (for the gate; the core only
-	                          carries it) */
+	bool work_conserving;  /* its cap may be exceeded while the GPU has
+	                          spare capacity: its budget is its cap plus
+	                          a share of the spare (caps.c) */
 	uint64_t owner; /* who runs it (batond: the uid from SO_PEERCRED; the
 	                   simulator: the scenario's owner key). ESA bounds
 	                   each owner's share of the budget (policy_esa.c). */
@@ -97,8 +104,10 @@ struct core_tenant {
 	double fps_smooth; /* F_out smoothed over fps_smooth_s; 0 = none yet */
 	double reach_fps;  /* the rate the game could run at were its pacer
 	                      not holding it back, smoothed; 0 = unknown */
-	uint32_t short_epochs; /* consecutive epochs short of the reference */
-	uint32_t epochs;       /* ticks the tenant has been through */
+	uint32_t short_epochs;   /* consecutive epochs short of the reference */
+	uint32_t ungated_epochs; /* consecutive epochs with frames and no
+	                            gate wait (reach.h: cap_bound) */
+	uint32_t epochs;         /* ticks the tenant has been through */
 	/* ESA's scratch for one tick (policy_esa.c): the index of the first
 	 * tenant of the same owner with a coefficient (its own index when
 	 * it has none), and on that tenant the owner's totals. */
@@ -117,7 +126,10 @@ struct core_tenant {
 	                      paced and not pinned */
 	bool limited;      /* it cannot reach its reference (pinned rate,
 	                      SLA, ESA's common rate): something other than
-	                      the pacer limits it (reach.h) */
+	                      the pacer and its own cap limits it (reach.h) */
+	bool cap_bound;    /* its budget gate holds it back: its cap, not
+	                      the machine, bounds its rate (reach.h); never
+	                      limited at the same time */
 };
 
 /* State of one GPU kept between ticks. */

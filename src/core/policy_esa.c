@@ -46,7 +46,9 @@
  *   exactly; with several, ten tenants of one user claiming huge costs
  *   take at most that user's share, not another user's game's rate.
  * - Limited tenants of a capped owner do not pull the ceiling down: they
- *   are paced to their own share already. */
+ *   are paced to their own share already. Nor does a tenant held by its
+ *   own GPU cap (reach.h: cap_bound; it is never limited): a cap one user
+ *   bought says nothing about what the machine gives the others. */
 #include <math.h>
 
 #include "core/reach.h"
@@ -185,7 +187,9 @@ static void move_ceiling(const struct core_params *p, struct core_gpu *gpu,
 		double sla = core_sla_ref(p, &t[i]);
 		if (floor <= 0.0 || sla < floor)
 			floor = sla;
-		if (t[i].limited && t[i].fps_smooth > 0.0 &&
+		/* A cap-bound tenant is never limited (reach.h): its own
+		 * cap holds it, and the others' rate must not follow. */
+		if (t[i].limited && !t[i].cap_bound && t[i].fps_smooth > 0.0 &&
 		    !t[t[i].esa.lead].esa.capped &&
 		    (lowest <= 0.0 || t[i].fps_smooth < lowest))
 			lowest = t[i].fps_smooth;

@@ -51,9 +51,11 @@
 
 #include "core/policy.h"
 
+/* A tenant held under its SLA by its own cap (reach.h: cap_bound) is not
+ * below: no share the donors give gets past its gate. */
 static bool is_below(const struct core_params *p, const struct core_tenant *t)
 {
-	return t->fps_smooth > 0.0 &&
+	return !t->cap_bound && t->fps_smooth > 0.0 &&
 	       t->fps_smooth < t->sla_fps * (1.0 + p->fsa_guard);
 }
 
@@ -97,7 +99,8 @@ static void assign_fsa(const struct core_params *p, struct core_gpu *gpu,
 	for (size_t i = 0; i < n; i++) {
 		if (t[i].fixed_fps > 0.0)
 			continue;
-		if (!(t[i].ref_fps > 0.0) && t[i].fps_smooth > 0.0 &&
+		if (!(t[i].ref_fps > 0.0) && !t[i].cap_bound &&
+		    t[i].fps_smooth > 0.0 &&
 		    t[i].fps_smooth < floor_fps(p, &t[i]))
 			safe = false;
 		if (is_new(p, &t[i])) {

@@ -1,6 +1,7 @@
 #include "core/reach.h"
 
 #include <math.h>
+#include <stdint.h>
 
 /* Sleeping nearly all the time says the game could go far faster, but
  * F_out / (1 - s) would blow up: cap the headroom at 20x. */
@@ -18,19 +19,58 @@ double core_reach_ref(const struct core_tenant *t)
 	return t->ref_fps > 0.0 ? t->ref_fps : 0.0;
 }
 
-double core_reach_sleep_fraction(const struct core_tenant *t)
+/* A wait summed over the epoch's frames as a fraction of the time they
+ * spanned (frames / F_out), [0, 1]; < 0 when the epoch says nothing. */
+static double wait_fraction(const struct core_tenant *t, double wait_s)
 {
 	if (t->frames == 0 || !(t->fps > 0.0) || !isfinite(t->fps))
 		return -1.0;
 	double span = (double)t->frames / t->fps;
-	double s = t->sleep_s > 0.0 && isfinite(t->sleep_s) ? t->sleep_s : 0.0;
+	double s = wait_s > 0.0 && isfinite(wait_s) ? wait_s : 0.0;
 	s /= span;
 	return s < 1.0 ? s : 1.0;
 }
 
+double core_reach_sleep_fraction(const struct core_tenant *t)
+{
+	return wait_fraction(t, t->sleep_s);
+}
+
+double core_reach_gate_fraction(const struct core_tenant *t)
+{
+	return wait_fraction(t, t->gate_s);
+}
+
+/* cap_bound (reach.h): true when this epoch was gated. Set by an epoch whose
+ * gate waits pass a third of reach_tol of its span (the threshold at which the
+ * pacer's sleep counts, core_reach_can_raise), kept until reach_hold_s of
+ * epochs with frames without: a game at its cap sees the gate on most frames
+ * but not all (the bucket's credit absorbs its jitter), and the status must not
+ * flicker. An epoch without frames says nothing and changes nothing. */
+static bool update_cap_bound(const struct core_params *p, struct core_tenant *t)
+{
+	double g = core_reach_gate_fraction(t);
+	if (g < 0.0)
+		return false;
+	if (g > p->reach_tol / 3.0) {
+		t->cap_bound = true;
+		t->ungated_epochs = 0;
+		return true;
+	}
+	if (t->ungated_epochs < UINT32_MAX)
+		t->ungated_epochs++;
+	if ((double)t->ungated_epochs * p->epoch_s >= p->reach_hold_s - 1e-9)
+		t->cap_bound = false;
+	return false;
+}
+
 void core_reach_update(const struct core_params *p, struct core_tenant *t)
 {
-	double s = core_reach_sleep_fraction(t);
+	/* In an epoch the gate held, the pacer's sleep is no headroom: the
+	 * frames it held present when the gate opens (the gate's wait
+	 * starts where the pacer's ends), so the reach is F_out. */
+	bool gated = update_cap_bound(p, t);
+	double s = gated ? 0.0 : core_reach_sleep_fraction(t);
 	if (s >= 0.0) {
 		if (s > MAX_SLEEP_FRACTION)
 			s = MAX_SLEEP_FRACTION;
@@ -52,6 +92,9 @@ void core_reach_update(const struct core_params *p, struct core_tenant *t)
 	                t->fps_smooth < lo &&
 	                ((t->reach_fps > 0.0 && t->reach_fps < lo) ||
 	                 t->target_fps >= ref * (1.0 + p->reach_tol));
+	/* Held under its reference by its own cap: not limited (reach.h). */
+	if (t->cap_bound)
+		short_of = false;
 	t->short_epochs = short_of ? t->short_epochs + 1 : 0;
 	/* epochs, not seconds, are counted: no rounding drift */
 	t->limited = short_of && (double)t->short_epochs * p->epoch_s >=
@@ -61,7 +104,7 @@ void core_reach_update(const struct core_params *p, struct core_tenant *t)
 bool core_reach_can_raise(const struct core_params *p,
                           const struct core_tenant *t)
 {
-	if (t->paced_frames == 0)
+	if (t->paced_frames == 0 || t->cap_bound)
 		return false;
 	return core_reach_sleep_fraction(t) > p->reach_tol / 3.0;
 }

@@ -16,7 +16,20 @@
  * or the PI loop already asks more than ref * (1 + reach_tol) of it, is
  * "limited" (core_tenant.limited): status and metrics report it, the PI
  * loop stops winding its target up, ESA lowers its common reference to
- * what it achieves (policy_esa.c). */
+ * what it achieves (policy_esa.c).
+ *
+ * The budget gate (gate.h) holds a capped game back too, in the same wait
+ * before Present; the shim reports its share apart (shm.h gate_us, the
+ * core's gate_s), and sleep_s is the pacer's alone. A tenant whose gate
+ * held its frames for more than a third of reach_tol of an epoch's span
+ * is "cap-bound" (core_tenant.cap_bound) until reach_hold_s of epochs
+ * with frames pass without that: its own cap bounds its rate, not the
+ * machine. So it is never limited (ESA's ceiling must not come down to
+ * what a cap allows one tenant, FSA gives it nothing: no one else's share
+ * gets past its gate), and the PI loop integrates no positive error for
+ * it (a target toward a rate its cap forbids would only wind up). Its
+ * reach is the rate under its cap: in an epoch the gate held, F_out (the
+ * gate would take up any sleep the pacer gave back). */
 #pragma once
 
 #include <stdbool.h>
@@ -34,11 +47,16 @@ double core_reach_ref(const struct core_tenant *t);
  * the epoch says nothing (no frame, no F_out). */
 double core_reach_sleep_fraction(const struct core_tenant *t);
 
-/* Folds the last epoch into reach_fps, short_epochs and limited. Call once
- * per tick, before the policy sets new references. */
+/* Fraction of the last epoch's span the budget gate held the game, [0, 1];
+ * < 0 if the epoch says nothing. */
+double core_reach_gate_fraction(const struct core_tenant *t);
+
+/* Folds the last epoch into cap_bound, reach_fps, short_epochs and limited.
+ * Call once per tick, before the policy sets new references. */
 void core_reach_update(const struct core_params *p, struct core_tenant *t);
 
 /* Whether a higher pacing target can raise F_out: the pacer slept more than
- * a third of reach_tol of the last epoch. core_pi_update's can_raise. */
+ * a third of reach_tol of the last epoch and the tenant is not cap-bound.
+ * core_pi_update's can_raise. */
 bool core_reach_can_raise(const struct core_params *p,
                           const struct core_tenant *t);

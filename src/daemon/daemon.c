@@ -171,15 +171,19 @@ json_t *daemon_status(struct daemon *d)
 		const struct core_cap_state *cs = &t->core.caps;
 		/* The capacity stage (core/caps.h): published cap, the
 		 * budget its gate enforces (dynamic cap within its user's
-		 * cap), last period's u and whether it is overloaded. */
+		 * cap, plus spare for a work-conserving one), last period's
+		 * u, whether it is overloaded, and whether its gate holds
+		 * it back (cap-bound). */
 		if (o)
 			json_object_update_new(
 			    o,
-			    json_pack("{s:f, s:f, s:f, s:b, s:b}", "cap",
+			    json_pack("{s:f, s:f, s:f, s:b, s:b, s:b}", "cap",
 			              t->cap, "budget", cs->budget, "u",
 			              cs->sampled ? cs->u : 0.0, "overloaded",
 			              (int)cs->overloaded, "work_conserving",
-			              (int)t->work_conserving));
+			              (int)t->work_conserving,
+			              /* its gate holds it (core/reach.h) */
+			              "cap_bound", (int)t->core.cap_bound));
 	}
 	if (!list)
 		return NULL;

@@ -27,6 +27,7 @@ struct metrics_tenant {
 	double budget;     /* the cap its gate enforces now, 0 = none */
 	double u;          /* busy / budget over the last period */
 	double overloaded; /* 1 while the capacity stage says so */
+	double cap_bound;  /* 1 while its budget gate holds it back */
 };
 
 /* One configured app profile and how many more sessions of it fit. */

@@ -165,6 +165,10 @@ char *metrics_format(const struct metrics_snapshot *s, size_t *len)
 	           "1 while the capacity stage finds the tenant overloaded "
 	           "(u over U_o for cap_run periods, or FPS under its SLA).",
 	           offsetof(struct metrics_tenant, overloaded));
+	per_tenant(&b, s, "baton_tenant_cap_bound", "gauge",
+	           "1 while the tenant's budget gate (its cap), not the "
+	           "pacer or the machine, holds its frames back.",
+	           offsetof(struct metrics_tenant, cap_bound));
 
 	gpu_gauge(
 	    &b, "baton_gpu_utilization",

@@ -25,6 +25,7 @@ struct epoch_sample {
 	uint32_t frames;
 	uint32_t paced; /* frames the shim's pacer delayed */
 	double sleep_s; /* their pacing sleeps, summed */
+	double gate_s;  /* the budget gate's share of the waits, summed */
 	double interval_sum_s;
 	uint32_t intervals;
 	double gpu_busy_s;
@@ -66,10 +67,17 @@ static bool read_ring(struct daemon *d, struct tenant *t, int64_t now,
 			gpu_ns += f->gpu_ns; /* each < 10 s: no overflow */
 		if (f->flags & BATON_FRAME_GPU_SOFTWARE)
 			s->software = true;
-		if (f->sleep_ns > 0) {
+		/* The wait is the pacer's and the gate's (shm.h gate_us,
+		 * at most the wait rounded up to a microsecond). */
+		int64_t gate = (int64_t)f->gate_us * 1000;
+		if (gate > f->sleep_ns)
+			gate = f->sleep_ns;
+		int64_t pace = f->sleep_ns - gate;
+		if (pace > 0) {
 			s->paced++;
-			s->sleep_s += (double)f->sleep_ns * 1e-9;
+			s->sleep_s += (double)pace * 1e-9;
 		}
+		s->gate_s += (double)gate * 1e-9;
 	}
 	s->frames = (uint32_t)n;
 	s->gpu_busy_s = (double)gpu_ns * 1e-9;
@@ -184,6 +192,7 @@ static void fill_snapshot(struct daemon *d, struct tenant *t, int64_t now,
 	    .budget = t->core.caps.budget,
 	    .u = t->core.caps.sampled ? t->core.caps.u : 0.0,
 	    .overloaded = t->core.caps.overloaded ? 1.0 : 0.0,
+	    .cap_bound = t->core.cap_bound ? 1.0 : 0.0,
 	};
 	snprintf(m->name, sizeof(m->name), "%s", t->name);
 }
@@ -246,6 +255,7 @@ void daemon_tick(struct daemon *d, int64_t now)
 		t->core.frames = s.frames;
 		t->core.paced_frames = s.paced;
 		t->core.sleep_s = s.sleep_s;
+		t->core.gate_s = s.gate_s;
 		t->core.cap_initial = t->cap;
 		t->core.work_conserving = t->work_conserving;
 		/* The core wants one contiguous array. */

@@ -22,7 +22,7 @@ uint64_t ipc_ring_push(struct baton_ring *ring, struct baton_frame *records,
 	PUT(r->gpu_ns, f->gpu_ns);
 	PUT(r->gpu_frame, f->gpu_frame);
 	PUT(r->flags, f->flags);
-	PUT(r->reserved, 0u);
+	PUT(r->gate_us, f->gate_us);
 	PUT(r->seq, i + 1);
 	atomic_store_explicit(&ring->head, i + 1, memory_order_release);
 	return i + 1;

@@ -49,7 +49,7 @@ static void copy_record(struct baton_frame *dst, const struct baton_frame *src)
 	dst->gpu_ns = GET(src->gpu_ns);
 	dst->gpu_frame = GET(src->gpu_frame);
 	dst->flags = GET(src->flags);
-	dst->reserved = 0; /* ignored, as shm.h asks */
+	dst->gate_us = GET(src->gate_us);
 }
 
 /* head must only grow, and never by more than an honest producer could
@@ -147,6 +147,14 @@ bool ipc_frame_valid(const struct baton_frame *f, uint64_t index,
 			    (unsigned long long)f->gpu_frame);
 			return false;
 		}
+	}
+	/* The gate's share is part of the wait: at most sleep_ns, which
+	 * the shim rounds up to whole microseconds. */
+	if ((int64_t)f->gate_us * 1000 > f->sleep_ns + 999) {
+		say(err, errlen, "record %llu gate_us %u beyond sleep_ns %lld",
+		    (unsigned long long)index, f->gate_us,
+		    (long long)f->sleep_ns);
+		return false;
 	}
 	if (f->flags & ~(BATON_FRAME_GPU_FENCE | BATON_FRAME_GPU_SOFTWARE)) {
 		say(err, errlen, "record %llu has unknown flags 0x%x",

@@ -76,15 +76,30 @@ struct baton_frame {
 	uint64_t seq;             /* i + 1 for record i; written last */
 	int64_t present_ns;       /* when the real Present was called */
 	int64_t cpu_ns;           /* frame start to Present, sleep excluded */
-	int64_t sleep_ns;         /* pacing sleep applied before Present */
+	int64_t sleep_ns;         /* wait before Present: the pacer's sleep or
+	                             the budget gate's, whichever was later */
 	int64_t target_period_ns; /* the period in force, 0 = unpaced */
 	int64_t gpu_ns;           /* GPU time of frame gpu_frame, < 0 if none
 	                             was measured this frame */
 	uint64_t gpu_frame;       /* seq of the frame gpu_ns belongs to (GPU
 	                             timings arrive a frame or two late) */
 	uint32_t flags;           /* BATON_FRAME_* */
-	uint32_t reserved;
+	uint32_t gate_us;         /* of sleep_ns, the part the budget gate
+	                             decided: how far past the pacer's wake
+	                             (or past the frame's start when unpaced)
+	                             the gate held the frame, in microseconds,
+	                             rounded up (any gate wait is >= 1),
+	                             never more than sleep_ns rounded up.
+	                             0: the gate did not delay it. */
 };
+
+/* gate_us took the place of the record's reserved field, which every shim
+ * before it wrote as zero and every daemon before it ignored: an older
+ * daemon reads no gate waits (it takes the whole wait for pacing, as it
+ * always did), and a newer daemon reading an older shim sees none either.
+ * So the layout and BATON_SHM_VERSION are unchanged. A count, not a flag:
+ * batond takes the gate's share out of the pacing sleep (core/reach.h),
+ * and a frame the pacer and the gate both held shows how much was whose. */
 
 #define BATON_FRAME_GPU_FENCE 1u /* gpu_ns from a fence, not timestamps */
 /* gpu_ns is a software rasterizer's cost: the process's CPU time for the

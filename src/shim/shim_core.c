@@ -346,6 +346,19 @@ static void apply_cap(int64_t now)
 		core_gate_set_cap(&fs.gate, now, cap);
 }
 
+/* The gate's share of a wait of sleep_ns, in whole microseconds rounded up
+ * (a gate wait of any length shows), never more than the wait itself
+ * rounded up. */
+static uint32_t gate_us(int64_t gate_ns, int64_t sleep_ns)
+{
+	if (gate_ns > sleep_ns)
+		gate_ns = sleep_ns;
+	if (gate_ns <= 0)
+		return 0;
+	int64_t us = (gate_ns + 999) / 1000;
+	return us < (int64_t)UINT32_MAX ? (uint32_t)us : UINT32_MAX;
+}
+
 uint64_t shim_frame_begin(enum shim_api api)
 {
 	int ph = atomic_load_explicit(&phase, memory_order_acquire);
@@ -394,6 +407,12 @@ uint64_t shim_frame_begin(enum shim_api api)
 	if (open - now > MAX_SLEEP_NS)
 		open = now + MAX_SLEEP_NS;
 	struct shim_sleeper *sleeper = &fs.sleeper;
+	/* The gate's share of the wait (shm.h gate_us) starts where the
+	 * pacer's would have ended (now, when the pacer would not sleep).
+	 * batond tells a cap-bound game from a paced one by it
+	 * (core/reach.h). */
+	int64_t paced_until = wake > now ? wake : now;
+	bool gated = open > paced_until;
 	if (open > wake) {
 		wake = open;
 		sleeper = &fs.gate_sleeper;
@@ -406,6 +425,9 @@ uint64_t shim_frame_begin(enum shim_api api)
 	fs.rec.cpu_ns = cpu;
 	fs.rec.sleep_ns = present - now;
 	fs.rec.target_period_ns = period;
+	/* A late wake-up is the fault of whoever set the wake. */
+	fs.rec.gate_us =
+	    gated ? gate_us(present - paced_until, present - now) : 0;
 	return ++fs.frame;
 }
 

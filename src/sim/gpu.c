@@ -44,6 +44,24 @@ static bool has_budget(const struct sim_gpu *g, const struct sim_gpu_ctx *c)
 	       c->budget_ns > 0;
 }
 
+/* Budget model: starts or ends ctx's held stretch at now (gpu.h
+ * sim_gpu_held_ns): it has work, no budget, and is not on the GPU. */
+static void note_held(struct sim_gpu *g, uint32_t ctx, int64_t now)
+{
+	if (ctx == SIM_GPU_NONE || g->model != SIM_GPU_BUDGET)
+		return;
+	struct sim_gpu_ctx *c = &g->ctx[ctx];
+	bool held = c->n > 0 && !has_budget(g, c) &&
+	            !(g->cur == ctx && g->state != SIM_GPU_IDLE);
+	if (held == c->held)
+		return;
+	if (held)
+		c->held_from = now;
+	else
+		c->held_ns += now - c->held_from;
+	c->held = held;
+}
+
 bool sim_gpu_init(struct sim_gpu *g, const struct sim_gpu_spec *spec,
                   uint32_t n_ctx, const uint32_t *queue_cap)
 {
@@ -169,9 +187,12 @@ int64_t sim_gpu_submit(struct sim_gpu *g, int64_t now, uint32_t ctx,
 		rq_push(g, ctx);
 	else if (c->n == 1 && g->cur != ctx && has_budget(g, c) && !c->queued)
 		rq_push(g, ctx);
-	if (g->state != SIM_GPU_IDLE)
+	if (g->state != SIM_GPU_IDLE) {
+		note_held(g, ctx, now);
 		return -1;
+	}
 	dispatch(g, now);
+	note_held(g, ctx, now);
 	/* Budget model: a context out of budget was not queued, and the
 	 * GPU stays idle until a refill. */
 	return g->state == SIM_GPU_IDLE ? -1 : g->seg_end;
@@ -228,6 +249,8 @@ bool sim_gpu_event(struct sim_gpu *g, int64_t now, struct sim_gpu_done *done,
 		rq_push(g, g->cur);
 		dispatch(g, now);
 	}
+	note_held(g, (uint32_t)(c - g->ctx), now);
+	note_held(g, g->cur, now);
 	*next = g->state == SIM_GPU_IDLE ? -1 : g->seg_end;
 	return finished;
 }
@@ -262,10 +285,14 @@ int64_t sim_gpu_refill(struct sim_gpu *g, int64_t now)
 		if (c->n > 0 && !c->queued && i != g->cur && has_budget(g, c))
 			rq_push(g, i);
 	}
-	if (g->state != SIM_GPU_IDLE || g->rq_n == 0)
-		return -1;
-	dispatch(g, now);
-	return g->seg_end;
+	int64_t wake = -1;
+	if (g->state == SIM_GPU_IDLE && g->rq_n > 0) {
+		dispatch(g, now);
+		wake = g->seg_end;
+	}
+	for (uint32_t i = 0; i < g->n_ctx; i++)
+		note_held(g, i, now);
+	return wake;
 }
 
 int64_t sim_gpu_busy_ns(const struct sim_gpu *g, int64_t now)
@@ -286,4 +313,10 @@ int64_t sim_gpu_exec_ns(const struct sim_gpu *g, uint32_t ctx, int64_t now)
 uint32_t sim_gpu_busy_others(const struct sim_gpu *g, uint32_t ctx)
 {
 	return g->busy_ctx - (g->ctx[ctx].n > 0 ? 1u : 0u);
+}
+
+int64_t sim_gpu_held_ns(const struct sim_gpu *g, uint32_t ctx, int64_t now)
+{
+	const struct sim_gpu_ctx *c = &g->ctx[ctx];
+	return c->held_ns + (c->held ? now - c->held_from : 0);
 }

@@ -37,6 +37,11 @@ struct sim_gpu_ctx {
 	/* Out of budget, it still runs while no context with budget has
 	 * work (the GPU would idle otherwise). */
 	bool work_conserving;
+	/* Budget model: time it had work and was held off the GPU for want
+	 * of budget (what the shim's gate reports as gate_us), finished
+	 * stretches, and whether one is under way since held_from. */
+	int64_t held_ns, held_from;
+	bool held;
 };
 
 enum sim_gpu_state {
@@ -107,3 +112,8 @@ int64_t sim_gpu_busy_ns(const struct sim_gpu *g, int64_t now);
 /* Contexts other than ctx with a job queued or running. */
 uint32_t sim_gpu_busy_others(const struct sim_gpu *g, uint32_t ctx);
 int64_t sim_gpu_exec_ns(const struct sim_gpu *g, uint32_t ctx, int64_t now);
+/* Budget model: cumulative time up to now that ctx had work and was held
+ * off the GPU because its budget ran out: the simulator's budget gate
+ * wait (core_tenant.gate_s). A cap removed while ctx is held stops the
+ * count at the next refill. */
+int64_t sim_gpu_held_ns(const struct sim_gpu *g, uint32_t ctx, int64_t now);

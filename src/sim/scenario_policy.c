@@ -11,32 +11,14 @@ bool sim_scenario_parse_policy(struct sim_cfg_ctx *c,
                                const config_setting_t *root,
                                struct sim_scenario *sc)
 {
-	static const char *const known[] = {"name",
-	                                    "kp",
-	                                    "ki",
-	                                    "max_ratio",
-	                                    "epoch_ms",
-	                                    "sla_margin",
-	                                    "util_target",
-	                                    "fsa_guard",
-	                                    "fsa_relax",
-	                                    "fsa_hold_s",
-	                                    "k_alpha",
-	                                    "reach_tol",
-	                                    "reach_hold_s",
-	                                    "esa_climb",
-	                                    "caps",
-	                                    "u_over",
-	                                    "u_limit",
-	                                    "w_u",
-	                                    "w_e",
-	                                    "steal",
-	                                    "run",
-	                                    "quiet",
-	                                    "sla_tol",
-	                                    "qos_margin",
-	                                    "cap_total",
-	                                    NULL};
+	static const char *const known[] = {
+	    "name",         "kp",         "ki",          "max_ratio",
+	    "epoch_ms",     "sla_margin", "util_target", "fsa_guard",
+	    "fsa_relax",    "fsa_hold_s", "k_alpha",     "reach_tol",
+	    "reach_hold_s", "esa_climb",  "caps",        "u_over",
+	    "u_limit",      "w_u",        "w_e",         "steal",
+	    "run",          "quiet",      "sla_tol",     "qos_margin",
+	    "cap_total",    NULL};
 	static const char *const cap_modes[] = {"static", "dynamic", NULL};
 	struct core_params *p = &sc->params;
 	config_setting_t *g, *s;

@@ -51,6 +51,7 @@ struct sim {
 	uint64_t ticks;
 	int64_t tick_busy_ns;  /* GPU busy at the last tick */
 	int64_t *tick_exec_ns; /* per tenant, at the last tick */
+	int64_t *tick_held_ns; /* per tenant, held for budget, last tick */
 
 	/* Sampling at window ends and at the end of the warm-up. */
 	int64_t next_sample_ns;
@@ -277,6 +278,7 @@ static void on_tick(struct sim *s, int64_t now)
 		struct sim_game *g = &s->games[i];
 		struct core_tenant *t = &s->core[i];
 		int64_t exec = sim_gpu_exec_ns(&s->gpu, i, now);
+		int64_t held = sim_gpu_held_ns(&s->gpu, i, now);
 		struct sim_epoch e;
 		sim_game_end_epoch(g, now, &e);
 		if (is_be(s, i)) {
@@ -295,12 +297,17 @@ static void on_tick(struct sim *s, int64_t now)
 			t->sleep_s = e.sleep_s;
 			t->gpu_busy_s =
 			    (double)(exec - s->tick_exec_ns[i]) / 1e9;
+			/* Where the shim's gate makes a frame wait before
+			 * Present, the budget model holds its work off the
+			 * GPU: the same cap-bound signal (reach.h). */
+			t->gate_s = (double)(held - s->tick_held_ns[i]) / 1e9;
 			s->roster[k] = *t;
 			s->roster_of[k++] = i;
 		} else {
 			sim_game_set_target(g, 0.0);
 		}
 		s->tick_exec_ns[i] = exec;
+		s->tick_held_ns[i] = held;
 	}
 	core_controller_tick(s->policy, &s->sc->params, &s->core_gpu, s->roster,
 	                     k);
@@ -408,6 +415,7 @@ static void sim_free(struct sim *s)
 	free(s->roster);
 	free(s->roster_of);
 	free(s->tick_exec_ns);
+	free(s->tick_held_ns);
 	free(s->warm_exec_ns);
 	free(s->util_per_s);
 	free(s->joined_s);
@@ -439,6 +447,7 @@ static bool sim_setup(struct sim *s, const struct sim_scenario *sc)
 	s->roster = calloc(n, sizeof(*s->roster));
 	s->roster_of = calloc(n, sizeof(*s->roster_of));
 	s->tick_exec_ns = calloc(n, sizeof(*s->tick_exec_ns));
+	s->tick_held_ns = calloc(n, sizeof(*s->tick_held_ns));
 	s->warm_exec_ns = calloc(n, sizeof(*s->warm_exec_ns));
 	s->util_per_s = calloc(s->n_secs, sizeof(*s->util_per_s));
 	s->joined_s = calloc(n, sizeof(*s->joined_s));
@@ -450,9 +459,9 @@ static bool sim_setup(struct sim *s, const struct sim_scenario *sc)
 	s->budget_model = sc->gpu.model == SIM_GPU_BUDGET;
 	uint32_t *caps = calloc(n, sizeof(*caps));
 	bool ok = s->games && s->core && s->roster && s->roster_of &&
-	          s->tick_exec_ns && s->warm_exec_ns && s->util_per_s &&
-	          s->joined_s && s->broken_per_s && s->counted_per_s && s->be &&
-	          s->be_roster && s->be_of && caps;
+	          s->tick_exec_ns && s->tick_held_ns && s->warm_exec_ns &&
+	          s->util_per_s && s->joined_s && s->broken_per_s &&
+	          s->counted_per_s && s->be && s->be_roster && s->be_of && caps;
 	for (uint32_t i = 0; ok && i < n; i++) {
 		int mif = sc->tenants[i].max_in_flight;
 		caps[i] = mif > 0 ? (uint32_t)mif : 1;

@@ -26,7 +26,7 @@ F_SEAL_FUTURE_WRITE = 0x10  # linux/fcntl.h; not in Python's fcntl
 CONTROL_VALID = 1
 FRAME_GPU_FENCE = 1
 # struct baton_frame: seq, present, cpu, sleep, period, gpu, gpu_frame,
-# flags, reserved
+# flags, gate_us
 FRAME = struct.Struct("<QqqqqqQII")
 HEADER_FMT = struct.Struct("<QIIQIIIIII")
 

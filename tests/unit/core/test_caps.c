@@ -571,6 +571,111 @@ static void test_owner_caps(void **state)
 	assert_float_equal(t[0].caps.u, 1.0, 1e-9);
 }
 
+/* A toy GPU for work-conserving budgets: tenant i wants demand[i] of the
+ * GPU and gets the smaller of that and the budget of the last tick (all
+ * of it while uncapped); its gate holds it (cap-bound) while it wants
+ * more. The GPU's utilization is the sum. ticks epochs; returns the
+ * largest change of tenant `watch`'s budget over the last 10. */
+static double wc_run(const struct core_params *p, struct core_gpu *gpu,
+                     struct core_tenant *t, size_t n, const double *demand,
+                     int ticks, size_t watch)
+{
+	double lo = INFINITY, hi = -INFINITY;
+	for (int k = 0; k < ticks; k++) {
+		double util = 0.0;
+		for (size_t i = 0; i < n; i++) {
+			double b = t[i].caps.budget;
+			double use = b > 0.0 && b < demand[i] ? b : demand[i];
+			t[i].cap_bound = b > 0.0 && demand[i] > b;
+			t[i].gpu_busy_s = use * p->epoch_s;
+			t[i].frames = 3;
+			util += use;
+		}
+		gpu->util = util;
+		core_caps_tick(p, gpu, t, n);
+		if (k >= ticks - 10) {
+			lo = fmin(lo, t[watch].caps.budget);
+			hi = fmax(hi, t[watch].caps.budget);
+		}
+	}
+	return hi - lo;
+}
+
+/* Work-conserving budgets (caps.c, work_conserve): alone on the GPU a
+ * saturating work-conserving tenant capped at 0.1 gets util_target of
+ * it, a strict one keeps 0.1; beside a strict saturating tenant capped at
+ * 0.1 and an uncapped one using 0.3 it gets the spare, 0.95 - 0.5 on top
+ * of its cap, and holds it (a fixed point, not a budget that swings
+ * tick by tick); a work-conserving tenant under its cap gets nothing
+ * more; two that saturate split the spare. */
+static void test_work_conserving_budgets(void **state)
+{
+	(void)state;
+	struct core_params p = params();
+	for (int wc = 0; wc < 2; wc++) {
+		struct core_gpu gpu = {0};
+		struct core_tenant t[1];
+		hold(t, 1, (double[]){0.1}, (double[]){0.1});
+		t[0].work_conserving = wc;
+		wc_run(&p, &gpu, t, 1, (double[]){1.0}, 100, 0);
+		assert_float_equal(t[0].caps.budget, wc ? p.util_target : 0.1,
+		                   1e-3);
+	}
+
+	struct core_gpu gpu = {0};
+	struct core_tenant t[3];
+	hold(t, 3, (double[]){0.1, 0.1, 0}, (double[]){0.1, 0.1, 0});
+	t[0].work_conserving = true;
+	double swing =
+	    wc_run(&p, &gpu, t, 3, (double[]){1.0, 1.0, 0.3}, 100, 0);
+	print_message("wc beside strict 0.1 and 0.3 uncapped: %.4f (swing "
+	              "%.2g), strict %.4f, spare %.4f\n",
+	              t[0].caps.budget, swing, t[1].caps.budget,
+	              gpu.caps.wc_spare);
+	assert_float_equal(t[0].caps.budget, 0.1 + (p.util_target - 0.5), 1e-3);
+	assert_true(swing < 1e-3);
+	assert_float_equal(t[1].caps.budget, 0.1, EPS);
+	assert_float_equal(t[2].caps.budget, 0.0, 0.0);
+
+	/* under its cap: its cap, no more */
+	wc_run(&p, &gpu, t, 3, (double[]){0.05, 1.0, 0.3}, 100, 0);
+	assert_float_equal(t[0].caps.budget, 0.1, EPS);
+
+	/* two saturating work-conserving tenants split the spare */
+	t[1].work_conserving = true;
+	wc_run(&p, &gpu, t, 3, (double[]){1.0, 1.0, 0.3}, 200, 0);
+	double each = 0.1 + (p.util_target - 0.3 - 0.2) / 2;
+	assert_float_equal(t[0].caps.budget, each, 2e-3);
+	assert_float_equal(t[1].caps.budget, each, 2e-3);
+}
+
+/* An owner cap bounds a work-conserving tenant's budget with its
+ * siblings': the extras give way, the strict budgets do not. */
+static void test_work_conserving_within_owner_cap(void **state)
+{
+	(void)state;
+	struct core_params p = params();
+	struct core_gpu gpu = {0};
+	struct core_tenant t[3];
+	hold(t, 3, (double[]){0.1, 0.1, 0.1}, (double[]){0.1, 0.1, 0.1});
+	t[0].owner = t[1].owner = 1000;
+	t[2].owner = 1001;
+	t[0].work_conserving = t[2].work_conserving = true;
+	struct core_owner_cap oc[] = {{.owner = 1000, .cap = 0.3}};
+	gpu.caps.owner_caps = oc;
+	gpu.caps.n_owner_caps = 1;
+	wc_run(&p, &gpu, t, 3, (double[]){1.0, 1.0, 1.0}, 200, 0);
+	print_message("owner capped 0.3: wc %.4f + strict %.4f; other "
+	              "owner's wc %.4f\n",
+	              t[0].caps.budget, t[1].caps.budget, t[2].caps.budget);
+	assert_float_equal(t[1].caps.budget, 0.1, EPS);
+	assert_float_equal(t[0].caps.budget + t[1].caps.budget, 0.3, 1e-9);
+	/* the other owner's takes the rest of the spare */
+	assert_true(t[2].caps.budget > 0.5);
+	assert_true(t[0].caps.budget + t[1].caps.budget + t[2].caps.budget <=
+	            p.util_target + 1e-3);
+}
+
 /* The controller tick runs the stage; uncapped tenants are left alone
  * but their load counts. */
 static void test_controller_runs_stage(void **state)
@@ -622,6 +727,8 @@ int main(void)
 	    cmocka_unit_test(test_bad_published_caps),
 	    cmocka_unit_test(test_owner_caps),
 	    cmocka_unit_test(test_controller_runs_stage),
+	    cmocka_unit_test(test_work_conserving_budgets),
+	    cmocka_unit_test(test_work_conserving_within_owner_cap),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

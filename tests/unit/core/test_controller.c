@@ -1,5 +1,6 @@
 /* The control tick: coefficient learning, pinned and free tenants, reach
- * (limited tenants), overload, and ESA's one rate over a toy plant. */
+ * (limited and cap-bound tenants), overload, and ESA's one rate over a toy
+ * plant. */
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -143,6 +144,149 @@ static void test_esa_one_rate_whatever_the_bottleneck(void **state)
 	}
 }
 
+/* A toy plant with a cap: a game of k GPU seconds per frame whose CPU
+ * allows max_fps, held by its budget gate to cap / k. Paced at target, it
+ * runs at the lowest of the three; the wait is the pacer's while the
+ * target binds, else mostly the gate's (pacer_part of it the pacer's: the
+ * two overlap on some frames). old_report folds the gate's share into the
+ * pacing sleep, as before the shim reported it apart. */
+static void capped_plant(struct core_tenant *t, double k, double max_fps,
+                         double cap, double pacer_part, bool old_report,
+                         double epoch_s)
+{
+	double fps = max_fps;
+	if (cap / k < fps)
+		fps = cap / k;
+	bool paced = t->target_fps > 0.0 && t->target_fps < fps;
+	if (paced)
+		fps = t->target_fps;
+	t->fps = fps;
+	t->frames = (uint32_t)lround(fps * epoch_s);
+	t->gpu_busy_s = k * t->frames;
+	double wait = t->frames * (1.0 / fps - 1.0 / max_fps);
+	t->sleep_s = paced ? wait : wait * pacer_part;
+	t->gate_s = paced ? 0.0 : wait - t->sleep_s;
+	if (old_report) {
+		t->sleep_s += t->gate_s;
+		t->gate_s = 0.0;
+	}
+	t->paced_frames = t->sleep_s > 1e-9 ? t->frames : 0;
+}
+
+/* SA at an SLA of 60 for a game whose cap affords 30 FPS: the gate holds
+ * it, so its target is not wound up (no positive integral: it stays at
+ * the reference), it is cap-bound and not limited, and its reach is the
+ * rate under its cap. Reported the old way (the gate's wait taken for
+ * pacing sleep) the loop winds the target up past the reference until
+ * the overshoot itself marks the tenant limited (reach.h), which would
+ * pull ESA's common rate down to 30 for everyone. When the cap is lifted
+ * it is cap-bound no more and runs at its reference. */
+static void test_cap_bound_no_wind_up(void **state)
+{
+	(void)state;
+	struct core_params p = core_params_default();
+	double ref = 60 * (1 + p.sla_margin);
+	for (int old = 0; old < 2; old++) {
+		struct core_gpu gpu = {0};
+		struct core_tenant t = {.sla_fps = 60};
+		double highest = 0.0;
+		for (int i = 0; i < 300; i++) {
+			core_controller_tick(&core_policy_sa, &p, &gpu, &t, 1);
+			if (i > 10 && t.target_fps > highest)
+				highest = t.target_fps;
+			capped_plant(&t, 0.01, 400, 0.3, 0.3, old, p.epoch_s);
+		}
+		print_message("%s report: target %.1f (highest %.1f), "
+		              "integral %.3f, reach %.1f\n",
+		              old ? "old" : "gate", t.target_fps, highest,
+		              t.pi.integral, t.reach_fps);
+		if (old) {
+			assert_false(t.cap_bound);
+			assert_true(t.limited);
+			assert_true(highest > ref * 1.05);
+			continue;
+		}
+		assert_true(t.cap_bound);
+		assert_false(t.limited);
+		assert_true(t.pi.integral <= 0.0);
+		assert_true(highest < ref * 1.001);
+		assert_float_equal(t.reach_fps, 30.0, 1.5);
+		assert_float_equal(t.fps, 30.0, 0.5);
+
+		for (int i = 0; i < 50; i++) {
+			core_controller_tick(&core_policy_sa, &p, &gpu, &t, 1);
+			capped_plant(&t, 0.01, 400, 1.0, 0.3, false, p.epoch_s);
+		}
+		assert_false(t.cap_bound);
+		assert_false(t.limited);
+		assert_float_equal(t.fps, ref, ref * 0.02);
+	}
+}
+
+/* cap_bound holds for reach_hold_s of epochs with frames and no gate
+ * wait; an epoch without frames changes nothing. */
+static void test_cap_bound_hold(void **state)
+{
+	(void)state;
+	struct core_params p = core_params_default();
+	struct core_gpu gpu = {0};
+	struct core_tenant t = {.sla_fps = 30,
+	                        .fps = 30,
+	                        .frames = 3,
+	                        .gpu_busy_s = 0.003,
+	                        .gate_s = 0.05};
+	core_controller_tick(&core_policy_none, &p, &gpu, &t, 1);
+	assert_true(t.cap_bound);
+	t.frames = 0;
+	t.gate_s = 0.0;
+	for (int i = 0; i < 20; i++) {
+		core_controller_tick(&core_policy_none, &p, &gpu, &t, 1);
+		assert_true(t.cap_bound);
+	}
+	/* a gate wait under a third of reach_tol of the span is jitter */
+	t.frames = 3;
+	t.gate_s = 0.1 * p.reach_tol / 3.0 * 0.9;
+	int epochs = (int)lround(p.reach_hold_s / p.epoch_s);
+	for (int i = 0; i < epochs - 1; i++) {
+		core_controller_tick(&core_policy_none, &p, &gpu, &t, 1);
+		assert_true(t.cap_bound);
+	}
+	core_controller_tick(&core_policy_none, &p, &gpu, &t, 1);
+	assert_false(t.cap_bound);
+}
+
+/* ESA with one tenant held by its own cap (25 FPS of a common rate of
+ * about 79): it is cap-bound, not limited, and the common rate stays
+ * U / sum k, which the two others run at. Reported as a game bound
+ * elsewhere (no gate wait), the same rates pull the common rate down to
+ * 25 (test_esa_one_rate_whatever_the_bottleneck). */
+static void test_esa_common_rate_ignores_cap_bound(void **state)
+{
+	(void)state;
+	struct core_params p = core_params_default();
+	struct core_gpu gpu = {0};
+	struct core_tenant t[3] = {
+	    {.sla_fps = 20}, {.sla_fps = 20}, {.sla_fps = 20}};
+	const double k = 0.004, ideal = 0.95 / (3 * k);
+	for (int i = 0; i < 300; i++) {
+		core_controller_tick(&core_policy_esa, &p, &gpu, t, 3);
+		for (int j = 0; j < 3; j++)
+			capped_plant(&t[j], k, 400, j == 1 ? 0.1 : 1.0, 0.3,
+			             false, p.epoch_s);
+	}
+	print_message("common %.1f (ideal %.1f), fps %.1f %.1f %.1f\n",
+	              gpu.common_fps, ideal, t[0].fps, t[1].fps, t[2].fps);
+	assert_true(t[1].cap_bound);
+	assert_false(t[1].limited);
+	assert_float_equal(t[1].fps, 25.0, 0.5);
+	assert_float_equal(gpu.esa_ceiling, 0.0, 0.0);
+	assert_float_equal(gpu.common_fps, ideal, ideal * 0.01);
+	for (int j = 0; j < 3; j += 2) {
+		assert_false(t[j].cap_bound);
+		assert_float_equal(t[j].fps, ideal, ideal * 0.05);
+	}
+}
+
 /* Overload: the tenants at their SLAs need more than util_target. */
 static void test_overload(void **state)
 {
@@ -243,6 +387,9 @@ int main(void)
 	    cmocka_unit_test(test_overload),
 	    cmocka_unit_test(test_learned_cost_bounded_by_one_gpu),
 	    cmocka_unit_test(test_target_floored_at_the_sla),
+	    cmocka_unit_test(test_cap_bound_no_wind_up),
+	    cmocka_unit_test(test_cap_bound_hold),
+	    cmocka_unit_test(test_esa_common_rate_ignores_cap_bound),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

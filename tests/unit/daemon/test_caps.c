@@ -179,7 +179,10 @@ static void test_caps_from_config_hello_and_set(void **state)
 	assert_int_equal(code, 200);
 	char want[96];
 	snprintf(want, sizeof(want), "baton_tenant_cap{id=\"%lld\",", app.id);
-	if (!strstr(m, want) ||
+	char want_bound[96];
+	snprintf(want_bound, sizeof(want_bound),
+	         "baton_tenant_cap_bound{id=\"%lld\",", app.id);
+	if (!strstr(m, want) || !strstr(m, want_bound) ||
 	    !strstr(m, "baton_admissible_sessions{gpu=\"0\","
 	               "profile=\"glmark2\"}") ||
 	    !strstr(m, "baton_gpu_total_load{gpu=\"0\"}") ||

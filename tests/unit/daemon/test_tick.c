@@ -190,6 +190,60 @@ static void test_limited_reported_in_status(void **state)
 	assert_false(c->limited);
 }
 
+/* Game 0 held by its budget gate: 30 FPS where its SLA asks 60, each
+ * frame's 30-ms wait the gate's but for pace_us of it (the pacer's).
+ * batond splits the wait as the record says (shm.h gate_us). */
+static void gated_epoch(struct fixture *f, int64_t pace_us)
+{
+	struct game *g = &f->g[0];
+	f->now += 100 * MS;
+	const int64_t period = 33333333, wait = 30 * MS;
+	while (g->next_present <= f->now) {
+		g->seq++;
+		struct baton_frame fr = {
+		    .present_ns = g->next_present,
+		    .cpu_ns = period - wait,
+		    .sleep_ns = wait,
+		    .gpu_ns = 3 * MS,
+		    .gpu_frame = g->seq,
+		    .gate_us = (uint32_t)(wait / 1000 - pace_us),
+		};
+		ipc_ring_push(g->shm.ring, g->shm.records, &fr);
+		g->next_present += period;
+	}
+	daemon_tick(&f->d, f->now);
+}
+
+/* A game its gate holds under its SLA: batond takes the gate's share out
+ * of the pacing sleep (the core's gate_s), so the tenant is cap-bound,
+ * not limited, its target is not wound up and its reach is its rate;
+ * status says so (cap_bound), and with a wait that is all the pacer's
+ * (gate_us 0) it is paced, not cap-bound. */
+static void test_gate_wait_is_cap_bound(void **state)
+{
+	struct fixture *f = *state;
+	add_game(f, 0, "capped", 60);
+	for (int e = 0; e < 50; e++)
+		gated_epoch(f, 1000);
+	const struct core_tenant *c = &f->g[0].t->core;
+	assert_float_equal(c->gate_s, 3 * 0.029, 1e-6);
+	assert_float_equal(c->sleep_s, 3 * 0.001, 1e-6);
+	assert_true(c->cap_bound);
+	assert_false(c->limited);
+	assert_true(c->target_fps <= 60.6 + 1e-6);
+	assert_float_equal(c->reach_fps, 30.0, 0.5);
+	json_t *st = daemon_status(&f->d);
+	json_t *t0 = json_array_get(json_object_get(st, "tenants"), 0);
+	assert_true(json_is_true(json_object_get(t0, "cap_bound")));
+	assert_true(json_is_false(json_object_get(t0, "limited")));
+	json_decref(st);
+
+	for (int e = 0; e < 10; e++)
+		gated_epoch(f, 30000);
+	assert_float_equal(c->gate_s, 0.0, 0.0);
+	assert_false(c->cap_bound);
+}
+
 /* The control block as game i sees it now (asserts a complete one). */
 static struct ipc_control_values control(struct fixture *f, int i)
 {
@@ -487,6 +541,7 @@ int main(void)
 #define T(fn) cmocka_unit_test_setup_teardown(fn, setup, teardown)
 	    T(test_sa_settles_on_reference),
 	    T(test_limited_reported_in_status),
+	    T(test_gate_wait_is_cap_bound),
 	    T(test_registration_writes_start_target),
 	    T(test_start_target_pinned_and_none),
 	    T(test_below_sla_seconds_counted),

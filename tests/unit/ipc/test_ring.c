@@ -49,6 +49,7 @@ static struct baton_frame frame(uint64_t i)
 	    .gpu_ns = 3000000,
 	    .gpu_frame = i + 1,
 	    .flags = BATON_FRAME_GPU_FENCE,
+	    .gate_us = 2000, /* 2 ms of the 5-ms wait were the gate's */
 	};
 }
 
@@ -152,16 +153,20 @@ CORRUPT(gpu_huge, r->gpu_ns = IPC_FRAME_MAX_GPU_NS)
 CORRUPT(gpu_frame_zero, r->gpu_frame = 0)
 CORRUPT(gpu_frame_future, r->gpu_frame = 2)
 CORRUPT(flags, r->flags = 0x80)
+/* The gate's share of a 5-ms wait: 5000 us at most. */
+CORRUPT(gate_beyond_sleep, r->gate_us = 5001)
+CORRUPT(gate_huge, r->gate_us = UINT32_MAX)
 
 static const struct corruption corruptions[] = {
 #define C(name)                                                                \
 	{                                                                      \
 #name, corrupt_##name                                          \
 	}
-    C(seq),         C(present_negative), C(present_future), C(cpu_negative),
-    C(cpu_huge),    C(sleep_negative),   C(sleep_huge),     C(period_negative),
-    C(period_huge), C(gpu_huge),         C(gpu_frame_zero), C(gpu_frame_future),
-    C(flags),
+    C(seq),          C(present_negative),  C(present_future),
+    C(cpu_negative), C(cpu_huge),          C(sleep_negative),
+    C(sleep_huge),   C(period_negative),   C(period_huge),
+    C(gpu_huge),     C(gpu_frame_zero),    C(gpu_frame_future),
+    C(flags),        C(gate_beyond_sleep), C(gate_huge),
 #undef C
 };
 
@@ -188,6 +193,7 @@ static void test_each_corrupt_field_rejected(void **state)
 	push(f, 0, 1);
 	f->records[0].gpu_ns = -1;
 	f->records[0].gpu_frame = 99;
+	f->records[0].gate_us = 5000; /* the whole wait was the gate's */
 	assert_int_equal(
 	    ipc_ring_read(&f->rd, f->out, CAP, NOW, f->err, sizeof(f->err)), 1);
 }

@@ -11,7 +11,8 @@
  * spaces frames 4 ms / C apart. Medians are checked with bounds a busy
  * machine cannot break: a gated interval is never shorter than cost / cap
  * (less the time to read the clock), and the bounds only have to tell
- * the intervals the cases use apart (4 ms apart at least): see spaced(). */
+ * the intervals the cases use apart (4 ms apart at least): see spaced().
+ * The records' gate_us (shm.h) says which waits the gate decided. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -21,6 +22,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <stdatomic.h>
 #include <sys/mman.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -181,6 +183,103 @@ static int case_daemon_and_local_cap(void)
 	return 0;
 }
 
+/* The last n records the shim wrote (n <= the ring's capacity). */
+static bool last_records(struct baton_frame *out, uint32_t n)
+{
+	struct ipc_shm shm;
+	if (!own_shm(&shm))
+		return false;
+	uint64_t head = atomic_load(&shm.ring->head);
+	if (head < n)
+		return false;
+	for (uint32_t k = 0; k < n; k++)
+		out[k] = shm.records[(head - n + k) & (shm.capacity - 1)];
+	return true;
+}
+
+/* How many of n records the gate held (gate_us > 0), and how many of
+ * those the gate alone held: gate_us is the whole wait (to the
+ * microsecond, rounded up). */
+static void count_gated(const struct baton_frame *r, uint32_t n,
+                        uint32_t *gated, uint32_t *whole)
+{
+	*gated = *whole = 0;
+	for (uint32_t k = 0; k < n; k++) {
+		if (r[k].gate_us == 0)
+			continue;
+		(*gated)++;
+		int64_t g = (int64_t)r[k].gate_us * 1000;
+		if (g >= r[k].sleep_ns && g < r[k].sleep_ns + 1000)
+			(*whole)++;
+	}
+}
+
+/* Unpaced under BATON_CAP=0.5: every wait is the gate's, and the record
+ * says so (gate_us is the whole sleep). Frames come 8 ms apart, so every
+ * frame after the first few waits. */
+static int case_gate_share_gate_only(void)
+{
+	setenv("BATON_CAP", "0.5", 1);
+	CHECK(spaced(1, 1, 2 * COST));
+	struct baton_frame r[N_MEDIAN];
+	CHECK(last_records(r, N_MEDIAN));
+	uint32_t gated, whole;
+	count_gated(r, N_MEDIAN, &gated, &whole);
+	CHECK(gated >= N_MEDIAN * 9 / 10);
+	CHECK(whole == gated);
+	return 0;
+}
+
+/* Paced at 200 FPS, no cap: the pacer sleeps and the gate never holds. */
+static int case_gate_share_pacer_only(void)
+{
+	setenv("BATON_FPS", "200", 1);
+	CHECK(spaced(1, 1, 5 * MS));
+	struct baton_frame r[N_MEDIAN];
+	CHECK(last_records(r, N_MEDIAN));
+	uint32_t gated, whole, slept = 0;
+	count_gated(r, N_MEDIAN, &gated, &whole);
+	for (uint32_t k = 0; k < N_MEDIAN; k++)
+		slept += r[k].sleep_ns > 0;
+	CHECK(slept >= N_MEDIAN * 9 / 10);
+	CHECK(gated == 0);
+	return 0;
+}
+
+/* Paced at 50 FPS with a cap of 0.5 that 4-ms frames 20 ms apart never
+ * reach: the pacer sleeps, the gate (full of credit) never holds. */
+static int case_gate_share_cap_not_binding(void)
+{
+	setenv("BATON_CAP", "0.5", 1);
+	setenv("BATON_FPS", "50", 1);
+	CHECK(spaced(1, 1, 20 * MS));
+	struct baton_frame r[N_MEDIAN];
+	CHECK(last_records(r, N_MEDIAN));
+	uint32_t gated, whole;
+	count_gated(r, N_MEDIAN, &gated, &whole);
+	CHECK(gated == 0);
+	return 0;
+}
+
+/* Paced at 50 FPS (20 ms) under a cap that spaces 4-ms frames 21 ms
+ * apart: the pacer sleeps to its grid and the gate a little longer, so
+ * the gate's share is part of the wait, not all of it. (Under a tighter
+ * cap every frame is late for the pacer's grid, which then re-anchors
+ * and does not sleep: the whole wait is the gate's.) */
+static int case_gate_share_both(void)
+{
+	setenv("BATON_CAP", "0.19", 1);
+	setenv("BATON_FPS", "50", 1);
+	CHECK(spaced(1, 1, COST * 100 / 19));
+	struct baton_frame r[N_MEDIAN];
+	CHECK(last_records(r, N_MEDIAN));
+	uint32_t gated, whole;
+	count_gated(r, N_MEDIAN, &gated, &whole);
+	CHECK(gated >= N_MEDIAN * 9 / 10);
+	CHECK(whole <= gated / 2);
+	return 0;
+}
+
 /* A bad BATON_CAP is ignored (fail open): no cap. */
 static int case_bad_local_cap_ignored(void)
 {
@@ -222,6 +321,10 @@ CASE(pacing_and_cap_slow_pacer)
 CASE(pacing_and_cap_slow_gate)
 CASE(daemon_cap)
 CASE(daemon_and_local_cap)
+CASE(gate_share_gate_only)
+CASE(gate_share_pacer_only)
+CASE(gate_share_cap_not_binding)
+CASE(gate_share_both)
 
 static void test_bad_local_cap_ignored(void **state)
 {
@@ -244,6 +347,10 @@ int main(void)
 	    cmocka_unit_test(test_daemon_cap),
 	    cmocka_unit_test(test_daemon_and_local_cap),
 	    cmocka_unit_test(test_bad_local_cap_ignored),
+	    cmocka_unit_test(test_gate_share_gate_only),
+	    cmocka_unit_test(test_gate_share_pacer_only),
+	    cmocka_unit_test(test_gate_share_cap_not_binding),
+	    cmocka_unit_test(test_gate_share_both),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -109,12 +109,51 @@ static void fcfs_runs_jobs_in_submission_order(void **state)
 	sim_gpu_finish(&g);
 }
 
+/* Budget model: the time a context has work and no budget is its gate
+ * wait (sim_gpu_held_ns, the core's gate_s); running, idle or uncapped it
+ * is not held. Cap 0.25 of 100-ms slots: 25 ms of budget per slot. */
+static void budget_held_time(void **state)
+{
+	struct sim_gpu_spec spec = {.model = SIM_GPU_BUDGET,
+	                            .quantum_ms = 1.0,
+	                            .slot_ms = 100.0,
+	                            .period_ms = 1000.0};
+	uint32_t caps[] = {1, 1};
+	struct sim_gpu g;
+	assert_true(sim_gpu_init(&g, &spec, 2, caps));
+	sim_gpu_set_cap(&g, 0, 0.25);
+	/* No budget before the first refill: held from its submit. */
+	assert_int_equal(sim_gpu_submit(&g, US(10000), 0, US(40000)), -1);
+	/* The uncapped one runs at once and is never held. */
+	assert_int_equal(sim_gpu_submit(&g, US(10000), 1, US(5000)), US(11000));
+	int64_t t = US(11000);
+	while (t < US(15000))
+		step(&g, &t, -1, t + US(1000)); /* fresh quanta, alone */
+	step(&g, &t, 1, -1); /* done; A still has no budget: idle */
+	assert_int_equal(sim_gpu_held_ns(&g, 0, US(60000)), US(50000));
+	assert_int_equal(sim_gpu_held_ns(&g, 1, US(60000)), 0);
+	/* The refill gives 25 ms: A runs, held 90 ms in all. */
+	assert_int_equal(sim_gpu_refill(&g, US(100000)), US(101000));
+	t = US(101000);
+	while (t < US(125000))
+		step(&g, &t, -1, t + US(1000));
+	/* At 125 ms its budget is spent with 15 ms of work left: held
+	 * again until the next refill. */
+	step(&g, &t, -1, -1);
+	assert_int_equal(sim_gpu_held_ns(&g, 0, US(125000)), US(90000));
+	assert_int_equal(sim_gpu_held_ns(&g, 0, US(150000)), US(115000));
+	assert_int_equal(sim_gpu_refill(&g, US(200000)), US(201000));
+	assert_int_equal(sim_gpu_held_ns(&g, 0, US(250000)), US(165000));
+	sim_gpu_finish(&g);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(timeslice_round_robin_with_switches),
 	    cmocka_unit_test(timeslice_job_queue_is_fifo),
 	    cmocka_unit_test(fcfs_runs_jobs_in_submission_order),
+	    cmocka_unit_test(budget_held_time),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
