@@ -270,12 +270,20 @@ static void end_period(const struct core_params *p, struct core_gpu *gpu,
 	double measured = g->acc_util_s / g->acc_time_s;
 	double other = gpu->other_util > 0.0 ? gpu->other_util : 0.0;
 	g->total_load = busy + other > measured ? busy + other : measured;
+	/* A work-conserving tenant's use beyond its strict budget is idle
+	 * time it soaks up and gives back as others need it (work_conserve):
+	 * counted, one such tenant would make an idle GPU look full and
+	 * stop admission. */
+	g->total_load -= g->acc_beyond_s / g->acc_time_s;
+	if (g->total_load < 0.0)
+		g->total_load = 0.0;
 	g->n_overloaded = n_over;
 	g->sampled = true;
 	g->periods++;
 	g->acc_time_s = 0.0;
 	g->acc_util_s = 0.0;
 	g->acc_busy_s = 0.0;
+	g->acc_beyond_s = 0.0;
 
 	if (n_over == 0) {
 		/* (d) no admission here: admission is asked for
@@ -505,6 +513,10 @@ void core_caps_tick(const struct core_params *p, struct core_gpu *gpu,
 		if (t[i].gpu_busy_s > 0.0 && isfinite(t[i].gpu_busy_s)) {
 			c->acc_busy_s += t[i].gpu_busy_s;
 			g->acc_busy_s += t[i].gpu_busy_s;
+			/* the budget in force: last tick's, its extra apart */
+			double strict = (c->budget - c->wc_extra) * dt;
+			if (conserving(&t[i]) && t[i].gpu_busy_s > strict)
+				g->acc_beyond_s += t[i].gpu_busy_s - strict;
 		}
 		c->acc_frames += t[i].frames;
 	}

@@ -69,12 +69,16 @@ struct core_caps_gpu {
 	double acc_time_s;     /* the period in progress */
 	double acc_util_s;     /* GPU busy over it (util x epoch), summed */
 	double acc_busy_s;     /* the tenants' busy time over it, summed */
+	double acc_beyond_s;   /* work-conserving tenants' busy time beyond
+	                          their strict budgets over it, summed */
 	bool sampled;          /* one period has ended */
 	uint32_t quiet;        /* successive periods without an overload
 	                          signal; a join or a departure restarts it */
 	uint32_t periods;      /* periods ended */
 	double total_load;     /* G6, last period: max(sum busy_i / T +
-	                          other_util, measured utilization) */
+	                          other_util, measured utilization), less
+	                          the work-conserving tenants' use beyond
+	                          their strict budgets */
 	uint32_t n_overloaded; /* last period */
 	bool severe;           /* more than one tenant overloaded: capacity is
 	                          not advertised (gOver's "severe warning") */

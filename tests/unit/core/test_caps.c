@@ -649,6 +649,34 @@ static void test_work_conserving_budgets(void **state)
 	assert_float_equal(t[1].caps.budget, each, 2e-3);
 }
 
+/* A work-conserving tenant soaking up an idle GPU does not make it look
+ * full to admission: its use beyond its strict budget is left out of G6's
+ * total load. A strict tenant's use is not. */
+static void test_work_conserving_leaves_admission_open(void **state)
+{
+	(void)state;
+	struct core_params p = params();
+	for (int wc = 0; wc < 2; wc++) {
+		struct core_gpu gpu = {0};
+		struct core_tenant t[2];
+		hold(t, 2, (double[]){0.1, 0.2}, (double[]){0.1, 0.2});
+		t[0].work_conserving = wc;
+		/* 30 FPS for an SLA of 10: a cap that binds is no overload */
+		t[0].sla_fps = t[1].sla_fps = 10;
+		wc_run(&p, &gpu, t, 2, (double[]){1.0, 0.1}, 100, 0);
+		struct core_admit a = core_caps_admit(&p, &gpu, 0.01, 30);
+		print_message("%s: budget %.3f, load %.3f\n",
+		              wc ? "work-conserving" : "strict",
+		              t[0].caps.budget, gpu.caps.total_load);
+		/* 0.1 at its cap, 0.1 used of 0.2: 0.2 either way */
+		assert_float_equal(gpu.caps.total_load, 0.2, 0.01);
+		assert_true(a.fits);
+		assert_int_equal(a.more, 1); /* 0.2 + 0.3 < 0.7, + 0.6 not */
+		if (wc)
+			assert_true(t[0].caps.budget > 0.5);
+	}
+}
+
 /* An owner cap bounds a work-conserving tenant's budget with its
  * siblings': the extras give way, the strict budgets do not. */
 static void test_work_conserving_within_owner_cap(void **state)
@@ -728,6 +756,7 @@ int main(void)
 	    cmocka_unit_test(test_owner_caps),
 	    cmocka_unit_test(test_controller_runs_stage),
 	    cmocka_unit_test(test_work_conserving_budgets),
+	    cmocka_unit_test(test_work_conserving_leaves_admission_open),
 	    cmocka_unit_test(test_work_conserving_within_owner_cap),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
