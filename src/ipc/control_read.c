@@ -14,6 +14,7 @@ bool ipc_control_read(const struct baton_control *c,
 	    .policy_epoch = GET(c->policy_epoch),
 	    .flags = GET(c->flags),
 	    .cap_ns_per_s = GET(c->cap_ns_per_s),
+	    .be_window_ns = GET(c->be_window_ns),
 	    .version = GET(c->version),
 	};
 	/* The field loads must complete before seq is read again. */

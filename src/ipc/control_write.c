@@ -18,5 +18,6 @@ void ipc_control_write(struct baton_control *c,
 	PUT(c->policy_epoch, v->policy_epoch);
 	PUT(c->flags, v->flags);
 	PUT(c->cap_ns_per_s, v->cap_ns_per_s);
+	PUT(c->be_window_ns, v->be_window_ns);
 	atomic_store_explicit(&c->seq, odd + 1u, memory_order_release);
 }

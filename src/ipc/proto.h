@@ -13,6 +13,14 @@
  *             (and "cap":0.25 when BATON_CAP is set: its published GPU
  *             cap, which may lower its app entry's, never raise it)
  *   batond-> {"type":"welcome","version":1,"id":7}
+ *   be    -> {"type":"hello","version":1,"role":"be","name":"matmul",
+ *             "weight":1,"cap":0.5}   + SCM_RIGHTS memfd
+ *             (a best-effort tenant, GPU grid / docs/harvesting.md: no
+ *             SLA; weight in (0, 1000], default 1; cap optional, in
+ *             (0, 1]; its records carry BATON_FRAME_BE, its control
+ *             block be_window_ns, cap_ns_per_s as its budget and
+ *             BATON_CONTROL_BE_CONTINUOUS)
+ *   batond-> {"type":"welcome","version":1,"id":8}
  *   cli   -> {"type":"hello","version":1,"role":"client"}
  *   batond-> {"type":"welcome","version":1}
  *

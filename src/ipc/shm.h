@@ -51,8 +51,14 @@ struct baton_control {
 	uint32_t flags;           /* BATON_CONTROL_* */
 	uint32_t cap_ns_per_s;    /* GPU-time cap: GPU ns per second of wall
 	                             time, 1 to BATON_CAP_MAX_NS_PER_S; 0 =
-	                             none (core/gate.h) */
-	uint64_t reserved[4];
+	                             none (core/gate.h). For a best-effort
+	                             tenant: its harvesting budget, 0 = none
+	                             (wait) */
+	int64_t be_window_ns;     /* best-effort tenants only: the longest
+	                             sub-launch it may start now (Eq. 1 of
+	                             GPU grid, core/harvest.h), 0 = wait for
+	                             the next write; 0 for games */
+	uint64_t reserved[3];
 };
 
 /* A cap of one whole GPU. The cap took the place of a reserved field
@@ -63,6 +69,16 @@ struct baton_control {
 #define BATON_CAP_MAX_NS_PER_S 1000000000u
 
 #define BATON_CONTROL_VALID 1u /* a daemon has written a target */
+/* Best-effort tenants: the GPU is fully idle (GPU grid's continuous mode,
+ * core/harvest.h): sub-launches of be_window_ns back to back. Clear:
+ * periodical, one sub-launch per window, then the rest the budget asks. */
+#define BATON_CONTROL_BE_CONTINUOUS 2u
+
+/* be_window_ns, like cap_ns_per_s, took a reserved field every daemon
+ * before it wrote as zero: an older daemon never opens a window, and a
+ * best-effort client that sees BATON_CONTROL_VALID with no window waits
+ * (or, with no daemon at all, runs its own probe loop); a game ignores
+ * both. Layout and BATON_SHM_VERSION unchanged. */
 
 /* Single producer (the shim's frame path), single consumer (batond). */
 struct baton_ring {
@@ -105,6 +121,14 @@ struct baton_frame {
 /* gpu_ns is a software rasterizer's cost: the process's CPU time for the
  * frame over the cores it may use (shim_set_software_device). */
 #define BATON_FRAME_GPU_SOFTWARE 2u
+/* A best-effort tenant's record: one sub-launch, not a frame. present_ns
+ * is when it was released to the device, gpu_ns its measured device time
+ * (gpu_frame = seq: measured before the record is written), sleep_ns how
+ * long it waited for a window or its budget before release (gate_us 0),
+ * cpu_ns the work units it completed (blocks, >= 0), target_period_ns 0.
+ * Only a best-effort registration may write it, and it may write nothing
+ * else. */
+#define BATON_FRAME_BE 4u
 
 _Static_assert(sizeof(struct baton_shm_header) == 64, "header layout");
 _Static_assert(sizeof(struct baton_control) == 64, "control layout");
