@@ -52,6 +52,7 @@ static void hold(struct core_tenant *t, size_t n, const double *initial,
 		t[i].cap_initial = initial[i];
 		t[i].caps.joined = initial[i] > 0;
 		t[i].caps.cap = cap[i];
+		t[i].caps.sampled = initial[i] > 0;
 	}
 }
 
@@ -157,6 +158,7 @@ static void test_sampling(void **state)
 	struct core_gpu gpu = {0};
 	struct core_tenant t[2];
 	hold(t, 2, (double[]){0.5, 0.25}, (double[]){0.5, 0.25});
+	t[0].caps.sampled = t[1].caps.sampled = false; /* never sampled */
 	double busy[2] = {0.2, 0.2}, fps[2] = {60, 20};
 	for (int k = 0; k < 9; k++) {
 		t[0].gpu_busy_s = 0.02;
@@ -244,8 +246,10 @@ static void test_u_signal_needs_qos_risk(void **state)
 	assert_true(gpu.caps.severe);
 }
 
-/* FPS under the SLA is a signal at once; within the tolerance it is not;
- * a tenant that never presented is never judged on its rate. */
+/* FPS under the SLA is a signal at once; within the tolerance and one
+ * frame of phase it is not (30 frames in a period at SLA 31);
+ * a tenant that never presented is never judged on its rate, nor is a
+ * tenant on its first period (its start-up). */
 static void test_overload_on_fps(void **state)
 {
 	(void)state;
@@ -254,16 +258,26 @@ static void test_overload_on_fps(void **state)
 	struct core_tenant t[3];
 	hold(t, 3, (double[]){0.5, 0.5, 0.2}, (double[]){0.3, 0.5, 0.2});
 	t[2].k = 0.0; /* registered, never presented */
-	t[0].sla_fps = 30.5;
+	/* (period() counts whole frames per 100 ms: rates are tens) */
+	t[0].sla_fps = 31;
 	double busy[3] = {0.1, 0.1, 0.0}, fps[3] = {30, 30, 0};
 	period(&p, &gpu, t, 3, busy, fps);
-	assert_false(t[0].caps.overloaded); /* 1.6 % under: tolerance */
+	assert_false(t[0].caps.overloaded); /* 3.2 % under: one frame */
 	assert_false(t[2].caps.overloaded);
 	assert_int_equal(gpu.caps.quiet, 1);
 	fps[0] = 20;
 	period(&p, &gpu, t, 3, busy, fps);
 	assert_true(t[0].caps.overloaded);
 	assert_int_equal(gpu.caps.quiet, 0);
+
+	/* a newcomer's first period, however slow, is its start-up */
+	t[1].caps.sampled = false;
+	fps[0] = 40;
+	fps[1] = 10;
+	period(&p, &gpu, t, 3, busy, fps);
+	assert_false(t[1].caps.overloaded);
+	period(&p, &gpu, t, 3, busy, fps);
+	assert_true(t[1].caps.overloaded);
 }
 
 /* (a) + (b): the donor is the argmin of w_u u + w_e e over the others, not
