@@ -79,6 +79,9 @@ struct core_caps_gpu {
 	                          other_util, measured utilization), less
 	                          the work-conserving tenants' use beyond
 	                          their strict budgets */
+	double overhead;       /* last period: the load the tenants cause
+	                          over the busy time they report, >= 1
+	                          (caps.c, end_period); 1 before a sample */
 	uint32_t n_overloaded; /* last period */
 	bool severe;           /* more than one tenant overloaded: capacity is
 	                          not advertised (gOver's "severe warning") */
@@ -113,7 +116,7 @@ struct core_admit {
 	uint32_t more; /* how many more such tenants fit now (0 if !fits) */
 	enum core_admit_reason why;
 	double load;     /* total load of the last period */
-	double newcomer; /* its expected load, cost x SLA */
+	double newcomer; /* its expected load, cost x SLA x overhead */
 	double limit;    /* U_l */
 };
 

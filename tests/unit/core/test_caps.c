@@ -463,6 +463,22 @@ static void test_admission(void **state)
 		core_caps_tick(&p, &gpu, t, 2);
 	}
 	assert_float_equal(gpu.caps.total_load, 0.8, 1e-9);
+	/* and the tenants cause more than they report (0.8 against 0.3:
+	 * the X server's copies on a software rasterizer), so a newcomer
+	 * brings its share: its cost x SLA scaled by 0.8 / 0.3 */
+	assert_float_equal(gpu.caps.overhead, 0.8 / 0.3, 1e-9);
+	a = core_caps_admit(&p, &gpu, 0.001, 30);
+	assert_float_equal(a.newcomer, 0.03 * 0.8 / 0.3, 1e-9);
+	/* load no tenant causes is not theirs: other_util is left out */
+	for (int k = 0; k < 10; k++) {
+		t[0].gpu_busy_s = 0.02;
+		t[1].gpu_busy_s = 0.01;
+		gpu.util = 0.8;
+		gpu.other_util = 0.5;
+		core_caps_tick(&p, &gpu, t, 2);
+	}
+	assert_float_equal(gpu.caps.overhead, 1.0, 1e-9);
+	gpu.other_util = 0.0;
 }
 
 /* A departure returns its cap to the pool and restarts the quiet count,
