@@ -5,7 +5,9 @@
  * metrics endpoint on, builds the metrics snapshot (quantiles included).
  * Prints the median over many ticks; also with every tenant capped at
  * 1/TENANTS of the GPU and four user caps (the capacity stage at work:
- * joins, sampling, budgets written into the control blocks). */
+ * joins, sampling, budgets written into the control blocks); and with
+ * BE best-effort tenants beside the games, each reporting ~10 sub-launches
+ * per epoch (the harvesting stage and their control blocks). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <unistd.h>
@@ -13,7 +15,7 @@
 #include "daemon/daemon.h"
 #include "ipc/ring.h"
 
-enum { TENANTS = 64, RECORDS = 10, WARMUP = 50, TICKS = 2000 };
+enum { TENANTS = 64, BE = 8, RECORDS = 10, WARMUP = 50, TICKS = 2000 };
 #define EPOCH_NS 100000000LL
 
 static int cmp_ll(const void *a, const void *b)
@@ -22,7 +24,7 @@ static int cmp_ll(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
-static double run(bool with_metrics, bool caps)
+static double run(bool with_metrics, bool caps, int n_be)
 {
 	struct daemon_config cfg;
 	daemon_config_defaults(&cfg);
@@ -46,8 +48,8 @@ static double run(bool with_metrics, bool caps)
 			exit(1);
 		}
 	}
-	static struct ipc_shm shim[TENANTS];
-	static int fds[TENANTS];
+	static struct ipc_shm shim[TENANTS + BE];
+	static int fds[TENANTS + BE];
 	int64_t now = 1000LL * 1000000000LL;
 	for (int i = 0; i < TENANTS; i++) {
 		fds[i] = ipc_shm_create((uint32_t)i, &shim[i]);
@@ -65,8 +67,18 @@ static double run(bool with_metrics, bool caps)
 		if (caps)
 			t->cap = 1.0 / TENANTS;
 	}
+	for (int i = TENANTS; i < TENANTS + n_be; i++) {
+		fds[i] = ipc_shm_create((uint32_t)i, &shim[i]);
+		struct ipc_shm mine;
+		char err[128];
+		if (fds[i] < 0 || !ipc_shm_map(fds[i], &mine, err, sizeof(err)))
+			exit(1);
+		if (!daemon_add_be_tenant(&d, "be", 1000 + i, 1000, 1 + i % 3,
+		                          0, &mine, now))
+			exit(1);
+	}
 	static long long cost[TICKS];
-	uint64_t seq[TENANTS] = {0};
+	uint64_t seq[TENANTS + BE] = {0};
 	for (int k = 0; k < WARMUP + TICKS; k++) {
 		for (int i = 0; i < TENANTS; i++) {
 			for (int r = 0; r < RECORDS; r++) {
@@ -84,6 +96,22 @@ static double run(bool with_metrics, bool caps)
 				              &f);
 			}
 		}
+		for (int i = TENANTS; i < TENANTS + n_be; i++) {
+			for (int r = 0; r < RECORDS; r++) {
+				seq[i]++;
+				struct baton_frame f = {
+				    .present_ns =
+				        now + (r + 1) * EPOCH_NS / RECORDS,
+				    .cpu_ns = 2,
+				    .sleep_ns = 1000000,
+				    .gpu_ns = 1000000,
+				    .gpu_frame = seq[i],
+				    .flags = BATON_FRAME_BE,
+				};
+				ipc_ring_push(shim[i].ring, shim[i].records,
+				              &f);
+			}
+		}
 		now += EPOCH_NS;
 		int64_t t0 = daemon_now_ns();
 		daemon_tick(&d, now);
@@ -95,7 +123,7 @@ static double run(bool with_metrics, bool caps)
 	metrics_stop(d.metrics);
 	d.metrics = NULL;
 	daemon_finish(&d);
-	for (int i = 0; i < TENANTS; i++) {
+	for (int i = 0; i < TENANTS + n_be; i++) {
 		ipc_shm_unmap(&shim[i]);
 		close(fds[i]);
 	}
@@ -104,11 +132,13 @@ static double run(bool with_metrics, bool caps)
 
 int main(void)
 {
-	double with = run(true, false), without = run(false, false);
-	double capped = run(true, true);
+	double with = run(true, false, 0), without = run(false, false, 0);
+	double capped = run(true, true, 0), be = run(true, false, BE);
 	printf("daemon_tick tenants=%d median_us=%.1f\n", TENANTS, with);
 	printf("daemon_tick_no_metrics tenants=%d median_us=%.1f\n", TENANTS,
 	       without);
 	printf("daemon_tick_caps tenants=%d median_us=%.1f\n", TENANTS, capped);
+	printf("daemon_tick_be tenants=%d be=%d median_us=%.1f\n", TENANTS, BE,
+	       be);
 	return 0;
 }

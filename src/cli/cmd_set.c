@@ -1,6 +1,7 @@
 /* baton set [NAME] [--id N] [--uid U] [--all] fps=N|sla=N|cap=C|
- * work_conserving=yes|no: pin a tenant's rate, change its SLA, its GPU
- * cap or whether it may run past the cap while the GPU idles. */
+ * work_conserving=yes|no|weight=W: pin a tenant's rate, change its SLA,
+ * its GPU cap or whether it may run past the cap while the GPU idles; a
+ * best-effort tenant's weight. */
 #include <errno.h>
 #include <math.h>
 #include <stdbool.h>
@@ -17,7 +18,8 @@ void cmd_set_help(FILE *out)
 	fprintf(
 	    out,
 	    "Usage: baton set [NAME] [--id N] [--uid U] [--all] "
-	    "fps=N|sla=N|cap=C|work_conserving=yes|no...\n"
+	    "fps=N|sla=N|cap=C|work_conserving=yes|no|\n"
+	    "       weight=W...\n"
 	    "Change registered tenants: those called NAME, the one of id N "
 	    "(baton\n"
 	    "status --json shows ids), those of user U, or those that match "
@@ -41,6 +43,13 @@ void cmd_set_help(FILE *out)
 	    "            whether it may run past its cap while nobody with "
 	    "budget has\n"
 	    "            work\n"
+	    "  weight=W  a best-effort tenant's weight, in (0, %g]: its "
+	    "share of the\n"
+	    "            games' idle GPU time against the other best-effort "
+	    "tenants'\n"
+	    "            (docs/harvesting.md). A best-effort tenant takes "
+	    "weight and\n"
+	    "            cap only, a game anything but weight\n"
 	    "  --help    this text\n"
 	    "\n"
 	    "N lies in [%g, %g] (fps=0 too). Root, batond's user and members "
@@ -51,7 +60,7 @@ void cmd_set_help(FILE *out)
 	    "name of\n"
 	    "several users) or I/O failure, 2 usage error, 4 batond not "
 	    "running.\n",
-	    IPC_FPS_MIN, IPC_FPS_MAX);
+	    IPC_BE_WEIGHT_MAX, IPC_FPS_MIN, IPC_FPS_MAX);
 }
 
 static bool parse_value(const char *s, bool zero_ok, double *out)
@@ -151,6 +160,20 @@ static int build(int argc, char **argv, json_t *req)
 			}
 			json_object_set_new(req, "cap", json_real(x));
 			value = true;
+		} else if (strncmp(a, "weight=", 7) == 0) {
+			char *end;
+			errno = 0;
+			double x = strtod(a + 7, &end);
+			if (errno || end == a + 7 || *end || !isfinite(x) ||
+			    !(x > 0.0) || x > IPC_BE_WEIGHT_MAX) {
+				fprintf(stderr,
+				        "baton set: '%s': W must lie in (0, "
+				        "%g]\n",
+				        a, IPC_BE_WEIGHT_MAX);
+				return CLI_EXIT_USAGE;
+			}
+			json_object_set_new(req, "weight", json_real(x));
+			value = true;
 		} else if (strncmp(a, "work_conserving=", 16) == 0) {
 			const char *yn = a + 16;
 			bool yes =
@@ -164,8 +187,8 @@ static int build(int argc, char **argv, json_t *req)
 		} else if (a[0] == '-') {
 			return usage("unknown option %s", a);
 		} else if (json_object_get(req, "name")) {
-			return usage("'%s' is not fps=N, sla=N, cap=C or "
-			             "work_conserving=yes|no",
+			return usage("'%s' is not fps=N, sla=N, cap=C, "
+			             "work_conserving=yes|no or weight=W",
 			             a);
 		} else {
 			json_object_set_new(req, "name", json_string(a));
@@ -179,8 +202,8 @@ static int build(int argc, char **argv, json_t *req)
 	if (!what)
 		return usage("%s", "need a tenant: NAME, --id N or --uid U");
 	if (!value)
-		return usage("%s", "need fps=N, sla=N, cap=C or "
-		                   "work_conserving=yes|no");
+		return usage("%s", "need fps=N, sla=N, cap=C, "
+		                   "work_conserving=yes|no or weight=W");
 	return CLI_EXIT_OK;
 }
 

@@ -25,7 +25,14 @@ void cmd_status_help(FILE *out)
 	        "\"work_conserving\", \"cap_bound\"}],\n"
 	        "            \"other_util\", \"common_fps\", \"sla_util\", "
 	        "\"overload\", \"total_load\",\n"
-	        "            \"severe\", \"overloaded\", \"cap_pool\"}\n"
+	        "            \"severe\", \"overloaded\", \"cap_pool\", \"be\": "
+	        "[{\"kind\": \"be\",\n"
+	        "            \"name\", \"id\", \"pid\", \"uid\", \"weight\", "
+	        "\"cap\", \"budget\",\n"
+	        "            \"window_ms\", \"mode\", \"units_per_s\", "
+	        "\"gpu_share\", \"wait_ratio\",\n"
+	        "            \"units\", \"bad_records\"}]} (game rows carry "
+	        "\"kind\": \"game\")\n"
 	        "  --watch   redraw every second until interrupted (with "
 	        "--json, one\n"
 	        "            object per line)\n"
@@ -59,6 +66,15 @@ void cmd_status_help(FILE *out)
 	        "the\n"
 	        "utilization target, so not all of them can be held at their "
 	        "SLAs.\n"
+	        "BEST-EFFORT tenants (docs/harvesting.md) follow in their own "
+	        "table:\n"
+	        "WEIGHT, CAP, BUDGET (GPU share the games leave it), WINDOW "
+	        "(longest\n"
+	        "sub-launch it may start now, ms), MODE (periodical or "
+	        "continuous),\n"
+	        "UNITS/s of work done, GPU share and WAIT (time waiting for a "
+	        "window\n"
+	        "per second).\n"
 	        "Exit status: 0 ok, 1 error reply or I/O failure, 2 usage "
 	        "error,\n"
 	        "4 batond not running.\n");
@@ -75,6 +91,42 @@ static void on_sigint(int sig)
 static double num(json_t *o, const char *key)
 {
 	return json_number_value(json_object_get(o, key));
+}
+
+/* The best-effort tenants, when there are any (docs/harvesting.md). */
+static void print_be(FILE *out, json_t *be)
+{
+	if (json_array_size(be) == 0)
+		return;
+	fprintf(out,
+	        "BEST-EFFORT\n%6s %-20s %8s %6s %6s %5s %6s %7s %-10s "
+	        "%10s %6s %6s\n",
+	        "ID", "NAME", "PID", "UID", "WEIGHT", "CAP", "BUDGET", "WINDOW",
+	        "MODE", "UNITS/s", "GPU %", "WAIT");
+	size_t i;
+	json_t *t;
+	json_array_foreach(be, i, t)
+	{
+		const char *name =
+		    json_string_value(json_object_get(t, "name"));
+		const char *mode =
+		    json_string_value(json_object_get(t, "mode"));
+		char cap[16] = "-";
+		if (num(t, "cap") > 0.0)
+			snprintf(cap, sizeof(cap), "%.2f", num(t, "cap"));
+		fprintf(
+		    out,
+		    "%6lld %-20.20s %8lld %6lld %6.1f %5s %6.3f %7.2f %-10s "
+		    "%10.1f %6.1f %6.2f\n",
+		    (long long)json_integer_value(json_object_get(t, "id")),
+		    name ? name : "?",
+		    (long long)json_integer_value(json_object_get(t, "pid")),
+		    (long long)json_integer_value(json_object_get(t, "uid")),
+		    num(t, "weight"), cap, num(t, "budget"),
+		    num(t, "window_ms"), mode ? mode : "?",
+		    num(t, "units_per_s"), 100.0 * num(t, "gpu_share"),
+		    num(t, "wait_ratio"));
+	}
 }
 
 static void print_table(FILE *out, json_t *st)
@@ -123,6 +175,7 @@ static void print_table(FILE *out, json_t *st)
 	}
 	if (json_array_size(tenants) == 0)
 		fprintf(out, "(no tenants)\n");
+	print_be(out, json_object_get(st, "be"));
 	const char *policy = json_string_value(json_object_get(st, "policy"));
 	fprintf(out, "GPU 0: policy %s, utilization %.1f%%",
 	        policy ? policy : "?", 100.0 * num(st, "gpu_util"));

@@ -21,6 +21,7 @@ bool daemon_init(struct daemon *d, const struct daemon_config *cfg)
 	d->cfg = *cfg;
 	d->policy = cfg->policy;
 	d->next_id = 1;
+	d->harvest = core_harvest_params_default();
 	host_load_init(&d->host, NULL);
 	d->intervals = malloc(STATS_WINDOW * sizeof(*d->intervals));
 	d->frames = malloc(BATON_RING_CAPACITY * sizeof(*d->frames));
@@ -37,7 +38,9 @@ void daemon_finish(struct daemon *d)
 		tenant_destroy(d->tenants[i]);
 	free(d->tenants);
 	free(d->core);
+	free(d->be_core);
 	free(d->snap);
+	free(d->be_snap);
 	free(d->intervals);
 	free(d->frames);
 	*d = (struct daemon){0};
@@ -60,10 +63,18 @@ static bool grow(struct daemon *d, size_t want)
 	if (!c)
 		return false;
 	d->core = c;
+	struct core_be_tenant *b = realloc(d->be_core, cap * sizeof(*b));
+	if (!b)
+		return false;
+	d->be_core = b;
 	struct metrics_tenant *s = realloc(d->snap, cap * sizeof(*s));
 	if (!s)
 		return false;
 	d->snap = s;
+	struct metrics_be *bs = realloc(d->be_snap, cap * sizeof(*bs));
+	if (!bs)
+		return false;
+	d->be_snap = bs;
 	d->cap_tenants = cap;
 	return true;
 }
@@ -97,6 +108,38 @@ struct tenant *daemon_add_tenant(struct daemon *d, const char *name, pid_t pid,
 	return t;
 }
 
+struct tenant *daemon_add_be_tenant(struct daemon *d, const char *name,
+                                    pid_t pid, uid_t uid, double weight,
+                                    double cap, struct ipc_shm *shm,
+                                    int64_t now_ns)
+{
+	if (!grow(d, d->n_tenants + 1))
+		return NULL;
+	struct tenant *t =
+	    tenant_create(d->next_id, name, pid, uid, 0.0, 0.0, shm, now_ns);
+	if (!t)
+		return NULL;
+	d->next_id++;
+	d->tenants[d->n_tenants++] = t;
+	d->n_be++;
+	t->be = true;
+	t->be_state.weight = weight > 0.0 ? weight : 1.0;
+	t->be_state.last_ns = now_ns;
+	t->cap = cap > 0.0 && cap <= 1.0 ? cap : 0.0;
+	/* An app entry's cap binds a best-effort tenant of that name too
+	 * (lowered, never raised, as for a game's hello). */
+	const struct daemon_app *app = daemon_config_app(&d->cfg, name);
+	if (app && app->cap > 0.0 && (t->cap == 0.0 || app->cap < t->cap))
+		t->cap = app->cap;
+	/* VALID, no budget, no window: it waits for the first tick. */
+	daemon_write_be(d, t);
+	log_info("best-effort tenant %llu \"%s\" pid %d uid %u registered "
+	         "(weight %g, cap %g)",
+	         (unsigned long long)t->id, t->name, (int)pid, (unsigned)uid,
+	         t->be_state.weight, t->cap);
+	return t;
+}
+
 void daemon_remove_tenant(struct daemon *d, struct tenant *t)
 {
 	for (size_t i = 0; i < d->n_tenants; i++) {
@@ -109,8 +152,13 @@ void daemon_remove_tenant(struct daemon *d, struct tenant *t)
 		log_info("tenant %llu \"%s\" pid %d gone",
 		         (unsigned long long)t->id, t->name, (int)t->pid);
 		/* Its dynamic cap returns to the pool now, and the quiet
-		 * count restarts (caps.h). */
-		core_caps_depart(&d->gpu, &t->core);
+		 * count restarts (caps.h). A best-effort tenant was never in
+		 * the capacity stage: the next tick splits its budget among
+		 * the others. */
+		if (t->be)
+			d->n_be--;
+		else
+			core_caps_depart(&d->gpu, &t->core);
 		tenant_destroy(t);
 		return;
 	}
@@ -137,13 +185,43 @@ double daemon_start_target(const struct daemon *d, const struct tenant *t)
 	return core_sla_ref(&d->cfg.params, &c);
 }
 
+/* The best-effort tenants' rows of the status reply: what the harvesting
+ * stage gave each (budget, window, mode) and what it did with it. */
+static json_t *be_status(const struct daemon *d)
+{
+	json_t *list = json_array();
+	for (size_t i = 0; i < d->n_tenants && list; i++) {
+		const struct tenant *t = d->tenants[i];
+		if (t->corrupt || !t->be)
+			continue;
+		const struct tenant_be *b = &t->be_state;
+		json_array_append_new(
+		    list,
+		    json_pack(
+		        "{s:s, s:s, s:I, s:i, s:I, s:f, s:f, s:f, s:f, "
+		        "s:s, s:f, s:f, s:f, s:I, s:I}",
+		        "kind", "be", "name", t->name, "id", (json_int_t)t->id,
+		        "pid", (int)t->pid, "uid", (json_int_t)t->uid, "weight",
+		        b->weight, "cap", t->cap, "budget", b->core.budget,
+		        "window_ms", b->core.window_s * 1e3, "mode",
+		        b->core.mode == CORE_HARVEST_CONTINUOUS ? "continuous"
+		                                                : "periodical",
+		        "units_per_s", b->units_s, "gpu_share", t->gpu_share,
+		        "wait_ratio", b->wait_ratio, "units",
+		        (json_int_t)b->units,
+		        /* records of the wrong kind, dropped */
+		        "bad_records", (json_int_t)t->wrong_kind));
+	}
+	return list;
+}
+
 json_t *daemon_status(struct daemon *d)
 {
 	json_t *list = json_array();
 	int64_t now = d->last_tick_ns;
 	for (size_t i = 0; i < d->n_tenants && list; i++) {
 		struct tenant *t = d->tenants[i];
-		if (t->corrupt)
+		if (t->corrupt || t->be)
 			continue;
 		double fps = stats_fps(&t->win, now, 1000000000LL);
 		size_t n =
@@ -184,12 +262,18 @@ json_t *daemon_status(struct daemon *d)
 			              (int)t->work_conserving,
 			              /* its gate holds it (core/reach.h) */
 			              "cap_bound", (int)t->core.cap_bound));
+		if (o)
+			json_object_set_new(o, "kind", json_string("game"));
 	}
-	if (!list)
+	json_t *be = be_status(d);
+	if (!list || !be) {
+		json_decref(list);
+		json_decref(be);
 		return NULL;
+	}
 	const struct core_caps_gpu *g = &d->gpu.caps;
 	return json_pack(
-	    "{s:s, s:s, s:f, s:f, s:f, s:f, s:b, s:f, s:b, s:I, s:f, s:o}",
+	    "{s:s, s:s, s:f, s:f, s:f, s:f, s:b, s:f, s:b, s:I, s:f, s:o, s:o}",
 	    "type", "status", "policy", d->policy->name, "gpu_util",
 	    d->gpu.util, "other_util", d->gpu.other_util, "common_fps",
 	    d->gpu.common_fps, "sla_util", d->gpu.sla_util, "overload",
@@ -198,5 +282,7 @@ json_t *daemon_status(struct daemon *d)
 	     * severe: more than one tenant overloaded, capacity not
 	     * advertised */
 	    "total_load", g->total_load, "severe", (int)g->severe, "overloaded",
-	    (json_int_t)g->n_overloaded, "cap_pool", g->pool, "tenants", list);
+	    (json_int_t)g->n_overloaded, "cap_pool", g->pool, "tenants", list,
+	    /* best-effort tenants (docs/harvesting.md) */
+	    "be", be);
 }

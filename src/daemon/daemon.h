@@ -10,6 +10,7 @@
 
 #include <jansson.h>
 
+#include "core/harvest.h"
 #include "core/policy.h"
 #include "daemon/config.h"
 #include "daemon/host_load.h"
@@ -20,6 +21,11 @@ struct daemon {
 	struct daemon_config cfg;
 	const struct core_policy *policy; /* changeable at run time */
 	struct core_gpu gpu;
+	/* Time harvesting (core/harvest.h): its parameters and what the
+	 * stage found for the GPU at the last tick. */
+	struct core_harvest_params harvest;
+	struct core_harvest_gpu harvest_gpu;
+	size_t n_be; /* best-effort tenants among tenants */
 
 	struct tenant **tenants;
 	size_t n_tenants, cap_tenants;
@@ -37,7 +43,9 @@ struct daemon {
 
 	/* scratch reused by every tick, grown with the registry */
 	struct core_tenant *core;
+	struct core_be_tenant *be_core;
 	struct metrics_tenant *snap;
+	struct metrics_be *be_snap;
 	size_t scratch_cap;
 	double *intervals;          /* STATS_WINDOW */
 	struct baton_frame *frames; /* BATON_RING_CAPACITY */
@@ -50,6 +58,14 @@ void daemon_finish(struct daemon *d);
 struct tenant *daemon_add_tenant(struct daemon *d, const char *name, pid_t pid,
                                  uid_t uid, double sla_fps, double fixed_fps,
                                  struct ipc_shm *shm, int64_t now_ns);
+/* Registers a best-effort tenant (weight in (0, IPC_BE_WEIGHT_MAX], cap in
+ * (0, 1] or 0 = none) that takes over *shm; its control block says VALID
+ * with no budget and no window until the next tick. NULL when out of
+ * memory. */
+struct tenant *daemon_add_be_tenant(struct daemon *d, const char *name,
+                                    pid_t pid, uid_t uid, double weight,
+                                    double cap, struct ipc_shm *shm,
+                                    int64_t now_ns);
 void daemon_remove_tenant(struct daemon *d, struct tenant *t);
 
 /* The cap a tenant asked for in its hello (BATON_CAP; 0 = none): it may
@@ -71,6 +87,10 @@ double daemon_start_target(const struct daemon *d, const struct tenant *t);
  * (0: unpaced; never longer than IPC_FRAME_MAX_PERIOD_NS), stamped with the
  * current tick (tick.c). */
 void daemon_write_target(const struct daemon *d, struct tenant *t);
+/* A best-effort tenant's control block: VALID, its budget as cap_ns_per_s,
+ * its window as be_window_ns, BATON_CONTROL_BE_CONTINUOUS in continuous
+ * mode (shm.h); no period. */
+void daemon_write_be(const struct daemon *d, struct tenant *t);
 
 /* One control epoch ending at now_ns (CLOCK_MONOTONIC): reads every ring,
  * runs core_controller_tick, writes every control block, publishes the

@@ -26,6 +26,8 @@ struct metrics {
 	struct metrics_snapshot snap;
 	struct metrics_tenant *tenants;
 	size_t n, cap;
+	struct metrics_be *be;
+	size_t n_be, cap_be;
 };
 
 static enum MHD_Result reply(struct MHD_Connection *c, unsigned status,
@@ -72,6 +74,8 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *c,
 	s.policy = m->policy;
 	s.tenants = m->tenants;
 	s.n = m->n;
+	s.be = m->be;
+	s.n_be = m->n_be;
 	s.names = m->names;
 	size_t len = 0;
 	char *body = metrics_format(&s, &len);
@@ -95,6 +99,15 @@ bool metrics_publish(struct metrics *m, const struct metrics_snapshot *s)
 			ok = false;
 		}
 	}
+	if (ok && s->n_be > m->cap_be) {
+		struct metrics_be *b = realloc(m->be, s->n_be * sizeof(*b));
+		if (b) {
+			m->be = b;
+			m->cap_be = s->n_be;
+		} else {
+			ok = false;
+		}
+	}
 	if (ok) {
 		snprintf(m->policy, sizeof(m->policy), "%s", s->policy);
 		m->snap = *s;
@@ -102,6 +115,9 @@ bool metrics_publish(struct metrics *m, const struct metrics_snapshot *s)
 			memcpy(m->tenants, s->tenants,
 			       s->n * sizeof(*m->tenants));
 		m->n = s->n;
+		if (s->n_be)
+			memcpy(m->be, s->be, s->n_be * sizeof(*m->be));
+		m->n_be = s->n_be;
 	}
 	pthread_mutex_unlock(&m->lock);
 	return ok;
@@ -200,5 +216,6 @@ void metrics_stop(struct metrics *m)
 		MHD_stop_daemon(m->mhd);
 	pthread_mutex_destroy(&m->lock);
 	free(m->tenants);
+	free(m->be);
 	free(m);
 }

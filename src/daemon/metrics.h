@@ -30,6 +30,20 @@ struct metrics_tenant {
 	double cap_bound;  /* 1 while its budget gate holds it back */
 };
 
+/* One best-effort tenant (docs/harvesting.md). */
+struct metrics_be {
+	uint64_t id;
+	uid_t uid;
+	char name[IPC_NAME_MAX];
+	pid_t pid;
+	double units_s;    /* work units per second, smoothed */
+	double gpu_share;  /* GPU share it used, smoothed */
+	double wait_ratio; /* time waiting per second, smoothed */
+	double budget;     /* GPU seconds per second it may use */
+	double window_s;   /* longest sub-launch it may start now */
+	double continuous; /* 1 in continuous mode */
+};
+
 /* One configured app profile and how many more sessions of it fit. */
 #define METRICS_MAX_PROFILES 64
 struct metrics_profile {
@@ -52,6 +66,8 @@ struct metrics_snapshot {
 	double tick_s;
 	const struct metrics_tenant *tenants;
 	size_t n;
+	const struct metrics_be *be;
+	size_t n_be;
 	/* Also label each tenant with its name and pid (metrics_names in the
 	 * config). Off by default: /metrics answers every local user, while
 	 * `baton status`, which shows them, is for admins only. */

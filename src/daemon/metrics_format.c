@@ -98,6 +98,56 @@ static void per_tenant(struct buf *b, const struct metrics_snapshot *s,
 	}
 }
 
+/* One line per best-effort tenant, labelled as games are. */
+static void per_be(struct buf *b, const struct metrics_snapshot *s,
+                   const char *name, const char *help, size_t offset)
+{
+	header(b, name, "gauge", help);
+	for (size_t i = 0; i < s->n_be; i++) {
+		const struct metrics_be *t = &s->be[i];
+		double v = *(const double *)((const char *)t + offset);
+		put(b, "%s{id=\"%" PRIu64 "\",uid=\"%u\"", name, t->id,
+		    (unsigned)t->uid);
+		if (s->names) {
+			put(b, ",name=\"");
+			put_label(b, t->name);
+			put(b, "\",pid=\"%d\"", (int)t->pid);
+		}
+		put(b, "} %.9g\n", v);
+	}
+}
+
+/* The best-effort tenants' families (docs/harvesting.md). */
+static void be_families(struct buf *b, const struct metrics_snapshot *s)
+{
+	per_be(b, s, "baton_be_work_units_per_second",
+	       "Work units (blocks) a best-effort tenant completes per "
+	       "second (smoothed).",
+	       offsetof(struct metrics_be, units_s));
+	per_be(b, s, "baton_be_gpu_share",
+	       "Fraction of the GPU a best-effort tenant used (smoothed).",
+	       offsetof(struct metrics_be, gpu_share));
+	per_be(b, s, "baton_be_wait_ratio",
+	       "Seconds a best-effort tenant waited for a window or its "
+	       "budget per second (smoothed).",
+	       offsetof(struct metrics_be, wait_ratio));
+	per_be(b, s, "baton_be_budget",
+	       "GPU seconds per second a best-effort tenant may use: the "
+	       "share the paced tenants leave, less a margin, split by weight "
+	       "within "
+	       "caps.",
+	       offsetof(struct metrics_be, budget));
+	per_be(b, s, "baton_be_window_seconds",
+	       "Longest sub-launch a best-effort tenant may start now (GPU "
+	       "grid's Eq. 1 over the paced tenants; 0 = wait).",
+	       offsetof(struct metrics_be, window_s));
+	per_be(b, s, "baton_be_continuous",
+	       "1 while a best-effort tenant is in continuous mode (no paced "
+	       "tenant "
+	       "presented a frame for enter_quiet ticks).",
+	       offsetof(struct metrics_be, continuous));
+}
+
 /* One gauge of GPU 0 (one controller per GPU; more GPUs get more labels). */
 static void gpu_gauge(struct buf *b, const char *name, const char *help,
                       double v)
@@ -170,11 +220,13 @@ char *metrics_format(const struct metrics_snapshot *s, size_t *len)
 	           "pacer or the machine, holds its frames back.",
 	           offsetof(struct metrics_tenant, cap_bound));
 
-	gpu_gauge(
-	    &b, "baton_gpu_utilization",
-	    "GPU busy fraction: the sum of the tenants' reported GPU time "
-	    "per epoch.",
-	    s->gpu_util);
+	be_families(&b, s);
+
+	gpu_gauge(&b, "baton_gpu_utilization",
+	          "GPU busy fraction: the sum of the paced tenants' reported "
+	          "GPU time "
+	          "per epoch (best-effort tenants' apart: baton_be_gpu_share).",
+	          s->gpu_util);
 	gpu_gauge(&b, "baton_gpu_other_utilization",
 	          "Busy fraction of the device taken by work no tenant reports "
 	          "(software rasterizers: the host CPUs' load beyond the "

@@ -122,11 +122,17 @@ static void hello(struct server *s, struct conn *c,
 	close(c->memfd);
 	c->memfd = -1;
 	c->tenant_role = true;
-	c->tenant =
-	    daemon_add_tenant(s->d, h->name, c->cred.pid, c->cred.uid,
-	                      h->sla_fps, h->fixed_fps, &shm, daemon_now_ns());
-	if (c->tenant)
-		daemon_tenant_hello_cap(c->tenant, h->cap);
+	if (h->role == IPC_ROLE_BE) {
+		c->tenant = daemon_add_be_tenant(s->d, h->name, c->cred.pid,
+		                                 c->cred.uid, h->weight, h->cap,
+		                                 &shm, daemon_now_ns());
+	} else {
+		c->tenant = daemon_add_tenant(
+		    s->d, h->name, c->cred.pid, c->cred.uid, h->sla_fps,
+		    h->fixed_fps, &shm, daemon_now_ns());
+		if (c->tenant)
+			daemon_tenant_hello_cap(c->tenant, h->cap);
+	}
 	if (!c->tenant) {
 		ipc_shm_unmap(&shm);
 		conn_fail(s, c, BATON_ERR_INVALID, "out of memory");
@@ -135,8 +141,31 @@ static void hello(struct server *s, struct conn *c,
 	conn_send_line(s, c, ipc_msg_welcome(c->tenant->id));
 }
 
+/* A field of m that does not apply to t, or NULL: a best-effort tenant
+ * takes weight and cap, a game everything but weight. */
+static const char *set_misfit(const struct tenant *t,
+                              const struct ipc_msg_set *m)
+{
+	if (t->be) {
+		if (m->has_sla)
+			return "sla_fps";
+		if (m->has_fixed)
+			return "fixed_fps";
+		if (m->has_wc)
+			return "work_conserving";
+		return NULL;
+	}
+	return m->has_weight ? "weight" : NULL;
+}
+
 static void apply_set(struct tenant *t, const struct ipc_msg_set *m)
 {
+	if (m->has_weight && m->weight != t->be_state.weight) {
+		log_info("best-effort tenant %llu \"%s\": weight %g -> %g",
+		         (unsigned long long)t->id, t->name, t->be_state.weight,
+		         m->weight);
+		t->be_state.weight = m->weight;
+	}
 	if (m->has_sla)
 		t->sla_fps = m->sla_fps;
 	if (m->has_fixed)
@@ -155,6 +184,22 @@ static bool set_matches(const struct tenant *t, const struct ipc_msg_set *m)
 	return !t->corrupt && (!m->has_id || t->id == m->id) &&
 	       (!m->has_uid || (unsigned long)t->uid == m->uid) &&
 	       (!m->has_name || strcmp(t->name, m->name) == 0);
+}
+
+/* false, with the error sent, when m gives t a field it does not take. */
+static bool misfit_check(struct server *s, struct conn *c,
+                         const struct tenant *t, const struct ipc_msg_set *m)
+{
+	const char *f = set_misfit(t, m);
+	if (!f)
+		return true;
+	char msg[160];
+	snprintf(msg, sizeof(msg),
+	         "field \"%s\" does not apply to %s tenant %llu; nothing "
+	         "changed",
+	         f, t->be ? "best-effort" : "game", (unsigned long long)t->id);
+	conn_fail(s, c, BATON_ERR_INVALID, msg);
+	return false;
 }
 
 /* The tenants a set addresses: by id, owner and name, every one given. A
@@ -192,6 +237,10 @@ static bool set_check(struct server *s, struct conn *c,
 		            "no tenant matches that name, id and uid");
 		return false;
 	}
+	for (size_t i = 0; i < d->n_tenants; i++)
+		if (set_matches(d->tenants[i], m) &&
+		    !misfit_check(s, c, d->tenants[i], m))
+			return false;
 	if (several && m->has_name && !m->has_id && !m->has_uid && !m->all) {
 		char msg[512];
 		int n = snprintf(msg, sizeof(msg),
@@ -228,6 +277,8 @@ static void set(struct server *s, struct conn *c, const struct ipc_msg_set *m)
 			          "tenant connection");
 			return;
 		}
+		if (!misfit_check(s, c, c->tenant, m))
+			return;
 		apply_set(c->tenant, m);
 		conn_send_line(s, c, ipc_msg_ok());
 		return;

@@ -6,6 +6,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "core/harvest.h"
 #include "core/policy.h"
 #include "daemon/stats.h"
 #include "ipc/msg.h"
@@ -48,6 +49,33 @@ struct tenant {
 	uint64_t below_sla_s;
 
 	bool corrupt; /* the ring failed validation: drop at once */
+
+	/* A best-effort tenant (role "be", docs/harvesting.md): no frames,
+	 * no SLA, no pacing; it takes no part in the policies or the
+	 * capacity stage (its core_tenant stays zero) and gets a budget and
+	 * a window from the harvesting stage (core/harvest.h). cap above is
+	 * its cap there. */
+	bool be;
+	struct tenant_be {
+		double weight; /* (0, IPC_BE_WEIGHT_MAX] */
+		struct core_be_tenant core;
+		double units_s;      /* work units per second, smoothed */
+		double wait_ratio;   /* time waiting for a window or its
+		                        budget per second, smoothed */
+		double wait_carry_s; /* reported wait not yet accounted: a
+		                        record brings a long wait at once, and
+		                        it is spread over the epochs after */
+		uint64_t units;      /* work units done, in all */
+		int64_t last_ns;     /* its last record's present_ns, else its
+		                        registration: no wait counts beyond */
+	} be_state;
+
+	/* Records of the wrong kind (BATON_FRAME_BE from a game, a frame
+	 * from a best-effort tenant): dropped, counted, logged at most once
+	 * a second (shm.h). */
+	uint64_t wrong_kind;
+	uint64_t wrong_kind_logged; /* of them, already in a log line */
+	int64_t wrong_kind_log_ns;
 };
 
 /* Allocates a tenant that takes over *shm (cleared) and starts reading its

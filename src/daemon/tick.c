@@ -30,7 +30,45 @@ struct epoch_sample {
 	uint32_t intervals;
 	double gpu_busy_s;
 	bool software; /* GPU time is a software rasterizer's CPU time */
+	/* best-effort tenants: work units done and time waited */
+	uint64_t units;
+	double be_wait_s;
 };
+
+/* Counts a record of the wrong kind (shm.h: BATON_FRAME_BE from a game, a
+ * frame from a best-effort tenant); logged at most once a second with the
+ * count since the last line. */
+static void wrong_kind(struct tenant *t, int64_t now)
+{
+	t->wrong_kind++;
+	if (t->wrong_kind_log_ns && now - t->wrong_kind_log_ns < NS_PER_S)
+		return;
+	log_warn("tenant %llu \"%s\" pid %d: %llu %s dropped (%s)",
+	         (unsigned long long)t->id, t->name, (int)t->pid,
+	         (unsigned long long)(t->wrong_kind - t->wrong_kind_logged),
+	         t->be ? "frame records" : "best-effort records",
+	         t->be ? "a best-effort tenant writes BATON_FRAME_BE only"
+	               : "only a best-effort registration writes "
+	                 "BATON_FRAME_BE");
+	t->wrong_kind_logged = t->wrong_kind;
+	t->wrong_kind_log_ns = now;
+}
+
+/* One best-effort record: a sub-launch. Its wait counts at most the time
+ * since the tenant's last record (or registration): sleep_ns is not
+ * bounded by the ring reader (shm.h). */
+static void be_record(struct tenant *t, const struct baton_frame *f,
+                      struct epoch_sample *s)
+{
+	struct tenant_be *b = &t->be_state;
+	int64_t since = f->present_ns - b->last_ns;
+	int64_t wait = f->sleep_ns < since ? f->sleep_ns : since;
+	if (wait > 0)
+		s->be_wait_s += (double)wait * 1e-9;
+	if (f->present_ns > b->last_ns)
+		b->last_ns = f->present_ns;
+	s->units += (uint64_t)f->cpu_ns; /* >= 0, < 2^42: no overflow */
+}
 
 static bool read_ring(struct daemon *d, struct tenant *t, int64_t now,
                       struct epoch_sample *s)
@@ -53,8 +91,22 @@ static bool read_ring(struct daemon *d, struct tenant *t, int64_t now,
 		          (unsigned long long)t->id,
 		          (unsigned long long)(t->reader.lost - lost));
 	int64_t gpu_ns = 0;
+	uint32_t frames = 0;
 	for (ssize_t k = 0; k < n; k++) {
 		const struct baton_frame *f = &d->frames[k];
+		if (((f->flags & BATON_FRAME_BE) != 0) != t->be) {
+			wrong_kind(t, now);
+			continue;
+		}
+		frames++;
+		if (f->gpu_ns >= 0)
+			gpu_ns += f->gpu_ns; /* each < 10 s: no overflow */
+		if (f->flags & BATON_FRAME_GPU_SOFTWARE)
+			s->software = true;
+		if (t->be) {
+			be_record(t, f, s);
+			continue;
+		}
 		if (t->last_present_ns > 0) {
 			s->interval_sum_s +=
 			    (double)(f->present_ns - t->last_present_ns) * 1e-9;
@@ -63,10 +115,6 @@ static bool read_ring(struct daemon *d, struct tenant *t, int64_t now,
 		t->last_present_ns = f->present_ns;
 		stats_add(&t->win, f->present_ns);
 		tenant_count_frame(t, f->present_ns);
-		if (f->gpu_ns >= 0)
-			gpu_ns += f->gpu_ns; /* each < 10 s: no overflow */
-		if (f->flags & BATON_FRAME_GPU_SOFTWARE)
-			s->software = true;
 		/* The wait is the pacer's and the gate's (shm.h gate_us,
 		 * at most the wait rounded up to a microsecond). */
 		int64_t gate = (int64_t)f->gate_us * 1000;
@@ -79,7 +127,7 @@ static bool read_ring(struct daemon *d, struct tenant *t, int64_t now,
 		}
 		s->gate_s += (double)gate * 1e-9;
 	}
-	s->frames = (uint32_t)n;
+	s->frames = frames;
 	s->gpu_busy_s = (double)gpu_ns * 1e-9;
 	return true;
 }
@@ -133,7 +181,33 @@ void daemon_write_target(const struct daemon *d, struct tenant *t)
 	ipc_control_write(t->shm.control, &v);
 }
 
-static void publish(struct daemon *d, size_t n_snap)
+/* Sub-launch length and budget as the control block's integers. */
+static int64_t window_ns(double window_s)
+{
+	if (!(window_s > 0.0) || !isfinite(window_s))
+		return 0;
+	double ns = window_s * 1e9;
+	/* no window longer than the longest wait a frame may be paced to */
+	if (ns >= (double)IPC_FRAME_MAX_PERIOD_NS)
+		return IPC_FRAME_MAX_PERIOD_NS;
+	return ns < 1.0 ? 1 : (int64_t)llround(ns);
+}
+
+void daemon_write_be(const struct daemon *d, struct tenant *t)
+{
+	const struct core_be_tenant *b = &t->be_state.core;
+	struct ipc_control_values v = {
+	    .policy_epoch = d->ticks,
+	    .flags = BATON_CONTROL_VALID | (b->mode == CORE_HARVEST_CONTINUOUS
+	                                        ? BATON_CONTROL_BE_CONTINUOUS
+	                                        : 0u),
+	    .cap_ns_per_s = cap_ns(b->budget),
+	    .be_window_ns = window_ns(b->window_s),
+	};
+	ipc_control_write(t->shm.control, &v);
+}
+
+static void publish(struct daemon *d, size_t n_snap, size_t n_be)
 {
 	if (!d->metrics)
 		return;
@@ -150,6 +224,8 @@ static void publish(struct daemon *d, size_t n_snap)
 	    .tick_s = d->tick_cost_s,
 	    .tenants = d->snap,
 	    .n = n_snap,
+	    .be = d->be_snap,
+	    .n_be = n_be,
 	};
 	/* Admission for every configured app profile (cost and SLA). */
 	for (size_t i = 0;
@@ -222,6 +298,64 @@ static void update_other_util(struct daemon *d, bool software, double busy,
 	                     (other - d->gpu.other_util);
 }
 
+/* A best-effort tenant's epoch: its smoothed rates, and its inputs to the
+ * harvesting stage. */
+static void be_epoch(struct tenant *t, const struct epoch_sample *s, double dt)
+{
+	struct tenant_be *b = &t->be_state;
+	b->units += s->units;
+	b->units_s += SHARE_ALPHA * ((double)s->units / dt - b->units_s);
+	/* A long wait arrives with the record that ends it: spread over the
+	 * epochs after, at most one second a second. */
+	b->wait_carry_s += s->be_wait_s;
+	double wait = b->wait_carry_s < dt ? b->wait_carry_s : dt;
+	b->wait_carry_s -= wait;
+	b->wait_ratio += SHARE_ALPHA * (wait / dt - b->wait_ratio);
+	b->core.weight = b->weight;
+	b->core.cap = t->cap;
+	b->core.probe = false; /* batond sees the games: telemetry */
+}
+
+/* Stage 6 (core/harvest.h), right after core_controller_tick as the
+ * simulator runs it: the games as the controller left them (their learned
+ * k and targets), the best-effort tenants' budgets, windows and modes. */
+static void harvest(struct daemon *d, size_t n_games)
+{
+	size_t m = 0;
+	for (size_t i = 0; i < d->n_tenants; i++) {
+		struct tenant *t = d->tenants[i];
+		if (t->be && !t->corrupt)
+			d->be_core[m++] = t->be_state.core;
+	}
+	core_harvest_tick(&d->harvest, d->core, n_games, d->gpu.other_util,
+	                  &d->harvest_gpu, d->be_core, m);
+	m = 0;
+	for (size_t i = 0; i < d->n_tenants; i++) {
+		struct tenant *t = d->tenants[i];
+		if (!t->be || t->corrupt)
+			continue;
+		t->be_state.core = d->be_core[m++];
+		daemon_write_be(d, t);
+	}
+}
+
+static void fill_be_snapshot(const struct tenant *t, struct metrics_be *m)
+{
+	const struct tenant_be *b = &t->be_state;
+	*m = (struct metrics_be){
+	    .id = t->id,
+	    .uid = t->uid,
+	    .pid = t->pid,
+	    .units_s = b->units_s,
+	    .gpu_share = t->gpu_share,
+	    .wait_ratio = b->wait_ratio,
+	    .budget = b->core.budget,
+	    .window_s = b->core.window_s,
+	    .continuous = b->core.mode == CORE_HARVEST_CONTINUOUS ? 1.0 : 0.0,
+	};
+	snprintf(m->name, sizeof(m->name), "%s", t->name);
+}
+
 void daemon_tick(struct daemon *d, int64_t now)
 {
 	int64_t t0 = daemon_now_ns();
@@ -234,8 +368,11 @@ void daemon_tick(struct daemon *d, int64_t now)
 
 	/* On llvmpipe (and any GPU without a usable counter) there is no
 	 * hardware utilisation to read: the GPU's busy fraction is the sum of
-	 * the GPU time the tenants report, clamped to one GPU. */
-	double busy = 0.0;
+	 * the GPU time the tenants report, clamped to one GPU. The
+	 * best-effort tenants' time is apart (be_busy): it is the idle time
+	 * they harvest, so it is in no policy's or the capacity stage's
+	 * load (util), and, being reported, not in other_util either. */
+	double busy = 0.0, be_busy = 0.0;
 	bool software = false;
 	size_t n = 0;
 	for (size_t i = 0; i < d->n_tenants; i++) {
@@ -244,9 +381,14 @@ void daemon_tick(struct daemon *d, int64_t now)
 		if (t->corrupt || !read_ring(d, t, now, &s))
 			continue;
 		double gpu = s.gpu_busy_s < dt ? s.gpu_busy_s : dt;
-		busy += gpu;
 		software |= s.software;
 		t->gpu_share += SHARE_ALPHA * (gpu / dt - t->gpu_share);
+		if (t->be) {
+			be_busy += gpu;
+			be_epoch(t, &s, dt);
+			continue;
+		}
+		busy += gpu;
 		t->core.sla_fps = daemon_tenant_sla(d, t);
 		t->core.fixed_fps = t->fixed_fps;
 		t->core.owner = t->uid; /* ESA bounds each user's share */
@@ -262,7 +404,7 @@ void daemon_tick(struct daemon *d, int64_t now)
 		d->core[n++] = t->core;
 	}
 	d->gpu.util = fmin(busy / dt, 1.0);
-	update_other_util(d, software, d->gpu.util, dt);
+	update_other_util(d, software, fmin((busy + be_busy) / dt, 1.0), dt);
 	d->gpu.caps.owner_caps = d->cfg.user_caps;
 	d->gpu.caps.n_owner_caps = d->cfg.n_user_caps;
 	bool severe = d->gpu.caps.severe;
@@ -278,11 +420,12 @@ void daemon_tick(struct daemon *d, int64_t now)
 			log_info("at most one tenant overloaded: advertising "
 			         "capacity again");
 	}
+	harvest(d, n);
 
 	size_t k = 0;
 	for (size_t i = 0; i < d->n_tenants; i++) {
 		struct tenant *t = d->tenants[i];
-		if (t->corrupt)
+		if (t->corrupt || t->be)
 			continue;
 		bool was = t->core.caps.overloaded;
 		t->core = d->core[k++];
@@ -298,11 +441,17 @@ void daemon_tick(struct daemon *d, int64_t now)
 	}
 	d->last_tick_ns = now;
 
+	size_t n_be = 0;
 	if (d->metrics)
-		for (size_t i = 0, j = 0; i < d->n_tenants; i++)
-			if (!d->tenants[i]->corrupt)
-				fill_snapshot(d, d->tenants[i], now,
-				              &d->snap[j++]);
+		for (size_t i = 0, j = 0; i < d->n_tenants; i++) {
+			struct tenant *t = d->tenants[i];
+			if (t->corrupt)
+				continue;
+			if (t->be)
+				fill_be_snapshot(t, &d->be_snap[n_be++]);
+			else
+				fill_snapshot(d, t, now, &d->snap[j++]);
+		}
 	d->tick_cost_s = (double)(daemon_now_ns() - t0) * 1e-9;
-	publish(d, n);
+	publish(d, n, n_be);
 }

@@ -154,6 +154,43 @@ static bool get_cap(json_t *obj, bool zero_ok, bool *present, double *dst,
 	return true;
 }
 
+/* A best-effort tenant's weight: (0, IPC_BE_WEIGHT_MAX]. */
+static bool get_weight(json_t *obj, bool *present, double *dst,
+                       struct ipc_msg_error *err)
+{
+	json_t *v = json_object_get(obj, "weight");
+	*present = v != NULL;
+	if (!v)
+		return true;
+	double x = json_is_number(v) ? json_number_value(v) : NAN;
+	if (!isfinite(x) || !(x > 0.0) || x > IPC_BE_WEIGHT_MAX)
+		return refuse(err, BATON_ERR_INVALID,
+		              "field \"weight\" must be a number in (0, %g]",
+		              IPC_BE_WEIGHT_MAX);
+	*dst = x;
+	return true;
+}
+
+/* A best-effort tenant's hello: a name, an optional weight and cap; no
+ * pacing fields (it has no frames to pace). */
+static bool parse_be_hello(json_t *obj, struct ipc_msg_hello *h,
+                           struct ipc_msg_error *err)
+{
+	static const char *const paced[] = {"sla_fps", "fixed_fps"};
+	for (size_t i = 0; i < 2; i++)
+		if (json_object_get(obj, paced[i]))
+			return refuse(err, BATON_ERR_INVALID,
+			              "field \"%s\" does not apply to a "
+			              "best-effort tenant (role \"be\")",
+			              paced[i]);
+	bool present;
+	h->weight = 1.0;
+	return get_name(obj, true, h->name, sizeof(h->name), err) &&
+	       get_string(obj, "api", false, h->api, sizeof(h->api), err) &&
+	       get_weight(obj, &present, &h->weight, err) &&
+	       get_cap(obj, false, &present, &h->cap, err);
+}
+
 static bool parse_hello(json_t *obj, struct ipc_msg_hello *h,
                         struct ipc_msg_error *err)
 {
@@ -178,11 +215,16 @@ static bool parse_hello(json_t *obj, struct ipc_msg_hello *h,
 		h->role = IPC_ROLE_TENANT;
 	else if (strcmp(role, "client") == 0)
 		h->role = IPC_ROLE_CLIENT;
+	else if (strcmp(role, "be") == 0)
+		h->role = IPC_ROLE_BE;
 	else
 		return refuse(err, BATON_ERR_INVALID,
-		              "role must be \"tenant\" or \"client\"");
+		              "role must be \"tenant\", \"be\" or "
+		              "\"client\"");
 	if (h->role == IPC_ROLE_CLIENT)
 		return true;
+	if (h->role == IPC_ROLE_BE)
+		return parse_be_hello(obj, h, err);
 
 	bool present;
 	if (!get_name(obj, true, h->name, sizeof(h->name), err) ||
@@ -207,7 +249,8 @@ static bool parse_set(json_t *obj, struct ipc_msg_set *s,
 	    !get_fps(obj, "sla_fps", false, &s->has_sla, &s->sla_fps, err) ||
 	    !get_fps(obj, "fixed_fps", true, &s->has_fixed, &s->fixed_fps,
 	             err) ||
-	    !get_cap(obj, true, &s->has_cap, &s->cap, err))
+	    !get_cap(obj, true, &s->has_cap, &s->cap, err) ||
+	    !get_weight(obj, &s->has_weight, &s->weight, err))
 		return false;
 	json_t *wc = json_object_get(obj, "work_conserving");
 	if (wc && !json_is_boolean(wc))
@@ -226,10 +269,11 @@ static bool parse_set(json_t *obj, struct ipc_msg_set *s,
 	if (s->all && !s->has_name)
 		return refuse(err, BATON_ERR_INVALID,
 		              "\"all\" goes with a \"name\"");
-	if (!s->has_sla && !s->has_fixed && !s->has_cap && !s->has_wc)
+	if (!s->has_sla && !s->has_fixed && !s->has_cap && !s->has_wc &&
+	    !s->has_weight)
 		return refuse(err, BATON_ERR_INVALID,
-		              "set needs \"sla_fps\", \"fixed_fps\", \"cap\" "
-		              "or \"work_conserving\"");
+		              "set needs \"sla_fps\", \"fixed_fps\", \"cap\", "
+		              "\"work_conserving\" or \"weight\"");
 	return true;
 }
 

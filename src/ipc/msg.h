@@ -16,6 +16,8 @@
 	                      "none" where proto.h says so): an SLA of         \
 	                      5e-324 FPS would mean "unpaced" */
 #define IPC_FPS_MAX 1000.0 /* sla_fps and fixed_fps lie in [MIN, this] */
+/* A best-effort tenant's weight lies in (0, this]; 1 when not given. */
+#define IPC_BE_WEIGHT_MAX 1000.0
 
 enum ipc_msg_type {
 	IPC_MSG_HELLO = 1,
@@ -28,17 +30,20 @@ enum ipc_msg_type {
 enum ipc_role {
 	IPC_ROLE_TENANT = 1,
 	IPC_ROLE_CLIENT,
+	IPC_ROLE_BE, /* a best-effort tenant (docs/harvesting.md) */
 };
 
 struct ipc_msg_hello {
 	int version;
 	enum ipc_role role;
-	/* tenant only */
+	/* tenant and be */
 	char name[IPC_NAME_MAX];
 	double sla_fps;   /* 0 = the daemon's default */
 	double fixed_fps; /* 0 = not pinned */
 	char api[16];     /* "gl", "vulkan", ... informative */
 	double cap;       /* published GPU cap in (0, 1]; 0 = none given */
+	/* be only (a be hello refuses sla_fps and fixed_fps: no pacing) */
+	double weight; /* (0, IPC_BE_WEIGHT_MAX]; 1 when not given */
 };
 
 /* Without name, id or uid: the sender's own tenant (on its tenant
@@ -54,9 +59,10 @@ struct ipc_msg_set {
 	unsigned long uid;
 	bool all; /* a name may match several users' tenants */
 	/* at least one of these is set */
-	bool has_sla, has_fixed, has_cap, has_wc;
+	bool has_sla, has_fixed, has_cap, has_wc, has_weight;
 	double sla_fps, fixed_fps;
-	double cap;           /* (0, 1]; 0 = remove the published cap */
+	double weight; /* best-effort tenants only, (0, IPC_BE_WEIGHT_MAX] */
+	double cap;    /* (0, 1]; 0 = remove the published cap */
 	bool work_conserving; /* may run past its cap while the GPU idles */
 };
 

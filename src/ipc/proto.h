@@ -19,7 +19,8 @@
  *             SLA; weight in (0, 1000], default 1; cap optional, in
  *             (0, 1]; its records carry BATON_FRAME_BE, its control
  *             block be_window_ns, cap_ns_per_s as its budget and
- *             BATON_CONTROL_BE_CONTINUOUS)
+ *             BATON_CONTROL_BE_CONTINUOUS; "sla_fps" and "fixed_fps"
+ *             are refused, "api" is informative, e.g. "opencl")
  *   batond-> {"type":"welcome","version":1,"id":8}
  *   cli   -> {"type":"hello","version":1,"role":"client"}
  *   batond-> {"type":"welcome","version":1}
@@ -40,6 +41,11 @@
  *   {"type":"policy","name":"esa"}          -> {"type":"ok"}
  *   {"type":"set","id":7,"cap":0.25}        -> {"type":"ok"}  (0: none)
  *   {"type":"set","id":7,"work_conserving":false} -> {"type":"ok"}
+ *   {"type":"set","id":8,"weight":2}        -> {"type":"ok"}
+ *
+ * A best-effort tenant takes "weight" and "cap" only; a game takes no
+ * "weight" (a set that gives a field to a tenant it does not apply to is
+ * refused, invalid, nothing changed).
  *
  * and any user (no admin needed: aggregate load only) may ask
  *
@@ -53,7 +59,8 @@
  * given must match; a name alone that tenants of more than one uid share
  * is refused (invalid, the matches listed) unless "all":true. Any user may
  * set their own tenants this way; another user's needs admin. A uid past
- * batond's max_tenants_per_uid is refused (denied) at the hello.
+ * batond's max_tenants_per_uid (games and best-effort tenants together)
+ * is refused (denied) at the hello.
  *
  * Any failure is answered {"type":"error","code":"...","message":"..."}
  * (codes below); a malformed, oversized or wrong-version message ends that
@@ -61,7 +68,10 @@
  *
  *   {"type":"status","policy":"sa","gpu_util":0.62,"tenants":[{"name":...,
  *    "pid":1234,"sla_fps":30,"target_fps":30.3,"fps":30.2,
- *    "frame_ms_p99":34.1,"gpu_share":0.21,"below_sla_s":0}]}
+ *    "frame_ms_p99":34.1,"gpu_share":0.21,"below_sla_s":0,"kind":"game"}],
+ *    "be":[{"kind":"be","name":"matmul","id":8,"weight":1,"budget":0.4,
+ *    "window_ms":7.2,"mode":"periodical","units_per_s":830,
+ *    "gpu_share":0.4,"wait_ratio":0.5,...}]}
  */
 #pragma once
 

@@ -3,6 +3,7 @@
 
 #include <errno.h>
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -121,7 +122,11 @@ bool ipc_frame_valid(const struct baton_frame *f, uint64_t index,
 		int64_t v, max;
 	} spans[] = {
 	    {"cpu_ns", f->cpu_ns, IPC_FRAME_MAX_CPU_NS},
-	    {"sleep_ns", f->sleep_ns, IPC_FRAME_MAX_PERIOD_NS},
+	    /* A best-effort tenant may wait for a window as long as the
+	     * games leave it none: its wait is bounded by the daemon
+	     * (tick.c: never more than the time since its last record). */
+	    {"sleep_ns", f->sleep_ns,
+	     (f->flags & BATON_FRAME_BE) ? INT64_MAX : IPC_FRAME_MAX_PERIOD_NS},
 	    {"target_period_ns", f->target_period_ns, IPC_FRAME_MAX_PERIOD_NS},
 	};
 	for (size_t k = 0; k < sizeof(spans) / sizeof(spans[0]); k++) {
@@ -156,7 +161,10 @@ bool ipc_frame_valid(const struct baton_frame *f, uint64_t index,
 		    (long long)f->sleep_ns);
 		return false;
 	}
-	if (f->flags & ~(BATON_FRAME_GPU_FENCE | BATON_FRAME_GPU_SOFTWARE)) {
+	/* BATON_FRAME_BE is valid here; whether this tenant may write it
+	 * is the daemon's check (it knows the registration's role). */
+	if (f->flags & ~(BATON_FRAME_GPU_FENCE | BATON_FRAME_GPU_SOFTWARE |
+	                 BATON_FRAME_BE)) {
 		say(err, errlen, "record %llu has unknown flags 0x%x",
 		    (unsigned long long)index, f->flags);
 		return false;

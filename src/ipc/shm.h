@@ -127,7 +127,12 @@ struct baton_frame {
  * long it waited for a window or its budget before release (gate_us 0),
  * cpu_ns the work units it completed (blocks, >= 0), target_period_ns 0.
  * Only a best-effort registration may write it, and it may write nothing
- * else. */
+ * else: batond drops a record of the wrong kind (a game's BATON_FRAME_BE,
+ * a best-effort tenant's frame), counts it and logs it at most once a
+ * second, and goes on reading. sleep_ns is not bounded by the 10 s of a
+ * frame's wait (a window may stay shut while the games fill the GPU);
+ * batond counts at most the time since the tenant's previous record (or
+ * its registration) of it. gpu_ns is bounded as a frame's (< 10 s). */
 #define BATON_FRAME_BE 4u
 
 _Static_assert(sizeof(struct baton_shm_header) == 64, "header layout");

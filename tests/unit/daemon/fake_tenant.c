@@ -63,9 +63,53 @@ static void *render(void *arg)
 	return NULL;
 }
 
+/* Registers with the hello line given (role and fields). */
+static bool register_hello(struct fake_tenant *t, const char *socket_path,
+                           const char *hello, int n, char *err, size_t errlen);
+
 bool fake_tenant_register(struct fake_tenant *t, const char *socket_path,
                           const char *name, double sla_fps, char *err,
                           size_t errlen)
+{
+	char hello[256];
+	int n = snprintf(hello, sizeof(hello),
+	                 "{\"type\":\"hello\",\"version\":1,\"role\":"
+	                 "\"tenant\",\"name\":\"%s\",\"sla_fps\":%g,"
+	                 "\"fixed_fps\":0,\"api\":\"gl\"}\n",
+	                 name, sla_fps);
+	return register_hello(t, socket_path, hello, n, err, errlen);
+}
+
+bool fake_be_register(struct fake_tenant *t, const char *socket_path,
+                      const char *name, const char *extra, char *err,
+                      size_t errlen)
+{
+	char hello[320];
+	int n = snprintf(hello, sizeof(hello),
+	                 "{\"type\":\"hello\",\"version\":1,\"role\":"
+	                 "\"be\",\"name\":\"%s\"%s%s}\n",
+	                 name, extra[0] ? "," : "", extra);
+	return register_hello(t, socket_path, hello, n, err, errlen);
+}
+
+void fake_be_launch(struct fake_tenant *t, int64_t gpu_ns, int64_t wait_ns,
+                    int64_t units, uint32_t flags)
+{
+	uint64_t seq = atomic_load(&t->frames) + 1;
+	struct baton_frame f = {
+	    .present_ns = now_ns(),
+	    .cpu_ns = units,
+	    .sleep_ns = wait_ns,
+	    .gpu_ns = gpu_ns,
+	    .gpu_frame = seq,
+	    .flags = flags,
+	};
+	ipc_ring_push(t->shm.ring, t->shm.records, &f);
+	atomic_store(&t->frames, seq);
+}
+
+static bool register_hello(struct fake_tenant *t, const char *socket_path,
+                           const char *hello, int n, char *err, size_t errlen)
 {
 	memset(t, 0, sizeof(*t));
 	t->memfd = ipc_shm_create((uint32_t)getpid(), &t->shm);
@@ -80,12 +124,6 @@ bool fake_tenant_register(struct fake_tenant *t, const char *socket_path,
 		snprintf(err, errlen, "connect: %s", strerror(errno));
 		goto fail;
 	}
-	char hello[256];
-	int n = snprintf(hello, sizeof(hello),
-	                 "{\"type\":\"hello\",\"version\":1,\"role\":"
-	                 "\"tenant\",\"name\":\"%s\",\"sla_fps\":%g,"
-	                 "\"fixed_fps\":0,\"api\":\"gl\"}\n",
-	                 name, sla_fps);
 	if (ipc_send_with_fd(t->sock, hello, (size_t)n, t->memfd) != n) {
 		snprintf(err, errlen, "send hello failed");
 		goto fail;

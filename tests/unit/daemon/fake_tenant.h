@@ -7,6 +7,7 @@
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "ipc/shm_layout.h"
@@ -44,3 +45,16 @@ bool fake_tenant_register(struct fake_tenant *t, const char *socket_path,
 /* Stops rendering and closes the connection (the daemon should drop the
  * tenant). */
 void fake_tenant_stop(struct fake_tenant *t);
+
+/* A stand-in for a best-effort client (role "be"): registers with the
+ * hello's extra fields (e.g. "\"weight\":2,\"cap\":0.5", or "" for
+ * none) and the same sealed memfd; no thread: the test writes its
+ * sub-launch records with fake_be_launch and reads its control block. */
+bool fake_be_register(struct fake_tenant *t, const char *socket_path,
+                      const char *name, const char *extra, char *err,
+                      size_t errlen);
+
+/* One sub-launch record (BATON_FRAME_BE, or flags as given): released
+ * now after waiting wait_ns, gpu_ns of device time, units blocks. */
+void fake_be_launch(struct fake_tenant *t, int64_t gpu_ns, int64_t wait_ns,
+                    int64_t units, uint32_t flags);

@@ -496,6 +496,78 @@ static void test_capacity(void **state)
 	}
 }
 
+/* Best-effort hellos (role "be"): weight in (0, 1000], default 1; cap in
+ * (0, 1] (0 is no cap: leave it out); no pacing fields; every refusal
+ * names the field. A set may give a weight. */
+static void test_be_hello(void **state)
+{
+	(void)state;
+	struct ipc_msg m;
+	struct ipc_msg_error e;
+	assert_true(parse("{\"type\":\"hello\",\"version\":1,\"role\":\"be\","
+	                  "\"name\":\"matmul\",\"weight\":2.5,\"cap\":0.5,"
+	                  "\"api\":\"opencl\"}",
+	                  &m, &e));
+	assert_int_equal(m.hello.role, IPC_ROLE_BE);
+	assert_string_equal(m.hello.name, "matmul");
+	assert_float_equal(m.hello.weight, 2.5, 0);
+	assert_float_equal(m.hello.cap, 0.5, 0);
+	assert_true(parse("{\"type\":\"hello\",\"version\":1,\"role\":\"be\","
+	                  "\"name\":\"m\"}",
+	                  &m, &e));
+	assert_float_equal(m.hello.weight, 1.0, 0);
+	assert_float_equal(m.hello.cap, 0.0, 0);
+	assert_true(parse("{\"type\":\"hello\",\"version\":1,\"role\":\"be\","
+	                  "\"name\":\"m\",\"weight\":1000,\"cap\":1}",
+	                  &m, &e));
+	assert_float_equal(m.hello.weight, 1000.0, 0);
+
+	static const struct {
+		const char *line, *says;
+	} bad[] = {
+	    {"\"weight\":0", "\"weight\""},
+	    {"\"weight\":-1", "\"weight\""},
+	    {"\"weight\":1000.5", "\"weight\""},
+	    {"\"weight\":\"1\"", "\"weight\""},
+	    {"\"weight\":null", "\"weight\""},
+	    {"\"cap\":0", "\"cap\""},
+	    {"\"cap\":1.5", "\"cap\""},
+	    {"\"cap\":true", "\"cap\""},
+	    {"\"sla_fps\":30", "\"sla_fps\""},
+	    {"\"fixed_fps\":0", "\"fixed_fps\""},
+	};
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		char line[256];
+		snprintf(line, sizeof(line),
+		         "{\"type\":\"hello\",\"version\":1,\"role\":"
+		         "\"be\",\"name\":\"m\",%s}",
+		         bad[i].line);
+		assert_false(parse(line, &m, &e));
+		assert_string_equal(e.code, BATON_ERR_INVALID);
+		if (!strstr(e.message, bad[i].says))
+			fail_msg("%s: \"%s\" lacks %s", line, e.message,
+			         bad[i].says);
+	}
+	/* a name is required, as for a game */
+	assert_false(parse("{\"type\":\"hello\",\"version\":1,\"role\":"
+	                   "\"be\"}",
+	                   &m, &e));
+	assert_non_null(strstr(e.message, "\"name\""));
+	/* an unknown role lists the three */
+	assert_false(parse("{\"type\":\"hello\",\"version\":1,\"role\":"
+	                   "\"batch\",\"name\":\"m\"}",
+	                   &m, &e));
+	assert_non_null(strstr(e.message, "\"be\""));
+
+	assert_true(parse("{\"type\":\"set\",\"id\":8,\"weight\":3}", &m, &e));
+	assert_true(m.set.has_weight && !m.set.has_cap && !m.set.has_sla);
+	assert_float_equal(m.set.weight, 3.0, 0);
+	assert_false(parse("{\"type\":\"set\",\"id\":8,\"weight\":0}", &m, &e));
+	assert_non_null(strstr(e.message, "\"weight\""));
+	assert_false(parse("{\"type\":\"set\",\"id\":8}", &m, &e));
+	assert_non_null(strstr(e.message, "\"weight\""));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -510,6 +582,7 @@ int main(void)
 	    cmocka_unit_test(test_fd_passing),
 	    cmocka_unit_test(test_caps),
 	    cmocka_unit_test(test_capacity),
+	    cmocka_unit_test(test_be_hello),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -198,6 +198,59 @@ static void test_each_corrupt_field_rejected(void **state)
 	    ipc_ring_read(&f->rd, f->out, CAP, NOW, f->err, sizeof(f->err)), 1);
 }
 
+/* A best-effort record (shm.h BATON_FRAME_BE) is a known kind: its wait
+ * for a window may pass a frame's 10 s bound (batond bounds what it counts
+ * of it), but not be negative; its other fields keep their bounds. Which
+ * registration may write it is batond's check, not the reader's. */
+static void test_be_record(void **state)
+{
+	struct fixture *f = *state;
+	struct baton_frame be = frame(0);
+	be.flags = BATON_FRAME_BE;
+	be.gate_us = 0;
+	be.target_period_ns = 0;
+	be.cpu_ns = 12; /* work units */
+	be.sleep_ns = 3600LL * 1000000000LL;
+	ipc_ring_push(&f->ring, f->records, &be);
+	assert_int_equal(
+	    ipc_ring_read(&f->rd, f->out, CAP, NOW, f->err, sizeof(f->err)), 1);
+	assert_int_equal(f->out[0].flags, BATON_FRAME_BE);
+
+	/* a frame's wait keeps its bound */
+	struct baton_frame fr = frame(1);
+	fr.sleep_ns = IPC_FRAME_MAX_PERIOD_NS + 1;
+	fr.gate_us = 0;
+	ipc_ring_push(&f->ring, f->records, &fr);
+	assert_int_equal(
+	    ipc_ring_read(&f->rd, f->out, CAP, NOW, f->err, sizeof(f->err)),
+	    -EBADMSG);
+
+	memset(f, 0, sizeof(*f));
+	ipc_ring_reader_init(&f->rd, &f->ring, f->records, CAP, 0);
+	be.sleep_ns = -1;
+	ipc_ring_push(&f->ring, f->records, &be);
+	assert_int_equal(
+	    ipc_ring_read(&f->rd, f->out, CAP, NOW, f->err, sizeof(f->err)),
+	    -EBADMSG);
+	memset(f, 0, sizeof(*f));
+	ipc_ring_reader_init(&f->rd, &f->ring, f->records, CAP, 0);
+	be.sleep_ns = 0;
+	be.gpu_ns = IPC_FRAME_MAX_GPU_NS;
+	ipc_ring_push(&f->ring, f->records, &be);
+	assert_int_equal(
+	    ipc_ring_read(&f->rd, f->out, CAP, NOW, f->err, sizeof(f->err)),
+	    -EBADMSG);
+	/* an unknown flag beside it is still refused */
+	memset(f, 0, sizeof(*f));
+	ipc_ring_reader_init(&f->rd, &f->ring, f->records, CAP, 0);
+	be.gpu_ns = 1000;
+	be.flags = BATON_FRAME_BE | 8u;
+	ipc_ring_push(&f->ring, f->records, &be);
+	assert_int_equal(
+	    ipc_ring_read(&f->rd, f->out, CAP, NOW, f->err, sizeof(f->err)),
+	    -EBADMSG);
+}
+
 static void test_present_not_monotonic(void **state)
 {
 	struct fixture *f = *state;
@@ -333,6 +386,7 @@ int main(void)
 	                                    setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_head_jump_is_corruption, setup,
 	                                    teardown),
+	    cmocka_unit_test_setup_teardown(test_be_record, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_concurrent_producer, setup,
 	                                    teardown),
 	};
