@@ -89,10 +89,10 @@ void cli_capacity_print(FILE *out, json_t *r)
 	else
 		fprintf(out, "does not fit: %s", reason ? reason : "?");
 	fprintf(out,
-	        " (total load %.2f + %.3f per session [%.2f ms x %.1f FPS], "
-	        "limit %.2f)\n",
+	        " (total load %.2f + %.3f per session [%.2f ms x %.1f FPS x "
+	        "%.2f overhead], limit %.2f)\n",
 	        num(r, "load"), num(r, "newcomer"), num(r, "cost_ms"),
-	        num(r, "sla_fps"), num(r, "limit"));
+	        num(r, "sla_fps"), num(r, "overhead"), num(r, "limit"));
 }
 
 int cli_capacity_ask(struct cli_client *cl, const char *profile, double cost_ms,

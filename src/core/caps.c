@@ -571,6 +571,7 @@ struct core_admit core_caps_admit(const struct core_params *p,
 	double overhead = g->overhead >= 1.0 ? g->overhead : 1.0;
 	struct core_admit a = {.load = g->total_load,
 	                       .newcomer = cost_s * sla_fps * overhead,
+	                       .overhead = overhead,
 	                       .limit = p->cap_u_limit};
 	if (!(cost_s > 0.0) || !(sla_fps > 0.0) || !isfinite(a.newcomer) ||
 	    !(a.newcomer > 0.0))

@@ -117,6 +117,7 @@ struct core_admit {
 	enum core_admit_reason why;
 	double load;     /* total load of the last period */
 	double newcomer; /* its expected load, cost x SLA x overhead */
+	double overhead; /* the factor used (core_caps_gpu.overhead) */
 	double limit;    /* U_l */
 };
 

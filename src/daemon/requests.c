@@ -371,12 +371,13 @@ static void capacity(struct server *s, struct conn *c,
 	struct core_admit a =
 	    core_caps_admit(&d->cfg.params, &d->gpu, cost_s, sla);
 	json_t *o = json_pack(
-	    "{s:s, s:b, s:I, s:s, s:s, s:f, s:f, s:f, s:f, s:f, s:b, s:I}",
+	    "{s:s, s:b, s:I, s:s, s:s, s:f, s:f, s:f, s:f, s:f, s:f, s:b, s:I}",
 	    "type", "capacity", "fits", (int)a.fits, "more", (json_int_t)a.more,
 	    "reason", core_admit_reason_str(a.why), "source", source, "cost_ms",
 	    cost_s * 1e3, "sla_fps", sla, "load", a.load, "newcomer",
-	    a.newcomer, "limit", a.limit, "severe", (int)d->gpu.caps.severe,
-	    "overloaded", (json_int_t)d->gpu.caps.n_overloaded);
+	    a.newcomer, "overhead", a.overhead, "limit", a.limit, "severe",
+	    (int)d->gpu.caps.severe, "overloaded",
+	    (json_int_t)d->gpu.caps.n_overloaded);
 	if (o && m->has_profile)
 		json_object_set_new(o, "profile", json_string(m->profile));
 	conn_send_line(s, c, ipc_msg_encode(o));

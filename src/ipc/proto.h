@@ -53,7 +53,10 @@
  *   {"type":"capacity","cost_ms":8,"sla_fps":30}
  *     -> {"type":"capacity","fits":true,"more":3,"reason":"fits",
  *         "source":"config","cost_ms":8,"sla_fps":30,"load":0.3,
- *         "newcomer":0.24,"limit":0.7,"severe":false,"overloaded":0}
+ *         "newcomer":0.24,"overhead":1.0,"limit":0.7,"severe":false,
+ *         "overloaded":0}
+ *     (newcomer = cost x SLA x overhead: the load the tenants cause
+ *     over what they report, core/caps.h)
  *
  * A set names tenants by "name", "id" (the welcome's) and "uid", all
  * given must match; a name alone that tenants of more than one uid share
