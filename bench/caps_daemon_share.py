@@ -1,18 +1,23 @@
 #!/usr/bin/env python3
-"""Caps set through batond on real clients (issue 9, item 6): two glxgears
-under `baton run`, unpaced (policy none) so that only the caps hold them,
-capped with `baton set --id N cap=C`; prints each client's measured share
-of the device (CPU time of the client over its cores on llvmpipe, as
+"""Caps set through batond on real clients (issue 9, item 6): 2-4 clients
+(glxgears, glmark2's build scene, vkcube through the Vulkan layer) under
+`baton run`, unpaced (policy none) so that only the caps hold them, capped
+with `baton set --id N cap=C`; prints each client's measured share of the
+device (CPU time of the client over its cores on llvmpipe, as
 tests/e2e/gl's gl-cap-share measures it) against its cap, and the others'
 load. Run it under the shared lock:
 
-    flock /tmp/baton-cpu.lock bench/caps_daemon_share.py BUILD [CAP CAP]
+    flock /tmp/baton-cpu.lock bench/caps_daemon_share.py BUILD \
+        [--clients gears,glmark2,vkcube] [CAP ...]
 
-With --check (the e2e test daemon-caps-share): exit 1 when a client whose
-cap binds (uncapped beside the other it took more than cap + 0.05) lands
-more than 2 points off its cap; 77 (skipped) when no cap binds or the
-machine was too busy to measure (others' load over 0.15).
+CLIENTS defaults to two glxgears; one cap per client (default 0.1 and 0.3
+for two, 0.08 each for more). With --check (the e2e test
+daemon-caps-share): exit 1 when a client whose cap binds (uncapped beside
+the others it took more than cap + 0.05) lands more than 2 points off its
+cap; 77 (skipped) when no cap binds or the machine was too busy to measure
+(others' load over 0.15).
 """
+import contextlib
 import json
 import os
 import subprocess
@@ -40,11 +45,32 @@ TOLERANCE = 0.02  # the issue's accuracy target, points of the device
 NOISY = 0.15
 
 
+CLIENT_ARGV = {
+    "gears": ["glxgears"],
+    # one scene longer than the run: no scene set-up in the window
+    "glmark2": ["glmark2", "-s", "640x360", "-b", "build:duration=600"],
+    "vkcube": ["vkcube"],
+}
+
+
 def main():
     argv = [a for a in sys.argv[1:] if a != "--check"]
     check = len(argv) != len(sys.argv) - 1
+    names = ["gears", "gears"]
+    if "--clients" in argv:
+        i = argv.index("--clients")
+        names = argv[i + 1].split(",")
+        del argv[i:i + 2]
+        unknown = [n for n in names if n not in CLIENT_ARGV]
+        if unknown or not 2 <= len(names) <= 4:
+            sys.exit("--clients: 2-4 of %s, not %s"
+                     % (",".join(sorted(CLIENT_ARGV)), ",".join(names)))
     build = argv[0] if argv else "build"
-    caps = [float(c) for c in argv[1:3]] or [0.1, 0.3]
+    caps = [float(c) for c in argv[1:]]
+    if not caps:
+        caps = [0.1, 0.3] if len(names) == 2 else [0.08] * len(names)
+    if len(caps) != len(names):
+        sys.exit("%d caps for %d clients" % (len(caps), len(names)))
     d = tempfile.mkdtemp(prefix="baton-capd-")
     os.chmod(d, 0o755)
     sock = os.path.join(d, "batond.sock")
@@ -56,14 +82,21 @@ def main():
     try:
         with Xvfb() as x:
             env = x.env(BATON_SOCKET=sock)
-            argv = [os.path.join(build, "src/cli/baton"), "run", "--",
-                    "glxgears"]
-            with Client(argv, env) as a, Client(argv, env) as b:
+            run = [os.path.join(build, "src/cli/baton"), "run", "--"]
+            with contextlib.ExitStack() as stack:
+                procs = [stack.enter_context(Client(run + CLIENT_ARGV[n],
+                                                    env))
+                         for n in names]
                 time.sleep(WARMUP)
                 rc, out, err = baton(build, sock, "status", "--json")
                 st = json.loads(out)
                 ids = {t["pid"]: t["id"] for t in st["tenants"]}
-                pids = [a.proc.pid, b.proc.pid]
+                pids = [c.proc.pid for c in procs]
+                missing = [n for n, p in zip(names, pids) if p not in ids]
+                if missing:
+                    print("FAIL: not registered with batond: %s"
+                          % ",".join(missing))
+                    return 1
                 noise = Noise([os.getpid(), x.proc.pid] + pids)
                 free = [Share(p) for p in pids]
                 time.sleep(SECONDS / 2)
@@ -78,10 +111,10 @@ def main():
                 shares = [s.fraction() for s in shares]
                 rc, out, err = baton(build, sock, "status")
                 print(out)
-                print("client  cap    uncapped  share   error (points)")
+                print("client     cap    uncapped  share   error (points)")
                 for i, (c, f, s) in enumerate(zip(caps, free, shares)):
-                    print("gears%d  %.2f   %.4f    %.4f  %+.2f" %
-                          (i, c, f, s, (s - c) * 100))
+                    print("%-9s  %.2f   %.4f    %.4f  %+.2f" %
+                          ("%s%d" % (names[i], i), c, f, s, (s - c) * 100))
                 others = noise.fraction()
                 print("others' load over the run: %.3f" % others)
                 bound = [(c, s) for c, f, s in zip(caps, free, shares)
