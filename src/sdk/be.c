@@ -190,7 +190,7 @@ int baton_be_task_begin(baton_be *be, uint32_t kernel_id, int64_t n_blocks)
 	be->outstanding = false;
 	/* Algorithm 1 starts each task with count = 0: two periodical
 	 * sub-launches before continuous mode can begin. */
-	if (!be->connected)
+	if (!be->connected && !be->keep_mode)
 		core_harvest_observe(&be->hp_nd, &be->tenant, false);
 	return BATON_BE_OK;
 }

@@ -50,6 +50,8 @@ struct baton_be {
 	int64_t alpha_ns;
 	/* the task */
 	bool in_task;
+	bool keep_mode; /* a task does not restart the hysteresis: the
+	                   gate's tasks are single launches */
 	struct core_harvest_task task;
 	struct be_kernel *kernel;
 	struct be_kernel kernels[BE_KERNELS];

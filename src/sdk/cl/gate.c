@@ -146,7 +146,11 @@ static void gate_open(void)
 		be_log(BE_LOG_CALL, "the OpenCL gate is off: %s",
 		       baton_be_strerror(r));
 		gate_off = true;
+		return;
 	}
+	/* Each launch is a task here: GPU grid's per-task restart of the
+	 * quiet count would keep an unsplit program periodical forever. */
+	gate_be->keep_mode = true;
 }
 
 /* FNV-1a of the kernel's name: one fit per kernel. */
