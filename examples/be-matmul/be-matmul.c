@@ -295,6 +295,13 @@ int main(int argc, char **argv)
 	if (want_check && !quiet)
 		printf("be-matmul: check %s\n", rc ? "FAILED" : "ok");
 	baton_be_close(be);
+	clReleaseMemObject(c.a);
+	clReleaseMemObject(c.b);
+	clReleaseMemObject(c.c);
+	clReleaseKernel(c.mm);
+	clReleaseKernel(c.probe);
+	clReleaseCommandQueue(c.q);
+	clReleaseContext(c.ctx);
 	free(a);
 	free(b);
 	return rc;
