@@ -51,7 +51,7 @@ static void report(const char *what, int64_t *t, int n)
 static int bench_sdk(int n, int64_t *t)
 {
 	struct fake_batond b;
-	if (!fake_batond_start(&b, false))
+	if (!fake_batond_start(&b, FAKE_WELCOME))
 		return 1;
 	struct baton_be_options o;
 	baton_be_options_init(&o);
@@ -86,7 +86,7 @@ static int bench_cl(int n, int64_t *t, bool fake)
 	 * window stays open. */
 	struct fake_batond b;
 	if (fake) {
-		if (!fake_batond_start(&b, false))
+		if (!fake_batond_start(&b, FAKE_WELCOME))
 			return 1;
 		setenv("BATON_SOCKET", b.sock, 1);
 		setenv("BATON_CL_MAX_WAIT_MS", "10", 1);

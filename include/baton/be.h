@@ -33,7 +33,9 @@
  * continuous mode runs `continuous_ms` sub-launches back to back. Without
  * a probe the client stays periodical. It never runs free.
  *
- * A handle is not thread-safe: one per thread, or a lock around it.
+ * A handle is not thread-safe: one per thread, or a lock around it. Nor
+ * is it fork-safe: a child process opens its own (the parent's shares
+ * its connection and its shared memory).
  * Every call checks its arguments; a malformed call returns a negative
  * BATON_BE_E* code and logs one line on stderr (rate-limited). */
 #pragma once

@@ -81,11 +81,11 @@ void be_conn_close(struct baton_be *be)
 }
 
 /* The first line batond sends, within BE_REPLY_NS: 1 welcome, 0 anything
- * else (an error), -1 no line. */
+ * else (an error), -1 no line in time, -2 the connection ended. */
 static int read_reply(int fd)
 {
-	static struct ipc_linebuf lb;
-	static char line[BATON_MSG_MAX];
+	struct ipc_linebuf lb;
+	char line[BATON_MSG_MAX];
 	ipc_linebuf_init(&lb);
 	int64_t end = be_now_ns() + BE_REPLY_NS;
 	for (;;) {
@@ -111,19 +111,22 @@ static int read_reply(int fd)
 		size_t avail;
 		char *space = ipc_linebuf_space(&lb, &avail);
 		ssize_t n = read(fd, space, avail);
-		if (n < 0 && errno == EINTR)
+		if (n < 0 && (errno == EINTR || errno == EAGAIN))
 			continue;
 		if (n <= 0)
-			return -1;
+			return -2;
 		ipc_linebuf_commit(&lb, (size_t)n);
 	}
 }
 
-/* One attempt; sets redial_ns for the next one when it fails. */
+/* One attempt; sets redial_ns for the next one when it fails. It runs on
+ * the caller's thread, so nothing in it may block for long: the socket is
+ * nonblocking (a full backlog is a failed attempt, not a wait) and the
+ * welcome is waited for at most BE_REPLY_NS. */
 static void dial(struct baton_be *be, int64_t now)
 {
 	be->redial_ns = now + BE_RETRY_NS;
-	int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
 	if (fd < 0)
 		return;
 	struct sockaddr_un addr = {.sun_family = AF_UNIX};
@@ -154,10 +157,16 @@ static void dial(struct baton_be *be, int64_t now)
 	/* What an earlier daemon left there is not this one's word. */
 	be->reg_seq = atomic_load(&be->shm.control->seq);
 	ssize_t sent = len ? ipc_send_with_fd(fd, hello, len, be->memfd) : -1;
-	int r = sent == (ssize_t)len ? read_reply(fd) : -1;
+	int r = sent == (ssize_t)len ? read_reply(fd) : -2;
 	if (r <= 0) {
-		if (r == 0)
+		/* A refusal will be repeated, and a daemon that takes the
+		 * hello but does not answer would cost us BE_REPLY_NS a
+		 * try: both are tried again only after BE_REFUSED_NS. */
+		if (r == 0 || r == -1)
 			be->redial_ns = now + BE_REFUSED_NS;
+		if (r == -1)
+			be_log(BE_LOG_CONN, "batond did not answer our hello "
+			                    "in time: running the probe loop");
 		close(fd);
 		return;
 	}

@@ -237,11 +237,8 @@ static cl_int gated(enqueue_fn real, cl_command_queue q, cl_kernel k,
 		 * is the last one's. */
 		ret = real(q, k, dim, o, g, lsz, done ? 0 : nwait,
 		           done ? NULL : wait, &ev);
-		if (ret != CL_SUCCESS) {
-			if (r > 0)
-				baton_be_done(gate_be, off, cnt, 0);
-			break;
-		}
+		if (ret != CL_SUCCESS)
+			break; /* nothing ran: nothing to report */
 		clFinish(q);
 		int64_t t = launch_time(ev, be_now_ns() - t0);
 		if (r > 0)

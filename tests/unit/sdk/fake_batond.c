@@ -40,7 +40,8 @@ static void *serve(void *arg)
 		}
 		b->tail = atomic_load(&b->shm.ring->head);
 		const char *reply =
-		    b->refuse
+		    b->answer == FAKE_SILENT ? ""
+		    : b->answer == FAKE_REFUSE
 		        ? "{\"type\":\"error\",\"code\":\"denied\","
 		          "\"message\":\"no\"}\n"
 		        : "{\"type\":\"welcome\",\"version\":1,\"id\":1}\n";
@@ -53,10 +54,10 @@ static void *serve(void *arg)
 	}
 }
 
-bool fake_batond_start(struct fake_batond *b, bool refuse)
+bool fake_batond_start(struct fake_batond *b, int answer)
 {
 	memset(b, 0, sizeof(*b));
-	b->refuse = refuse;
+	b->answer = answer;
 	atomic_store(&b->conn_fd, -1);
 	snprintf(b->dir, sizeof(b->dir), "/tmp/baton-sdk-XXXXXX");
 	if (!mkdtemp(b->dir))

@@ -15,7 +15,7 @@ struct fake_batond {
 	char dir[64], sock[108];
 	int listen_fd;
 	pthread_t thread;
-	bool refuse;           /* answer an error instead of the welcome */
+	int answer;            /* FAKE_WELCOME, FAKE_REFUSE, FAKE_SILENT */
 	char hello[1024];      /* the last hello line */
 	struct ipc_shm shm;    /* the client's region */
 	_Atomic int conn_fd;   /* the held connection, -1 none */
@@ -24,7 +24,8 @@ struct fake_batond {
 	uint64_t epoch;
 };
 
-bool fake_batond_start(struct fake_batond *b, bool refuse);
+enum { FAKE_WELCOME, FAKE_REFUSE, FAKE_SILENT };
+bool fake_batond_start(struct fake_batond *b, int answer);
 void fake_batond_stop(struct fake_batond *b);
 /* Waits (up to 5 s) for the n-th hello. */
 bool fake_batond_wait(struct fake_batond *b, int n);

@@ -57,7 +57,7 @@ static void sizes_follow_window_and_fit(void **state)
 {
 	(void)state;
 	struct fake_batond b;
-	assert_true(fake_batond_start(&b, false));
+	assert_true(fake_batond_start(&b, FAKE_WELCOME));
 	baton_be *be = open_with(&b, 2000);
 	assert_non_null(strstr(b.hello, "\"role\":\"be\""));
 	assert_non_null(strstr(b.hello, "\"name\":\"mm\""));
@@ -132,7 +132,7 @@ static void waits_while_shut(void **state)
 {
 	(void)state;
 	struct fake_batond b;
-	assert_true(fake_batond_start(&b, false));
+	assert_true(fake_batond_start(&b, FAKE_WELCOME));
 	baton_be *be = open_with(&b, 60);
 	int64_t off, cnt;
 	assert_int_equal(baton_be_task_begin(be, 1, 10), BATON_BE_OK);
@@ -149,7 +149,7 @@ static void waits_while_shut(void **state)
 	fake_batond_stop(&b);
 
 	/* The window opens 40 ms into the wait. */
-	assert_true(fake_batond_start(&b, false));
+	assert_true(fake_batond_start(&b, FAKE_WELCOME));
 	be = open_with(&b, 5000);
 	fake_batond_control(&b, 0, 1000000000u, false);
 	assert_int_equal(baton_be_task_begin(be, 1, 10), BATON_BE_OK);
@@ -173,7 +173,7 @@ static void continuous_and_budget_rest(void **state)
 {
 	(void)state;
 	struct fake_batond b;
-	assert_true(fake_batond_start(&b, false));
+	assert_true(fake_batond_start(&b, FAKE_WELCOME));
 	baton_be *be = open_with(&b, 5000);
 	struct baton_be_info info;
 	int64_t off, cnt;
@@ -209,7 +209,7 @@ static void lost_daemon_probe_loop(void **state)
 {
 	(void)state;
 	struct fake_batond b;
-	assert_true(fake_batond_start(&b, false));
+	assert_true(fake_batond_start(&b, FAKE_WELCOME));
 	struct baton_be_options o;
 	baton_be_options_init(&o);
 	o.socket_path = b.sock;
@@ -261,11 +261,12 @@ static void lost_daemon_probe_loop(void **state)
 	fake_batond_stop(&b);
 }
 
-static void refused_probe_loop(void **state)
+/* A refusal, or a daemon that takes the hello and never answers (given
+ * up after half a second): the probe loop, and no second try soon. */
+static void refused_or_silent(int answer)
 {
-	(void)state;
 	struct fake_batond b;
-	assert_true(fake_batond_start(&b, true));
+	assert_true(fake_batond_start(&b, answer));
 	struct baton_be_options o;
 	baton_be_options_init(&o);
 	o.socket_path = b.sock;
@@ -285,8 +286,18 @@ static void refused_probe_loop(void **state)
 	struct baton_be_info info;
 	baton_be_info(be, &info);
 	assert_false(info.connected);
+	assert_int_equal(atomic_load(&b.registered), 1);
 	baton_be_close(be);
 	fake_batond_stop(&b);
+}
+
+static void refused_probe_loop(void **state)
+{
+	(void)state;
+	refused_or_silent(FAKE_REFUSE);
+	int64_t t0 = now_ns();
+	refused_or_silent(FAKE_SILENT);
+	assert_true(now_ns() - t0 >= 500 * MS);
 }
 
 /* The fake probe: quick, or 2 ms (over alpha = 1 ms) when the script

@@ -48,7 +48,7 @@ static int64_t now_ns(void)
 int main(void)
 {
 	struct fake_batond b;
-	CHECK(fake_batond_start(&b, false));
+	CHECK(fake_batond_start(&b, FAKE_WELCOME));
 	setenv("BATON_SOCKET", b.sock, 1);
 	setenv("BATON_NAME", "gatetest", 1);
 	setenv("BATON_CL_SPLIT", "other,matmul", 1);
