@@ -325,10 +325,12 @@ static void push_record(struct baton_be *be, uint64_t count, int64_t t_ns)
 	int64_t max = IPC_FRAME_MAX_GPU_NS - 1;
 	struct baton_frame f = {
 	    .present_ns = be->release_ns,
-	    .cpu_ns = (int64_t)count,
-	    .sleep_ns = be->out_waited_ns < IPC_FRAME_MAX_PERIOD_NS
-	                    ? be->out_waited_ns
-	                    : IPC_FRAME_MAX_PERIOD_NS,
+	    .cpu_ns = count < (uint64_t)IPC_FRAME_MAX_CPU_NS
+	                  ? (int64_t)count
+	                  : IPC_FRAME_MAX_CPU_NS,
+	    /* Unbounded for BE records (ring.h): batond spreads a long
+	     * wait over the epochs since the last record. */
+	    .sleep_ns = be->out_waited_ns,
 	    .gpu_ns = t_ns < max ? t_ns : max,
 	    /* We are the only producer: the record gets head + 1. */
 	    .gpu_frame = atomic_load_explicit(&be->shm.ring->head,

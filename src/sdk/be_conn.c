@@ -191,7 +191,7 @@ bool be_conn_poll(struct baton_be *be, int64_t now)
 		                : 0;
 		if (n > 0 || (n < 0 && (errno == EAGAIN || errno == EINTR)))
 			return true;
-		be_log(BE_LOG_CONN, "lost batond: back to the probe loop");
+		be_log(BE_LOG_LOST, "lost batond: back to the probe loop");
 		be_conn_close(be);
 		be->redial_ns = now + BE_RETRY_NS;
 		return false;

@@ -76,7 +76,14 @@ void be_sleep_until(int64_t t_ns);
  * key, with the count of lines held back. */
 void be_log(int key, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
-enum { BE_LOG_CALL, BE_LOG_CONN, BE_LOG_PROBE, BE_LOG_WAIT, BE_LOG_KEYS };
+enum {
+	BE_LOG_CALL,
+	BE_LOG_CONN, /* registered, unreachable, refused */
+	BE_LOG_LOST, /* its own key: it follows "registered" closely */
+	BE_LOG_PROBE,
+	BE_LOG_WAIT,
+	BE_LOG_KEYS
+};
 
 /* be_conn.c. Keeps the registration: notices a lost daemon (one poll)
  * and redials when due. Returns whether we are registered now. */
