@@ -1,11 +1,16 @@
 /* baton run [--sla FPS] [--fps FPS] [--cap SHARE] [--name NAME]
  *           [--wait [--wait-timeout S]] -- CMD...
+ * baton run --be [--weight W] [--cap SHARE] [--name NAME] -- CMD...
  *
  * Sets the shim's environment (shim/shim.h), puts libbaton_gl.so first in
  * LD_PRELOAD, enables the Vulkan layer and execs the command. Everything
  * else is inherited, so that it also works as a Steam launch option
  * (`baton run -- %command%`), where the command is Steam's own launcher
- * chain: the shim is inert in every process that never presents a frame. */
+ * chain: the shim is inert in every process that never presents a frame.
+ *
+ * --be runs CMD as best-effort compute instead (docs/sdk.md): the OpenCL
+ * launch gate libbaton_cl.so goes first in LD_PRELOAD (same rules as the
+ * shim's), and neither the shim nor the Vulkan layer is loaded. */
 #include "cli/cmd_run.h"
 
 #include <dirent.h>
@@ -30,6 +35,7 @@
 #define EXIT_NOTFOUND 127
 
 #define SHIM_NAME "libbaton_gl.so"
+#define GATE_NAME "libbaton_cl.so"
 /* The Vulkan layer's manifest lives in an XDG data folder, under this. */
 #define LAYER_SUBDIR "vulkan/implicit_layer.d"
 /* The loader's default when XDG_DATA_DIRS is unset (XDG base dir spec). */
@@ -67,12 +73,24 @@ void cmd_run_help(FILE *out)
 	        "  --wait-timeout S\n"
 	        "               give up after S seconds (default 300; 0: "
 	        "wait forever)\n"
+	        "  --be         run CMD as best-effort OpenCL compute in the "
+	        "games' idle GPU\n"
+	        "               time: every kernel launch waits for batond's "
+	        "window (or the\n"
+	        "               probe loop without batond); not with --sla, "
+	        "--fps, --wait.\n"
+	        "               BATON_CL_SPLIT=k1,k2 splits those kernels' "
+	        "NDRanges\n"
+	        "  --weight W   --be: share among best-effort tenants, in "
+	        "(0, 1000] (default 1)\n"
 	        "  -h, --help   this text\n"
 	        "\n"
 	        "As a Steam launch option: baton run -- %%command%%\n"
 	        "The shim is found through BATON_SHIM_PATH, else next to "
 	        "this program\n"
-	        "(build tree), else in %s.\n"
+	        "(build tree), else in %s; the OpenCL gate likewise "
+	        "through\n"
+	        "BATON_CL_GATE_PATH, else in %s.\n"
 	        "\n"
 	        "Exit status: that of CMD; 2 usage error, 126 CMD not "
 	        "executable,\n"
@@ -80,7 +98,7 @@ void cmd_run_help(FILE *out)
 	        "failed (no such\n"
 	        "profile), 4 --wait and batond not running, 5 --wait timed "
 	        "out.\n",
-	        BATON_INSTALL_SHIM);
+	        BATON_INSTALL_SHIM, BATON_INSTALL_CL_GATE);
 }
 
 static int usage_error(const char *fmt, const char *arg)
@@ -176,40 +194,61 @@ static bool try_path(char *out, size_t len, const char *dir, const char *rel,
 	return false;
 }
 
-/* The preload: BATON_SHIM_PATH, else the build tree around this program
- * (build/src/cli/baton -> build/src/shim/gl), else the installed copy,
- * relative to this program first so a relocated prefix works. */
-static bool find_shim(char *out, size_t len, char *tried, size_t tried_len)
+/* A preload: $env, else the build tree around this program (rel, from
+ * build/src/cli), else the installed copy, relative to this program first
+ * so a relocated prefix works, then at its configured path. */
+static bool find_preload(const char *env_name, const char *const *rel,
+                         size_t nrel, const char *installed, char *out,
+                         size_t len, char *tried, size_t tried_len)
 {
-	const char *env = getenv("BATON_SHIM_PATH");
+	const char *env = getenv(env_name);
 	if (env && *env) {
+		char why[64];
 		int n = snprintf(out, len, "%s", env);
 		if (n >= 0 && (size_t)n < len && is_file(out))
 			return true;
-		note_tried(tried, tried_len, env,
-		           n >= 0 && (size_t)n < len
-		               ? " (BATON_SHIM_PATH)"
-		               : " (BATON_SHIM_PATH, too long)");
+		snprintf(why, sizeof(why), " (%s%s)", env_name,
+		         n >= 0 && (size_t)n < len ? "" : ", too long");
+		note_tried(tried, tried_len, env, why);
 		return false;
 	}
 	char dir[PATH_MAX];
 	if (exe_dir(dir, sizeof(dir))) {
-		static const char *const rel[] = {
-		    "../shim/gl/" SHIM_NAME,
-		    "../../src/shim/gl/" SHIM_NAME,
-		    "../../../src/shim/gl/" SHIM_NAME,
-		    "../" BATON_INSTALL_LIBDIR_REL "/baton/" SHIM_NAME,
-		};
-		for (size_t i = 0; i < sizeof(rel) / sizeof(rel[0]); i++) {
+		for (size_t i = 0; i < nrel; i++) {
 			if (try_path(out, len, dir, rel[i], tried, tried_len))
 				return true;
 		}
 	}
-	int n = snprintf(out, len, "%s", BATON_INSTALL_SHIM);
+	int n = snprintf(out, len, "%s", installed);
 	if (n >= 0 && (size_t)n < len && is_file(out))
 		return true;
-	note_tried(tried, tried_len, BATON_INSTALL_SHIM, "");
+	note_tried(tried, tried_len, installed, "");
 	return false;
+}
+
+static bool find_shim(char *out, size_t len, char *tried, size_t tried_len)
+{
+	static const char *const rel[] = {
+	    "../shim/gl/" SHIM_NAME,
+	    "../../src/shim/gl/" SHIM_NAME,
+	    "../../../src/shim/gl/" SHIM_NAME,
+	    "../" BATON_INSTALL_LIBDIR_REL "/baton/" SHIM_NAME,
+	};
+	return find_preload("BATON_SHIM_PATH", rel, sizeof(rel) / sizeof(*rel),
+	                    BATON_INSTALL_SHIM, out, len, tried, tried_len);
+}
+
+static bool find_gate(char *out, size_t len, char *tried, size_t tried_len)
+{
+	static const char *const rel[] = {
+	    "../sdk/cl/" GATE_NAME,
+	    "../../src/sdk/cl/" GATE_NAME,
+	    "../../../src/sdk/cl/" GATE_NAME,
+	    "../" BATON_INSTALL_LIBDIR_REL "/baton/" GATE_NAME,
+	};
+	return find_preload("BATON_CL_GATE_PATH", rel,
+	                    sizeof(rel) / sizeof(*rel), BATON_INSTALL_CL_GATE,
+	                    out, len, tried, tried_len);
 }
 
 /* True if data_dir/vulkan/implicit_layer.d holds a Baton manifest. */
@@ -367,6 +406,64 @@ static int wait_for_room(const char *profile, double timeout_s)
 	return rc;
 }
 
+/* Puts path (found, made absolute) first in LD_PRELOAD; 1 on failure,
+ * said on stderr. */
+static int preload_path(const char *found)
+{
+	char abs[PATH_MAX];
+	/* Absolute: the game's launcher may change directory before it
+	 * starts the game, and the preload is resolved at every exec. */
+	if (!realpath(found, abs)) {
+		fprintf(stderr, "baton run: %s: %s\n", found, strerror(errno));
+		return 1;
+	}
+	/* ld.so splits LD_PRELOAD at spaces and colons. */
+	if (strpbrk(abs, " :")) {
+		fprintf(stderr,
+		        "baton run: %s: LD_PRELOAD cannot hold a path "
+		        "with a space or a colon\n",
+		        abs);
+		return 1;
+	}
+	if (!add_preload(abs)) {
+		perror("baton run: setenv");
+		return 1;
+	}
+	return 0;
+}
+
+static int exec_command(char **cmd)
+{
+	execvp(cmd[0], cmd);
+	int err = errno;
+	fprintf(stderr, "baton run: %s: %s\n", cmd[0],
+	        err == ENOENT ? "command not found" : strerror(err));
+	return err == ENOENT ? EXIT_NOTFOUND : EXIT_NOEXEC;
+}
+
+/* --be: the OpenCL gate's environment and preload, then CMD. */
+static int run_be(char **cmd, const char *weight, const char *cap,
+                  const char *name)
+{
+	char found[PATH_MAX], tried[4 * PATH_MAX] = "";
+	if (!find_gate(found, sizeof(found), tried, sizeof(tried))) {
+		fprintf(stderr,
+		        "baton run: cannot find " GATE_NAME " (built with "
+		        "OpenCL only); tried:\n%s"
+		        "Set BATON_CL_GATE_PATH to its location.\n",
+		        tried);
+		return 1;
+	}
+	if ((weight && setenv("BATON_BE_WEIGHT", weight, 1)) ||
+	    (cap && setenv("BATON_CAP", cap, 1)) ||
+	    (name && setenv("BATON_NAME", name, 1))) {
+		perror("baton run: setenv");
+		return 1;
+	}
+	int rc = preload_path(found);
+	return rc ? rc : exec_command(cmd);
+}
+
 int cmd_run(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -376,11 +473,14 @@ int cmd_run(int argc, char **argv)
 	    {"name", required_argument, NULL, 'n'},
 	    {"wait", no_argument, NULL, 'w'},
 	    {"wait-timeout", required_argument, NULL, 't'},
+	    {"be", no_argument, NULL, 'b'},
+	    {"weight", required_argument, NULL, 'W'},
 	    {"help", no_argument, NULL, 'h'},
 	    {NULL, 0, NULL, 0},
 	};
 	const char *sla = NULL, *fps = NULL, *cap = NULL, *name = NULL;
-	bool wait = false;
+	const char *weight = NULL;
+	bool wait = false, be = false;
 	double wait_timeout = 300.0;
 	int c;
 	opterr = 0;
@@ -432,6 +532,19 @@ int cmd_run(int argc, char **argv)
 				    optarg);
 			break;
 		}
+		case 'b':
+			be = true;
+			break;
+		case 'W': {
+			double v;
+			if (!parse_decimal(optarg, &v) || !(v > 0.0) ||
+			    v > 1000.0)
+				return usage_error("--weight: '%s' is not a "
+				                   "weight in (0, 1000]",
+				                   optarg);
+			weight = optarg;
+			break;
+		}
 		case 'h':
 			cmd_run_help(stdout);
 			return 0;
@@ -442,6 +555,14 @@ int cmd_run(int argc, char **argv)
 	}
 	if (optind >= argc)
 		return usage_error("no command to run%s", "");
+	if (be && (sla || fps || wait))
+		return usage_error("--be: best-effort work has no frame rate "
+		                   "(--sla, --fps) nor a --wait%s",
+		                   "");
+	if (weight && !be)
+		return usage_error("--weight: only with --be%s", "");
+	if (be)
+		return run_be(argv + optind, weight, cap, name);
 	if (wait) {
 		/* The profile: the tenant name the shim will register. */
 		const char *prof = name;
@@ -458,7 +579,7 @@ int cmd_run(int argc, char **argv)
 			return rc;
 	}
 
-	char found[PATH_MAX], shim[PATH_MAX], tried[4 * PATH_MAX] = "";
+	char found[PATH_MAX], tried[4 * PATH_MAX] = "";
 	if (!find_shim(found, sizeof(found), tried, sizeof(tried))) {
 		fprintf(stderr,
 		        "baton run: cannot find " SHIM_NAME "; tried:\n%s"
@@ -466,32 +587,16 @@ int cmd_run(int argc, char **argv)
 		        tried);
 		return 1;
 	}
-	/* Absolute: the game's launcher may change directory before it
-	 * starts the game, and the preload is resolved at every exec. */
-	if (!realpath(found, shim)) {
-		fprintf(stderr, "baton run: %s: %s\n", found, strerror(errno));
-		return 1;
-	}
-	/* ld.so splits LD_PRELOAD at spaces and colons. */
-	if (strpbrk(shim, " :")) {
-		fprintf(stderr,
-		        "baton run: %s: LD_PRELOAD cannot hold a path "
-		        "with a space or a colon\n",
-		        shim);
-		return 1;
-	}
 	if ((sla && setenv("BATON_SLA", sla, 1)) ||
 	    (fps && setenv("BATON_FPS", fps, 1)) ||
 	    (cap && setenv("BATON_CAP", cap, 1)) ||
-	    (name && setenv("BATON_NAME", name, 1)) || !add_preload(shim)) {
+	    (name && setenv("BATON_NAME", name, 1))) {
 		perror("baton run: setenv");
 		return 1;
 	}
+	int rc = preload_path(found);
+	if (rc)
+		return rc;
 	add_vulkan_layer();
-
-	execvp(argv[optind], &argv[optind]);
-	int err = errno;
-	fprintf(stderr, "baton run: %s: %s\n", argv[optind],
-	        err == ENOENT ? "command not found" : strerror(err));
-	return err == ENOENT ? EXIT_NOTFOUND : EXIT_NOEXEC;
+	return exec_command(&argv[optind]);
 }

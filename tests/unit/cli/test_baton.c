@@ -170,6 +170,59 @@ static void test_usage_errors(void **state)
 	outcome_free(&o);
 }
 
+/* baton run --be: the OpenCL gate first in LD_PRELOAD with its
+ * environment, no shim and no Vulkan layer; --be with a frame rate or
+ * --wait, and --weight without --be or out of range, are usage errors; a
+ * gate that is not there is exit 1 naming where it looked. The gate here
+ * is a stand-in file (BATON_CL_GATE_PATH): ld.so ignores it, with a line
+ * on stderr, and the command still runs. */
+static void test_run_be(void **state)
+{
+	(void)state;
+	char gate[160];
+	snprintf(gate, sizeof(gate), "%s/libbaton_cl.so", scratch);
+	FILE *f = fopen(gate, "w");
+	assert_non_null(f);
+	fclose(f);
+	setenv("BATON_CL_GATE_PATH", gate, 1);
+	unsetenv("LD_PRELOAD");
+	unsetenv("ENABLE_BATON_LAYER");
+	struct outcome o =
+	    run("run", "--be", "--weight", "1.5", "--cap", "0.5", "--name",
+	        "mm", "--", "sh", "-c",
+	        "echo \"$LD_PRELOAD|$BATON_BE_WEIGHT|$BATON_CAP|$BATON_NAME|"
+	        "${ENABLE_BATON_LAYER:-none}\"",
+	        NULL);
+	assert_int_equal(o.status, 0);
+	char want[256];
+	snprintf(want, sizeof(want), "%s|1.5|0.5|mm|none\n", gate);
+	assert_string_equal(o.out, want);
+	outcome_free(&o);
+	o = run("run", "--be", "--sla", "30", "--", "true", NULL);
+	assert_int_equal(o.status, 2);
+	assert_non_null(strstr(o.err, "--be"));
+	outcome_free(&o);
+	o = run("run", "--be", "--wait", "--", "true", NULL);
+	assert_int_equal(o.status, 2);
+	outcome_free(&o);
+	o = run("run", "--weight", "2", "--", "true", NULL);
+	assert_int_equal(o.status, 2);
+	assert_non_null(strstr(o.err, "only with --be"));
+	outcome_free(&o);
+	o = run("run", "--be", "--weight", "0", "--", "true", NULL);
+	assert_int_equal(o.status, 2);
+	outcome_free(&o);
+	o = run("run", "--be", "--weight", "1001", "--", "true", NULL);
+	assert_int_equal(o.status, 2);
+	outcome_free(&o);
+	unlink(gate);
+	o = run("run", "--be", "--", "true", NULL);
+	assert_int_equal(o.status, 1);
+	assert_non_null(strstr(o.err, gate));
+	outcome_free(&o);
+	unsetenv("BATON_CL_GATE_PATH");
+}
+
 /* baton run --wait asks batond before starting the command: no daemon
  * is exit 4 (naming the socket) and the command never runs; a bad
  * --wait-timeout is a usage error; baton capacity is in the table. */
@@ -389,6 +442,7 @@ int main(int argc, char **argv)
 	    cmocka_unit_test(test_json_deterministic),
 	    cmocka_unit_test(test_json_sweep),
 	    cmocka_unit_test(test_plot),
+	    cmocka_unit_test(test_run_be),
 	};
 	int rc = cmocka_run_group_tests(tests, NULL, NULL);
 	char path[128];

@@ -1,0 +1,152 @@
+/* The BE SDK's and the OpenCL gate's cost per launch (issue 11: target
+ * under 5 us).
+ *
+ *   be_overhead sdk [N]  baton_be_next + baton_be_done under a fake batond
+ *                        whose window is always open (budget 1, so no
+ *                        rest): the SDK's own work per sub-launch (one
+ *                        poll, a control read, the fit, a record)
+ *   be_overhead cl [N]   an empty 1-work-item kernel, launched and
+ *                        finished N times on the first OpenCL device:
+ *                        run it with and without libbaton_cl.so in
+ *                        LD_PRELOAD and take the difference
+ *   be_overhead clfake [N]  the same under an in-process fake batond
+ *                        whose window is always open (preload the gate)
+ *
+ * Prints the mean and the median per launch in microseconds. */
+#define CL_TARGET_OPENCL_VERSION 120
+#include <CL/cl.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "baton/be.h"
+#include "fake_batond.h"
+
+static int64_t now_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000000000LL + ts.tv_nsec;
+}
+
+static int cmp(const void *a, const void *b)
+{
+	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+	return (x > y) - (x < y);
+}
+
+static void report(const char *what, int64_t *t, int n)
+{
+	int64_t sum = 0;
+	for (int i = 0; i < n; i++)
+		sum += t[i];
+	qsort(t, (size_t)n, sizeof(*t), cmp);
+	printf("%s: %d launches, mean %.2f us, median %.2f us, p99 %.2f us\n",
+	       what, n, (double)sum / n * 1e-3, (double)t[n / 2] * 1e-3,
+	       (double)t[n * 99 / 100] * 1e-3);
+}
+
+static int bench_sdk(int n, int64_t *t)
+{
+	struct fake_batond b;
+	if (!fake_batond_start(&b, FAKE_WELCOME))
+		return 1;
+	struct baton_be_options o;
+	baton_be_options_init(&o);
+	o.socket_path = b.sock;
+	baton_be *be;
+	if (baton_be_open("overhead", &o, &be) != BATON_BE_OK ||
+	    !fake_batond_wait(&b, 1))
+		return 1;
+	fake_batond_control(&b, 1000000000LL, 1000000000u, true);
+	baton_be_task_begin(be, 1, (int64_t)n * 1000);
+	for (int i = 0; i < n; i++) {
+		int64_t off, cnt, t0 = now_ns();
+		if (baton_be_next(be, &off, &cnt) != 1)
+			return 1;
+		baton_be_done(be, off, 1, 1000);
+		t[i] = now_ns() - t0;
+	}
+	struct baton_be_info info;
+	baton_be_info(be, &info);
+	if (!info.connected)
+		fprintf(stderr, "be_overhead: not registered\n");
+	baton_be_close(be);
+	fake_batond_stop(&b);
+	report("sdk next+done", t, n);
+	return 0;
+}
+
+static int bench_cl(int n, int64_t *t, bool fake)
+{
+	/* With the fake batond: the gate registers at the first launch
+	 * (which waits out BATON_CL_MAX_WAIT_MS for a window), then the
+	 * window stays open. */
+	struct fake_batond b;
+	if (fake) {
+		if (!fake_batond_start(&b, FAKE_WELCOME))
+			return 1;
+		setenv("BATON_SOCKET", b.sock, 1);
+		setenv("BATON_CL_MAX_WAIT_MS", "10", 1);
+	}
+	cl_platform_id plat;
+	cl_device_id dev;
+	cl_int e;
+	if (clGetPlatformIDs(1, &plat, NULL) != CL_SUCCESS ||
+	    clGetDeviceIDs(plat, CL_DEVICE_TYPE_ALL, 1, &dev, NULL) !=
+	        CL_SUCCESS)
+		return 1;
+	cl_context ctx = clCreateContext(NULL, 1, &dev, NULL, NULL, &e);
+	cl_command_queue q = clCreateCommandQueue(ctx, dev, 0, &e);
+	const char *src = "__kernel void nothing(void) {}";
+	cl_program p = clCreateProgramWithSource(ctx, 1, &src, NULL, &e);
+	if (clBuildProgram(p, 1, &dev, NULL, NULL, NULL) != CL_SUCCESS)
+		return 1;
+	cl_kernel k = clCreateKernel(p, "nothing", &e);
+	size_t one = 1;
+	for (int i = -10; i < n; i++) {
+		int64_t t0 = now_ns();
+		if (clEnqueueNDRangeKernel(q, k, 1, NULL, &one, NULL, 0, NULL,
+		                           NULL) != CL_SUCCESS ||
+		    clFinish(q) != CL_SUCCESS)
+			return 1;
+		if (i >= 0)
+			t[i] = now_ns() - t0;
+		if (fake && i == -10) {
+			if (!fake_batond_wait(&b, 1))
+				return 1;
+			fake_batond_control(&b, 1000000000LL, 1000000000u,
+			                    true);
+		}
+	}
+	report(!getenv("LD_PRELOAD") ? "cl launch+finish, plain"
+	       : fake                ? "cl launch+finish, gated, fake batond"
+	                             : "cl launch+finish, gated",
+	       t, n);
+	if (fake)
+		fake_batond_stop(&b);
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	int n = argc > 2 ? atoi(argv[2]) : 10000;
+	if (argc < 2 || n < 1 ||
+	    (strcmp(argv[1], "sdk") && strcmp(argv[1], "cl") &&
+	     strcmp(argv[1], "clfake"))) {
+		fprintf(stderr, "usage: be_overhead sdk|cl|clfake [N]\n");
+		return 2;
+	}
+	int64_t *t = malloc((size_t)n * sizeof(*t));
+	if (!t)
+		return 1;
+	int rc = !strcmp(argv[1], "sdk")
+	             ? bench_sdk(n, t)
+	             : bench_cl(n, t, !strcmp(argv[1], "clfake"));
+	free(t);
+	if (rc)
+		fprintf(stderr, "be_overhead %s failed\n", argv[1]);
+	return rc;
+}

@@ -1,0 +1,308 @@
+/* be-matmul: an OpenCL matrix multiply run as Baton best-effort work
+ * (include/baton/be.h, docs/sdk.md). C = A x B, n x n floats; a task is
+ * one product, its blocks are the rows of C. Each sub-launch the SDK
+ * gives is one clEnqueueNDRangeKernel over rows [offset, offset + count)
+ * (global_work_offset on dimension 1: the kernel indexes with
+ * get_global_id, which includes the offset), then clFinish; its device
+ * time comes from queue profiling. The SDK's probe (used with no batond)
+ * is an empty kernel, launched and finished on the same queue.
+ *
+ *   be-matmul [--n N] [--tasks T] [--name NAME] [--weight W] [--cap C]
+ *             [--naive] [--check] [--quiet]
+ *
+ * --naive launches each product whole, without the SDK (the ungated
+ * baseline); --check compares every element of C with a product computed
+ * on the host, so a row skipped or misplaced by a split fails. Prints rows
+ * (work units) per second. Exit status 0, 1 on an OpenCL or SDK error, 3
+ * when --check finds a wrong element, 77 with no OpenCL device (the skip
+ * status of the tests). */
+#define CL_TARGET_OPENCL_VERSION 120
+#include <CL/cl.h>
+#include <math.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <baton/be.h>
+
+static const char *src =
+    "__kernel void matmul(__global const float *a, __global const float *b,\n"
+    "                     __global float *c, int n) {\n"
+    "  int col = get_global_id(0), row = get_global_id(1);\n"
+    "  float acc = 0.0f;\n"
+    "  for (int k = 0; k < n; k++) acc += a[row * n + k] * b[k * n + col];\n"
+    "  c[row * n + col] = acc;\n"
+    "}\n"
+    "__kernel void baton_probe(void) {}\n";
+
+struct cl {
+	cl_context ctx;
+	cl_command_queue q;
+	cl_kernel mm, probe;
+	cl_mem a, b, c;
+	int n;
+};
+
+#define CHECK_CL(call, what)                                                   \
+	do {                                                                   \
+		cl_int e_ = (call);                                            \
+		if (e_ != CL_SUCCESS) {                                        \
+			fprintf(stderr, "be-matmul: %s failed (%d)\n", what,   \
+			        e_);                                           \
+			return -1;                                             \
+		}                                                              \
+	} while (0)
+
+static double now_s(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+static int cl_setup(struct cl *c, const float *a, const float *b)
+{
+	cl_platform_id plat;
+	cl_device_id dev;
+	cl_int e;
+	if (clGetPlatformIDs(1, &plat, NULL) != CL_SUCCESS ||
+	    clGetDeviceIDs(plat, CL_DEVICE_TYPE_ALL, 1, &dev, NULL) !=
+	        CL_SUCCESS) {
+		fprintf(stderr, "be-matmul: no OpenCL device\n");
+		return -2;
+	}
+	c->ctx = clCreateContext(NULL, 1, &dev, NULL, NULL, &e);
+	CHECK_CL(e, "clCreateContext");
+	c->q = clCreateCommandQueue(c->ctx, dev, CL_QUEUE_PROFILING_ENABLE, &e);
+	CHECK_CL(e, "clCreateCommandQueue");
+	cl_program p = clCreateProgramWithSource(c->ctx, 1, &src, NULL, &e);
+	CHECK_CL(e, "clCreateProgramWithSource");
+	CHECK_CL(clBuildProgram(p, 1, &dev, NULL, NULL, NULL),
+	         "clBuildProgram");
+	c->mm = clCreateKernel(p, "matmul", &e);
+	CHECK_CL(e, "clCreateKernel matmul");
+	c->probe = clCreateKernel(p, "baton_probe", &e);
+	CHECK_CL(e, "clCreateKernel baton_probe");
+	clReleaseProgram(p);
+	size_t bytes = (size_t)c->n * (size_t)c->n * sizeof(float);
+	c->a = clCreateBuffer(c->ctx, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR,
+	                      bytes, (void *)a, &e);
+	CHECK_CL(e, "clCreateBuffer a");
+	c->b = clCreateBuffer(c->ctx, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR,
+	                      bytes, (void *)b, &e);
+	CHECK_CL(e, "clCreateBuffer b");
+	c->c = clCreateBuffer(c->ctx, CL_MEM_WRITE_ONLY, bytes, NULL, &e);
+	CHECK_CL(e, "clCreateBuffer c");
+	CHECK_CL(clSetKernelArg(c->mm, 0, sizeof(cl_mem), &c->a), "arg a");
+	CHECK_CL(clSetKernelArg(c->mm, 1, sizeof(cl_mem), &c->b), "arg b");
+	CHECK_CL(clSetKernelArg(c->mm, 2, sizeof(cl_mem), &c->c), "arg c");
+	CHECK_CL(clSetKernelArg(c->mm, 3, sizeof(int), &c->n), "arg n");
+	return 0;
+}
+
+/* C's rows [off, off + cnt), synchronously; *ns the device time from
+ * the event (START to END), or -1 if the queue cannot say. -1 on an
+ * OpenCL error. */
+static int launch_rows(struct cl *c, int64_t off, int64_t cnt, int64_t *ns)
+{
+	size_t goff[2] = {0, (size_t)off};
+	size_t gsz[2] = {(size_t)c->n, (size_t)cnt};
+	/* A fixed work-group shape: with none, PoCL picks one per global
+	 * size and compiles the kernel again for each new row count. */
+	size_t lsz[2] = {1, 1};
+	while (lsz[0] < 64 && c->n % (int)(lsz[0] * 2) == 0)
+		lsz[0] *= 2;
+	cl_event ev;
+	CHECK_CL(clEnqueueNDRangeKernel(c->q, c->mm, 2, goff, gsz, lsz, 0, NULL,
+	                                &ev),
+	         "clEnqueueNDRangeKernel");
+	CHECK_CL(clFinish(c->q), "clFinish");
+	cl_ulong t0 = 0, t1 = 0;
+	*ns = -1;
+	if (clGetEventProfilingInfo(ev, CL_PROFILING_COMMAND_START, sizeof(t0),
+	                            &t0, NULL) == CL_SUCCESS &&
+	    clGetEventProfilingInfo(ev, CL_PROFILING_COMMAND_END, sizeof(t1),
+	                            &t1, NULL) == CL_SUCCESS &&
+	    t1 >= t0)
+		*ns = (int64_t)(t1 - t0);
+	clReleaseEvent(ev);
+	return 0;
+}
+
+/* The SDK's probe: GPU grid's empty kernel, launched and finished. */
+static int probe(void *user)
+{
+	struct cl *c = user;
+	size_t one = 1;
+	if (clEnqueueNDRangeKernel(c->q, c->probe, 1, NULL, &one, NULL, 0, NULL,
+	                           NULL) != CL_SUCCESS)
+		return -1;
+	return clFinish(c->q) == CL_SUCCESS ? 0 : -1;
+}
+
+/* Every element against the host's product; the first wrong one said. */
+static int check(const struct cl *c, const float *a, const float *b)
+{
+	int n = c->n;
+	size_t cells = (size_t)n * (size_t)n;
+	float *got = malloc(cells * sizeof(float));
+	double *row = malloc((size_t)n * sizeof(double));
+	if (!got || !row ||
+	    clEnqueueReadBuffer(c->q, c->c, CL_TRUE, 0, cells * sizeof(float),
+	                        got, 0, NULL, NULL) != CL_SUCCESS) {
+		fprintf(stderr, "be-matmul: cannot read C back\n");
+		free(got);
+		free(row);
+		return 1;
+	}
+	int bad = 0;
+	for (int i = 0; i < n && !bad; i++) {
+		for (int j = 0; j < n; j++)
+			row[j] = 0.0;
+		for (int k = 0; k < n; k++)
+			for (int j = 0; j < n; j++)
+				row[j] += (double)a[i * n + k] * b[k * n + j];
+		for (int j = 0; j < n && !bad; j++) {
+			double d = fabs(got[i * n + j] - row[j]);
+			if (!(d <= 1e-3 * (1.0 + fabs(row[j])))) {
+				fprintf(stderr,
+				        "be-matmul: C[%d][%d] = %g, want %g\n",
+				        i, j, got[i * n + j], row[j]);
+				bad = 3;
+			}
+		}
+	}
+	free(got);
+	free(row);
+	return bad;
+}
+
+int main(int argc, char **argv)
+{
+	int n = 512, tasks = 5;
+	bool naive = false, want_check = false, quiet = false;
+	const char *name = "be-matmul";
+	struct baton_be_options o;
+	baton_be_options_init(&o);
+	for (int i = 1; i < argc; i++) {
+		const char *v = i + 1 < argc ? argv[i + 1] : NULL;
+		if (!strcmp(argv[i], "--n") && v)
+			n = atoi(argv[++i]);
+		else if (!strcmp(argv[i], "--tasks") && v)
+			tasks = atoi(argv[++i]);
+		else if (!strcmp(argv[i], "--name") && v)
+			name = argv[++i];
+		else if (!strcmp(argv[i], "--weight") && v)
+			o.weight = atof(argv[++i]);
+		else if (!strcmp(argv[i], "--cap") && v)
+			o.cap = atof(argv[++i]);
+		else if (!strcmp(argv[i], "--naive"))
+			naive = true;
+		else if (!strcmp(argv[i], "--check"))
+			want_check = true;
+		else if (!strcmp(argv[i], "--quiet"))
+			quiet = true;
+		else {
+			fprintf(stderr, "usage: be-matmul [--n N] [--tasks T] "
+			                "[--name NAME] [--weight W] [--cap C] "
+			                "[--naive] [--check] [--quiet]\n");
+			return 2;
+		}
+	}
+	if (n < 1 || n > 8192 || tasks < 1) {
+		fprintf(stderr, "be-matmul: --n in [1, 8192], --tasks >= 1\n");
+		return 2;
+	}
+	size_t cells = (size_t)n * (size_t)n;
+	float *a = malloc(cells * sizeof(float)),
+	      *b = malloc(cells * sizeof(float));
+	if (!a || !b)
+		return 1;
+	/* Small integers: exact in float for the sums the check makes. */
+	for (size_t i = 0; i < cells; i++) {
+		a[i] = (float)((i * 7 + 3) % 5) - 2.0f;
+		b[i] = (float)((i * 11 + 1) % 7) - 3.0f;
+	}
+	struct cl c = {.n = n};
+	int setup = cl_setup(&c, a, b);
+	if (setup < 0)
+		return setup == -2 ? 77 : 1;
+	/* Warm-up, untimed and outside the SDK: PoCL compiles the kernel
+	 * at its first launch, which would read as a very slow block. */
+	int64_t warm;
+	if (launch_rows(&c, 0, 1, &warm) < 0)
+		return 1;
+	baton_be *be = NULL;
+	if (!naive) {
+		o.probe = probe;
+		o.probe_user = &c;
+		int r = baton_be_open(name, &o, &be);
+		if (r != BATON_BE_OK) {
+			fprintf(stderr, "be-matmul: baton_be_open: %s\n",
+			        baton_be_strerror(r));
+			return 1;
+		}
+	}
+	double t0 = now_s(), dev_s = 0.0;
+	uint64_t launches = 0;
+	for (int t = 0; t < tasks; t++) {
+		if (naive) {
+			int64_t ns;
+			if (launch_rows(&c, 0, n, &ns) < 0)
+				return 1;
+			dev_s += ns > 0 ? (double)ns * 1e-9 : 0.0;
+			launches++;
+			continue;
+		}
+		baton_be_task_begin(be, 1, n);
+		int64_t off, cnt;
+		int r;
+		while ((r = baton_be_next(be, &off, &cnt)) > 0) {
+			int64_t ns;
+			if (launch_rows(&c, off, cnt, &ns) < 0)
+				return 1;
+			dev_s += ns > 0 ? (double)ns * 1e-9 : 0.0;
+			launches++;
+			if (baton_be_done(be, off, cnt, ns) != BATON_BE_OK)
+				return 1;
+		}
+		if (r < 0) {
+			fprintf(stderr, "be-matmul: baton_be_next: %s\n",
+			        baton_be_strerror(r));
+			return 1;
+		}
+	}
+	double el = now_s() - t0;
+	double rows = (double)n * tasks;
+	struct baton_be_info info = {0};
+	if (be)
+		baton_be_info(be, &info);
+	if (!quiet)
+		printf("be-matmul: n %d, %d tasks, %.0f rows in %.3f s: "
+		       "%.1f rows/s (work units/s), %.2f GFLOP/s, %llu "
+		       "launches, device busy %.1f %%, alpha %.3f ms, %s%s\n",
+		       n, tasks, rows, el, rows / el,
+		       2.0 * n * (double)n * rows / el * 1e-9,
+		       (unsigned long long)launches, 100.0 * dev_s / el,
+		       (double)info.alpha_ns * 1e-6,
+		       naive            ? "naive"
+		       : info.connected ? "batond"
+		                        : "probe",
+		       info.continuous ? ", continuous" : "");
+	int rc = want_check ? check(&c, a, b) : 0;
+	if (want_check && !quiet)
+		printf("be-matmul: check %s\n", rc ? "FAILED" : "ok");
+	baton_be_close(be);
+	clReleaseMemObject(c.a);
+	clReleaseMemObject(c.b);
+	clReleaseMemObject(c.c);
+	clReleaseKernel(c.mm);
+	clReleaseKernel(c.probe);
+	clReleaseCommandQueue(c.q);
+	clReleaseContext(c.ctx);
+	free(a);
+	free(b);
+	return rc;
+}

@@ -1,0 +1,404 @@
+/* The BE SDK's API (include/baton/be.h): the task, the wait for a window,
+ * the sizing and the report. The decisions are the core's: the window and
+ * the mode come from batond's control block (core_harvest_tick ran
+ * there) or, with no daemon, from core_harvest_observe and
+ * core_harvest_window over our own probes; the block count from the fit
+ * (core_harvest_task_next); the rest after a sub-launch from
+ * core_harvest_rest. */
+#include <math.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "ipc/ring.h"
+#include "ipc/socket_path.h"
+#include "sdk/be_internal.h"
+
+void baton_be_options_init(struct baton_be_options *o)
+{
+	if (!o) {
+		be_log(BE_LOG_CALL, "baton_be_options_init: NULL options");
+		return;
+	}
+	*o = (struct baton_be_options){
+	    .weight = 1.0,
+	    .calib_probes = 32,
+	    .calib_pct = 95.0,
+	    .calib_factor = 1.5,
+	    .fps = 60.0,
+	    .periodical_ms = 8.5,  /* GPU grid's N1 subtask, Sec. 4 */
+	    .continuous_ms = 17.0, /* and N2 */
+	};
+}
+
+const char *baton_be_strerror(int code)
+{
+	switch (code) {
+	case BATON_BE_OK:
+		return "ok";
+	case BATON_BE_EINVAL:
+		return "invalid argument";
+	case BATON_BE_ESTATE:
+		return "call out of order";
+	case BATON_BE_ENOMEM:
+		return "out of memory";
+	case BATON_BE_ESYS:
+		return "system error";
+	case BATON_BE_ETIMEDOUT:
+		return "no window within max_wait_ms";
+	default:
+		return "unknown error";
+	}
+}
+
+static bool in_range(double x, double lo, double hi)
+{
+	return isfinite(x) && x > lo && x <= hi;
+}
+
+/* Checks o; the first bad field named in a log line. */
+static bool options_valid(const struct baton_be_options *o)
+{
+	const char *bad = NULL;
+	if (!in_range(o->weight, 0.0, 1000.0))
+		bad = "weight (0, 1000]";
+	else if (!(o->cap == 0.0 || in_range(o->cap, 0.0, 1.0)))
+		bad = "cap (0, 1] or 0";
+	else if (!in_range(o->fps, 0.0, 1000.0))
+		bad = "fps (0, 1000]";
+	else if (!in_range(o->periodical_ms, 0.0, 10000.0) ||
+	         !in_range(o->continuous_ms, 0.0, 10000.0))
+		bad = "periodical_ms, continuous_ms (0, 10000]";
+	else if (o->alpha_ns < 0 || o->max_wait_ms < 0)
+		bad = "alpha_ns, max_wait_ms >= 0";
+	else if (o->probe && !o->alpha_ns &&
+	         (o->calib_probes == 0 || o->calib_probes > 100000 ||
+	          !in_range(o->calib_pct, 0.0, 100.0) ||
+	          !in_range(o->calib_factor, 0.0, 1000.0)))
+		bad = "calib_probes [1, 100000], calib_pct (0, 100], "
+		      "calib_factor (0, 1000]";
+	if (bad)
+		be_log(BE_LOG_CALL, "baton_be_open: bad option, want %s", bad);
+	return !bad;
+}
+
+int baton_be_open(const char *name, const struct baton_be_options *o,
+                  baton_be **out)
+{
+	if (!out || !name || !*name || strlen(name) >= BE_NAME_MAX) {
+		be_log(BE_LOG_CALL, "baton_be_open: %s",
+		       !out    ? "NULL handle pointer"
+		       : !name ? "NULL name"
+		               : "name must be 1 to 63 bytes");
+		return BATON_BE_EINVAL;
+	}
+	*out = NULL;
+	struct baton_be_options def;
+	baton_be_options_init(&def);
+	if (!o)
+		o = &def;
+	if (!options_valid(o))
+		return BATON_BE_EINVAL;
+	struct baton_be *be = calloc(1, sizeof(*be));
+	if (!be)
+		return BATON_BE_ENOMEM;
+	snprintf(be->name, sizeof(be->name), "%s", name);
+	be->opt = *o;
+	be->sock = -1;
+	if (o->socket_path ? snprintf(be->socket, sizeof(be->socket), "%s",
+	                              o->socket_path) >= (int)sizeof(be->socket)
+	                   : !ipc_socket_path(be->socket, sizeof(be->socket))) {
+		be_log(BE_LOG_CALL, "baton_be_open: socket path too long");
+		free(be);
+		return BATON_BE_EINVAL;
+	}
+	be->opt.socket_path = NULL; /* the caller's string may go */
+	be->memfd = ipc_shm_create((uint32_t)getpid(), &be->shm);
+	if (be->memfd < 0) {
+		be_log(BE_LOG_CALL, "baton_be_open: no shared memory");
+		free(be);
+		return BATON_BE_ESYS;
+	}
+	be->hp = core_harvest_params_default();
+	/* The probe loop: GPU grid's constants, Sleep(1/F) after a
+	 * periodical sub-launch (notes Sec. 2, item 6). */
+	be->hp_nd = core_harvest_params_default();
+	be->hp_nd.periodical_s = o->periodical_ms * 1e-3;
+	be->hp_nd.continuous_s = o->continuous_ms * 1e-3;
+	be->hp_nd.rest_s = 1.0 / o->fps;
+	be->tenant.weight = o->weight;
+	be->tenant.cap = o->cap;
+	be->tenant.probe = true;
+	be->alpha_ns = o->alpha_ns;
+	if (o->probe && !be->alpha_ns) {
+		be->alpha_ns = be_probe_calibrate(
+		    be, o->calib_probes, o->calib_pct, o->calib_factor);
+		if (be->alpha_ns < 0) {
+			be_log(BE_LOG_PROBE, "baton_be_open: the probe failed "
+			                     "while calibrating; no probe");
+			be->alpha_ns = 0;
+			be->opt.probe = NULL;
+		}
+	}
+	be_conn_poll(be, be_now_ns());
+	*out = be;
+	return BATON_BE_OK;
+}
+
+void baton_be_close(baton_be *be)
+{
+	if (!be)
+		return;
+	be_conn_close(be);
+	ipc_shm_unmap(&be->shm);
+	close(be->memfd);
+	free(be);
+}
+
+/* The fit of kernel id: its own, else a free slot, else the least
+ * recently used one, cleared. */
+static struct be_kernel *kernel_fit(struct baton_be *be, uint32_t id)
+{
+	struct be_kernel *pick = &be->kernels[0];
+	for (size_t i = 0; i < BE_KERNELS; i++) {
+		struct be_kernel *k = &be->kernels[i];
+		if (k->used && k->id == id) {
+			pick = k;
+			goto found;
+		}
+		if (!k->used || (pick->used && k->last_use < pick->last_use))
+			pick = k;
+	}
+	*pick = (struct be_kernel){.used = true, .id = id};
+found:
+	pick->last_use = ++be->uses;
+	return pick;
+}
+
+int baton_be_task_begin(baton_be *be, uint32_t kernel_id, int64_t n_blocks)
+{
+	if (!be || n_blocks <= 0) {
+		be_log(BE_LOG_CALL, "baton_be_task_begin: %s",
+		       !be ? "NULL handle" : "block count must be > 0");
+		return BATON_BE_EINVAL;
+	}
+	be->kernel = kernel_fit(be, kernel_id);
+	be->task = (struct core_harvest_task){.n = (uint64_t)n_blocks};
+	be->in_task = true;
+	be->outstanding = false;
+	/* Algorithm 1 starts each task with count = 0: two periodical
+	 * sub-launches before continuous mode can begin. */
+	if (!be->connected && !be->keep_mode)
+		core_harvest_observe(&be->hp_nd, &be->tenant, false);
+	return BATON_BE_OK;
+}
+
+/* Under batond: true and the window (s) if a sub-launch may start now;
+ * else false and when to look again. The control block counts only once
+ * the daemon we registered with has written it (reg_seq). */
+static bool daemon_window(struct baton_be *be, int64_t now, double *w,
+                          int64_t *wake)
+{
+	struct ipc_control_values v;
+	uint32_t seq = atomic_load(&be->shm.control->seq);
+	if (seq != be->reg_seq && ipc_control_read(be->shm.control, &v) &&
+	    (v.flags & BATON_CONTROL_VALID))
+		be->ctl = v, be->ctl_seen = true;
+	*wake = now + BE_STEP_NS;
+	if (!be->ctl_seen)
+		return false;
+	if (be->rest_until_ns < 0) {
+		/* The budget was 0 when the last one ended: wait for the
+		 * daemon's next word. */
+		if (be->ctl.policy_epoch == be->rest_epoch)
+			return false;
+		be->rest_until_ns = 0;
+	}
+	if (now < be->rest_until_ns) {
+		*wake = be->rest_until_ns < now + 10 * BE_STEP_NS
+		            ? be->rest_until_ns
+		            : now + 10 * BE_STEP_NS;
+		return false;
+	}
+	if (be->ctl.be_window_ns <= 0 || be->ctl.cap_ns_per_s == 0 ||
+	    be->ctl.cap_ns_per_s > BATON_CAP_MAX_NS_PER_S)
+		return false;
+	be->tenant.mode = be->ctl.flags & BATON_CONTROL_BE_CONTINUOUS
+	                      ? CORE_HARVEST_CONTINUOUS
+	                      : CORE_HARVEST_PERIODICAL;
+	be->tenant.budget = (double)be->ctl.cap_ns_per_s * 1e-9;
+	*w = (double)be->ctl.be_window_ns * 1e-9;
+	return true;
+}
+
+/* No daemon: GPU grid's loop. The rest first, then a probe (a failed one
+ * counts as busy: never continuous on a guess), then the core's mode and
+ * window for a GPU no game reports on. */
+static bool probe_window(struct baton_be *be, int64_t now, double *w,
+                         int64_t *wake)
+{
+	if (be->rest_until_ns < 0)
+		be->rest_until_ns = now + (int64_t)(be->hp_nd.rest_s * 1e9);
+	if (now < be->rest_until_ns) {
+		*wake = be->rest_until_ns;
+		return false;
+	}
+	bool quiet = false;
+	if (be->opt.probe) {
+		int64_t k = be_probe_once(be);
+		if (k < 0)
+			be_log(BE_LOG_PROBE, "the probe failed: counted busy");
+		quiet = k >= 0 && k < be->alpha_ns;
+	}
+	core_harvest_observe(&be->hp_nd, &be->tenant, quiet);
+	be->tenant.budget = be->opt.cap > 0.0 ? be->opt.cap : 1.0;
+	struct core_harvest_gpu hg = {.eq1_s = -1.0};
+	*w = core_harvest_window(&be->hp_nd, &hg, &be->tenant);
+	return true;
+}
+
+int baton_be_next(baton_be *be, int64_t *offset, int64_t *count)
+{
+	if (!be || !offset || !count) {
+		be_log(BE_LOG_CALL, "baton_be_next: NULL %s",
+		       !be ? "handle" : "offset or count");
+		return BATON_BE_EINVAL;
+	}
+	if (!be->in_task || be->outstanding) {
+		be_log(BE_LOG_CALL, "baton_be_next: %s",
+		       !be->in_task ? "no task begun"
+		                    : "the last sub-launch is not reported "
+		                      "(baton_be_done)");
+		return BATON_BE_ESTATE;
+	}
+	if (be->task.done >= be->task.n) {
+		be->in_task = false;
+		return 0;
+	}
+	int64_t t0 = be_now_ns(), now = t0;
+	int64_t deadline =
+	    be->opt.max_wait_ms > 0 ? t0 + be->opt.max_wait_ms * 1000000 : 0;
+	double w = 0.0;
+	bool daemon;
+	for (;;) {
+		int64_t wake;
+		bool was = be->connected;
+		daemon = be_conn_poll(be, now);
+		if (daemon != was)
+			be->tenant.quiet = 0; /* a new regime: periodical */
+		if (daemon ? daemon_window(be, now, &w, &wake)
+		           : probe_window(be, now, &w, &wake))
+			break;
+		if (deadline && wake > deadline) {
+			be_sleep_until(deadline);
+			be->waited_ns += be_now_ns() - t0;
+			be_log(BE_LOG_WAIT, "no window within %lld ms",
+			       (long long)be->opt.max_wait_ms);
+			return BATON_BE_ETIMEDOUT;
+		}
+		be_sleep_until(wake);
+		now = be_now_ns();
+	}
+	uint64_t off, n;
+	core_harvest_task_next(&be->task, &be->kernel->fit, w, &off, &n);
+	now = be_now_ns();
+	be->outstanding = true;
+	be->out_off = off;
+	be->out_count = n;
+	be->out_daemon = daemon;
+	be->release_ns = now;
+	be->out_waited_ns = now - t0;
+	be->waited_ns += now - t0;
+	be->window_ns = (int64_t)(w * 1e9);
+	*offset = (int64_t)off;
+	*count = (int64_t)n;
+	return 1;
+}
+
+/* One BATON_FRAME_BE record (ipc/shm.h): the sub-launch's release, its
+ * device time, its wait and its blocks. Pushed whether or not a daemon
+ * reads it now: the next one starts at the head. */
+static void push_record(struct baton_be *be, uint64_t count, int64_t t_ns)
+{
+	int64_t max = IPC_FRAME_MAX_GPU_NS - 1;
+	struct baton_frame f = {
+	    .present_ns = be->release_ns,
+	    .cpu_ns = count < (uint64_t)IPC_FRAME_MAX_CPU_NS
+	                  ? (int64_t)count
+	                  : IPC_FRAME_MAX_CPU_NS,
+	    /* Unbounded for BE records (ring.h): batond spreads a long
+	     * wait over the epochs since the last record. */
+	    .sleep_ns = be->out_waited_ns,
+	    .gpu_ns = t_ns < max ? t_ns : max,
+	    /* We are the only producer: the record gets head + 1. */
+	    .gpu_frame = atomic_load_explicit(&be->shm.ring->head,
+	                                      memory_order_relaxed) +
+	                 1,
+	    .flags = BATON_FRAME_BE,
+	};
+	ipc_ring_push(be->shm.ring, be->shm.records, &f);
+}
+
+int baton_be_done(baton_be *be, int64_t offset, int64_t count,
+                  int64_t device_ns)
+{
+	if (!be) {
+		be_log(BE_LOG_CALL, "baton_be_done: NULL handle");
+		return BATON_BE_EINVAL;
+	}
+	if (!be->outstanding) {
+		be_log(BE_LOG_CALL, "baton_be_done: no sub-launch given");
+		return BATON_BE_ESTATE;
+	}
+	if (offset != (int64_t)be->out_off || count <= 0 ||
+	    count > (int64_t)be->out_count) {
+		be_log(BE_LOG_CALL,
+		       "baton_be_done: offset %lld count %lld, but the "
+		       "sub-launch was offset %llu count %llu",
+		       (long long)offset, (long long)count,
+		       (unsigned long long)be->out_off,
+		       (unsigned long long)be->out_count);
+		return BATON_BE_EINVAL;
+	}
+	int64_t now = be_now_ns();
+	int64_t t_ns = device_ns >= 0 ? device_ns : now - be->release_ns;
+	double t_s = (double)t_ns * 1e-9;
+	core_harvest_task_done(&be->task, &be->kernel->fit, (uint64_t)count,
+	                       t_s);
+	push_record(be, (uint64_t)count, t_ns);
+	double rest = core_harvest_rest(be->out_daemon ? &be->hp : &be->hp_nd,
+	                                &be->tenant, t_s);
+	if (rest < 0.0) {
+		be->rest_until_ns = -1;
+		be->rest_epoch = be->ctl.policy_epoch;
+	} else {
+		be->rest_until_ns = now + (int64_t)(rest * 1e9);
+	}
+	be->outstanding = false;
+	be->launches++;
+	be->blocks += (uint64_t)count;
+	return BATON_BE_OK;
+}
+
+int baton_be_info(const baton_be *be, struct baton_be_info *out)
+{
+	if (!be || !out) {
+		be_log(BE_LOG_CALL, "baton_be_info: NULL %s",
+		       !be ? "handle" : "output");
+		return BATON_BE_EINVAL;
+	}
+	*out = (struct baton_be_info){
+	    .connected = be->connected,
+	    .continuous = be->tenant.mode == CORE_HARVEST_CONTINUOUS,
+	    .alpha_ns = be->alpha_ns,
+	    .window_ns = be->window_ns,
+	    .launches = be->launches,
+	    .blocks = be->blocks,
+	    .waited_ns = be->waited_ns,
+	};
+	if (be->kernel)
+		core_harvest_fit_coef(&be->kernel->fit, &out->c0_s, &out->c1_s);
+	return BATON_BE_OK;
+}

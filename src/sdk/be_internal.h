@@ -1,0 +1,100 @@
+/* The BE SDK's handle and its parts (include/baton/be.h): be.c (the API,
+ * the wait and the sizing), be_conn.c (registration with batond),
+ * be_probe.c (GPU grid's probe and alpha), be_log.c (rate-limited lines).
+ * libc, libm and pthread only; the sizing and the modes are the core's
+ * (core/harvest.h, core/harvest_fit.h), not reimplemented here. */
+#pragma once
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "baton/be.h"
+#include "core/harvest.h"
+#include "core/harvest_fit.h"
+#include "ipc/control.h"
+#include "ipc/shm_layout.h"
+
+#define BE_NAME_MAX   64 /* bytes, NUL included (ipc/msg.h IPC_NAME_MAX) */
+#define BE_KERNELS    16 /* kernels with a fit of their own */
+#define BE_STEP_NS    2000000LL    /* re-read the control block while shut */
+#define BE_RETRY_NS   250000000LL  /* redial after a lost or absent daemon */
+#define BE_REFUSED_NS 5000000000LL /* after a refusal or an impostor */
+#define BE_REPLY_NS   500000000LL  /* longest wait for the welcome */
+
+struct be_kernel {
+	bool used;
+	uint32_t id;
+	uint64_t last_use;
+	struct core_harvest_fit fit;
+};
+
+struct baton_be {
+	char name[BE_NAME_MAX];
+	struct baton_be_options opt;
+	char socket[108];
+	/* the data plane: our memfd, handed to every daemon we register with */
+	int memfd;
+	struct ipc_shm shm;
+	/* the connection (be_conn.c) */
+	int sock;                      /* -1: none */
+	bool connected;                /* welcome received, not lost since */
+	int64_t redial_ns;             /* next attempt not before */
+	bool said_absent;              /* one line per outage */
+	uint32_t reg_seq;              /* control seq when we sent the hello */
+	struct ipc_control_values ctl; /* last complete read */
+	bool ctl_seen;
+	/* modes and windows: the core's */
+	struct core_harvest_params hp;    /* with batond */
+	struct core_harvest_params hp_nd; /* the probe loop's */
+	struct core_be_tenant tenant;
+	int64_t alpha_ns;
+	/* the task */
+	bool in_task;
+	bool keep_mode; /* a task does not restart the hysteresis: the
+	                   gate's tasks are single launches */
+	struct core_harvest_task task;
+	struct be_kernel *kernel;
+	struct be_kernel kernels[BE_KERNELS];
+	uint64_t uses;
+	bool outstanding; /* given by next, not yet done */
+	uint64_t out_off, out_count;
+	bool out_daemon; /* given under batond's window */
+	int64_t release_ns, out_waited_ns, window_ns;
+	int64_t rest_until_ns; /* no sub-launch before; < 0: until the
+	                          daemon writes again */
+	uint64_t rest_epoch;   /* the policy epoch the rest waits past */
+	/* counters */
+	uint64_t launches, blocks;
+	int64_t waited_ns;
+};
+
+int64_t be_now_ns(void);
+/* Sleeps until the absolute CLOCK_MONOTONIC time t_ns. */
+void be_sleep_until(int64_t t_ns);
+
+/* Logs one line "baton-be: ..." on stderr; at most one per second per
+ * key, with the count of lines held back. */
+void be_log(int key, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+enum {
+	BE_LOG_CALL,
+	BE_LOG_CONN, /* registered, unreachable, refused */
+	BE_LOG_LOST, /* its own key: it follows "registered" closely */
+	BE_LOG_PROBE,
+	BE_LOG_WAIT,
+	BE_LOG_KEYS
+};
+
+/* be_conn.c. Keeps the registration: notices a lost daemon (one poll)
+ * and redials when due. Returns whether we are registered now. */
+bool be_conn_poll(struct baton_be *be, int64_t now_ns);
+void be_conn_close(struct baton_be *be);
+/* Writes the be hello into buf; its length, 0 if it does not fit. */
+size_t be_hello_format(char *buf, size_t len, const char *name, double weight,
+                       double cap);
+
+/* be_probe.c. Times one probe (ns), < 0 if it failed. */
+int64_t be_probe_once(const struct baton_be *be);
+/* alpha from m probes: the pct percentile times factor; < 0 on failure. */
+int64_t be_probe_calibrate(const struct baton_be *be, uint32_t m, double pct,
+                           double factor);

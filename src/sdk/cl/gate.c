@@ -1,0 +1,296 @@
+/* The OpenCL launch gate (issue 11, item 4): libbaton_cl.so, preloaded by
+ * `baton run --be` into a program that knows nothing of Baton. Every
+ * clEnqueueNDRangeKernel waits for the window batond opens (or, with no
+ * batond, GPU grid's probe loop), runs synchronously (clFinish), is timed
+ * by queue profiling when the queue has it (else by the wall clock around
+ * launch and finish) and reported as a BATON_FRAME_BE record: the BE SDK
+ * (be.h) does the waiting, the sizing and the reporting.
+ *
+ * Splitting: a kernel named in BATON_CL_SPLIT (comma-separated) has its
+ * NDRange cut along its last dimension, in work-groups, into sub-launches
+ * the SDK sizes, with global_work_offset. Opt-in, because get_group_id
+ * (unlike get_global_id) ignores the offset: a kernel that uses it would
+ * compute the first groups again.
+ *
+ * Fail-open, as the shim: an internal error lets the launch go as the
+ * program made it. A shut window is waited for at most
+ * BATON_CL_MAX_WAIT_MS (default 1000) per launch, then the launch goes
+ * and a line is logged: the gate never hangs a program forever. */
+#define CL_TARGET_OPENCL_VERSION 300
+#define CL_USE_DEPRECATED_OPENCL_1_2_APIS
+#include <CL/cl.h>
+#include <dlfcn.h>
+#include <errno.h>
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sdk/be_internal.h"
+
+#define EXPORT __attribute__((visibility("default")))
+
+typedef cl_int(CL_API_CALL *enqueue_fn)(cl_command_queue, cl_kernel, cl_uint,
+                                        const size_t *, const size_t *,
+                                        const size_t *, cl_uint,
+                                        const cl_event *, cl_event *);
+typedef void *(CL_API_CALL *ext_fn)(const char *);
+typedef void *(CL_API_CALL *ext_plat_fn)(cl_platform_id, const char *);
+
+static pthread_mutex_t gate_lock = PTHREAD_MUTEX_INITIALIZER;
+static baton_be *gate_be;
+static bool gate_off; /* the SDK could not start: every launch goes */
+static char split_list[1024];
+/* The probe: an empty kernel built in the context of the queue the
+ * current launch uses. */
+static cl_command_queue probe_queue;
+static cl_context probe_ctx;
+static cl_kernel probe_kernel;
+
+static enqueue_fn real_enqueue(void)
+{
+	static enqueue_fn fn;
+	if (!fn)
+		fn = (enqueue_fn)dlsym(RTLD_NEXT, "clEnqueueNDRangeKernel");
+	return fn;
+}
+
+static int gate_probe(void *user)
+{
+	(void)user;
+	cl_context ctx;
+	if (clGetCommandQueueInfo(probe_queue, CL_QUEUE_CONTEXT, sizeof(ctx),
+	                          &ctx, NULL) != CL_SUCCESS)
+		return -1;
+	if (ctx != probe_ctx || !probe_kernel) {
+		if (probe_kernel)
+			clReleaseKernel(probe_kernel);
+		probe_kernel = NULL;
+		probe_ctx = ctx;
+		static const char *src = "__kernel void baton_probe(void) {}";
+		cl_int e;
+		cl_program p =
+		    clCreateProgramWithSource(ctx, 1, &src, NULL, &e);
+		if (e != CL_SUCCESS)
+			return -1;
+		if (clBuildProgram(p, 0, NULL, NULL, NULL, NULL) == CL_SUCCESS)
+			probe_kernel = clCreateKernel(p, "baton_probe", &e);
+		clReleaseProgram(p);
+		if (!probe_kernel)
+			return -1;
+	}
+	size_t one = 1;
+	enqueue_fn real = real_enqueue();
+	if (!real || real(probe_queue, probe_kernel, 1, NULL, &one, NULL, 0,
+	                  NULL, NULL) != CL_SUCCESS)
+		return -1;
+	return clFinish(probe_queue) == CL_SUCCESS ? 0 : -1;
+}
+
+static double env_double(const char *name, double def)
+{
+	const char *v = getenv(name);
+	if (!v || !*v)
+		return def;
+	char *end;
+	errno = 0;
+	double x = strtod(v, &end);
+	if (errno || *end) {
+		be_log(BE_LOG_CALL, "%s: '%s' is not a number; using %g", name,
+		       v, def);
+		return def;
+	}
+	return x;
+}
+
+/* A fork child must not report into its parent's memfd nor hold its
+ * connection: it opens its own client at its first launch. */
+static void forget_in_child(void)
+{
+	if (gate_be)
+		be_conn_close(gate_be); /* close(2) only */
+	gate_be = NULL;
+	gate_off = false;
+	probe_kernel = NULL;
+	probe_ctx = NULL;
+	pthread_mutex_init(&gate_lock, NULL);
+}
+
+/* Under gate_lock, at the first launch: the client, from the environment
+ * `baton run --be` sets. */
+static void gate_open(void)
+{
+	static bool atfork;
+	if (!atfork)
+		pthread_atfork(NULL, NULL, forget_in_child);
+	atfork = true;
+	struct baton_be_options o;
+	baton_be_options_init(&o);
+	o.weight = env_double("BATON_BE_WEIGHT", 1.0);
+	o.cap = env_double("BATON_CAP", 0.0);
+	o.max_wait_ms = (int64_t)env_double("BATON_CL_MAX_WAIT_MS", 1000.0);
+	if (o.max_wait_ms <= 0)
+		o.max_wait_ms = 1000;
+	o.probe = gate_probe;
+	const char *split = getenv("BATON_CL_SPLIT");
+	snprintf(split_list, sizeof(split_list), ",%s,", split ? split : "");
+	char name[BE_NAME_MAX];
+	const char *n = getenv("BATON_NAME");
+	snprintf(name, sizeof(name), "%s",
+	         n && *n ? n : program_invocation_short_name);
+	if (!name[0])
+		snprintf(name, sizeof(name), "opencl");
+	int r = baton_be_open(name, &o, &gate_be);
+	if (r != BATON_BE_OK) {
+		be_log(BE_LOG_CALL, "the OpenCL gate is off: %s",
+		       baton_be_strerror(r));
+		gate_off = true;
+		return;
+	}
+	/* Each launch is a task here: GPU grid's per-task restart of the
+	 * quiet count would keep an unsplit program periodical forever. */
+	gate_be->keep_mode = true;
+}
+
+/* FNV-1a of the kernel's name: one fit per kernel. */
+static uint32_t kernel_id(const char *name)
+{
+	uint32_t h = 2166136261u;
+	for (; *name; name++)
+		h = (h ^ (unsigned char)*name) * 16777619u;
+	return h;
+}
+
+static bool splittable(const char *name)
+{
+	char key[260];
+	int n = snprintf(key, sizeof(key), ",%s,", name);
+	return name[0] && n > 0 && (size_t)n < sizeof(key) &&
+	       strstr(split_list, key);
+}
+
+/* Device time of ev (START to END), else the wall time given. */
+static int64_t launch_time(cl_event ev, int64_t wall_ns)
+{
+	cl_ulong t0, t1;
+	if (ev &&
+	    clGetEventProfilingInfo(ev, CL_PROFILING_COMMAND_START, sizeof(t0),
+	                            &t0, NULL) == CL_SUCCESS &&
+	    clGetEventProfilingInfo(ev, CL_PROFILING_COMMAND_END, sizeof(t1),
+	                            &t1, NULL) == CL_SUCCESS &&
+	    t1 >= t0)
+		return (int64_t)(t1 - t0);
+	return wall_ns;
+}
+
+/* One launch through the gate, under gate_lock. */
+static cl_int gated(enqueue_fn real, cl_command_queue q, cl_kernel k,
+                    cl_uint dim, const size_t *goff, const size_t *gsz,
+                    const size_t *lsz, cl_uint nwait, const cl_event *wait,
+                    cl_event *event)
+{
+	char name[256] = "";
+	clGetKernelInfo(k, CL_KERNEL_FUNCTION_NAME, sizeof(name), name, NULL);
+	name[sizeof(name) - 1] = '\0';
+	/* Blocks: work-groups (or work-items with no local size) along the
+	 * last dimension, when the kernel may be split; else one. */
+	cl_uint d = dim ? dim - 1 : 0;
+	size_t unit = lsz && lsz[d] ? lsz[d] : 1;
+	bool split = dim >= 1 && dim <= 3 && gsz && gsz[d] % unit == 0 &&
+	             splittable(name);
+	int64_t blocks = split ? (int64_t)(gsz[d] / unit) : 1;
+	probe_queue = q;
+	if (baton_be_task_begin(gate_be, kernel_id(name), blocks) != 0)
+		return real(q, k, dim, goff, gsz, lsz, nwait, wait, event);
+	size_t off_v[3] = {0, 0, 0}, gsz_v[3] = {0, 0, 0};
+	for (cl_uint i = 0; split && i < dim; i++) {
+		off_v[i] = goff ? goff[i] : 0;
+		gsz_v[i] = gsz[i];
+	}
+	int64_t done = 0, off, cnt;
+	cl_int ret = CL_SUCCESS;
+	for (;;) {
+		int r = baton_be_next(gate_be, &off, &cnt);
+		if (r == 0)
+			break;
+		bool last;
+		if (r < 0) {
+			/* No window within the bound: the rest goes now. */
+			off = done;
+			cnt = blocks - done;
+			last = true;
+		} else {
+			last = off + cnt >= blocks;
+		}
+		cl_event ev = NULL;
+		const size_t *o = goff, *g = gsz;
+		if (split) {
+			off_v[d] = (goff ? goff[d] : 0) + (size_t)off * unit;
+			gsz_v[d] = (size_t)cnt * unit;
+			o = off_v;
+			g = gsz_v;
+		}
+		int64_t t0 = be_now_ns();
+		/* The program's wait list holds for the first sub-launch
+		 * (the later ones follow it on a finished queue); its event
+		 * is the last one's. */
+		ret = real(q, k, dim, o, g, lsz, done ? 0 : nwait,
+		           done ? NULL : wait, &ev);
+		if (ret != CL_SUCCESS)
+			break; /* nothing ran: nothing to report */
+		clFinish(q);
+		int64_t t = launch_time(ev, be_now_ns() - t0);
+		if (r > 0)
+			baton_be_done(gate_be, off, cnt, t);
+		done = off + cnt;
+		if (last && event)
+			*event = ev;
+		else
+			clReleaseEvent(ev);
+		if (r < 0 || last)
+			break;
+	}
+	return ret;
+}
+
+EXPORT CL_API_ENTRY cl_int CL_API_CALL
+clEnqueueNDRangeKernel(cl_command_queue q, cl_kernel k, cl_uint dim,
+                       const size_t *goff, const size_t *gsz, const size_t *lsz,
+                       cl_uint nwait, const cl_event *wait, cl_event *event)
+{
+	enqueue_fn real = real_enqueue();
+	if (!real)
+		return CL_OUT_OF_RESOURCES; /* no loader after us */
+	pthread_mutex_lock(&gate_lock);
+	if (!gate_be && !gate_off) {
+		probe_queue = q;
+		gate_open();
+	}
+	cl_int ret =
+	    gate_off
+	        ? real(q, k, dim, goff, gsz, lsz, nwait, wait, event)
+	        : gated(real, q, k, dim, goff, gsz, lsz, nwait, wait, event);
+	pthread_mutex_unlock(&gate_lock);
+	return ret;
+}
+
+/* A program that looks the launch up by name gets the gate too. */
+EXPORT CL_API_ENTRY void *CL_API_CALL
+clGetExtensionFunctionAddress(const char *fname)
+{
+	if (fname && !strcmp(fname, "clEnqueueNDRangeKernel"))
+		return (void *)clEnqueueNDRangeKernel;
+	ext_fn real = (ext_fn)dlsym(RTLD_NEXT, "clGetExtensionFunctionAddress");
+	return real ? real(fname) : NULL;
+}
+
+EXPORT CL_API_ENTRY void *CL_API_CALL
+clGetExtensionFunctionAddressForPlatform(cl_platform_id p, const char *fname)
+{
+	if (fname && !strcmp(fname, "clEnqueueNDRangeKernel"))
+		return (void *)clEnqueueNDRangeKernel;
+	ext_plat_fn real = (ext_plat_fn)dlsym(
+	    RTLD_NEXT, "clGetExtensionFunctionAddressForPlatform");
+	return real ? real(p, fname) : NULL;
+}

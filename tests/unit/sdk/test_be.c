@@ -1,0 +1,477 @@
+/* The BE SDK (include/baton/be.h) against a fake batond and a fake
+ * device: sub-launch sizes follow the window and the fit, offsets cover
+ * the task once, the client waits while the window is shut, honours the
+ * continuous flag and its budget's rest, falls back to the probe loop
+ * when batond refuses or goes away (and registers again), runs GPU grid's
+ * hysteresis on its probes, and refuses malformed calls. Timing checks are
+ * lower bounds only (a wait is never shorter than asked), which a busy
+ * machine cannot break. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <string.h>
+#include <time.h>
+
+#include "baton/be.h"
+#include "fake_batond.h"
+
+#define MS 1000000LL
+
+static int64_t now_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000000000LL + ts.tv_nsec;
+}
+
+static void sleep_ns(int64_t ns)
+{
+	struct timespec ts = {ns / 1000000000LL, ns % 1000000000LL};
+	nanosleep(&ts, NULL);
+}
+
+/* The fake device: t(n) = 0.1 ms + 1 ms per block. */
+static int64_t device_ns(int64_t n)
+{
+	return 100000 + n * MS;
+}
+
+static baton_be *open_with(struct fake_batond *b, int64_t max_wait_ms)
+{
+	struct baton_be_options o;
+	baton_be_options_init(&o);
+	o.socket_path = b->sock;
+	o.weight = 2.0;
+	o.cap = 0.5;
+	o.max_wait_ms = max_wait_ms;
+	baton_be *be = NULL;
+	assert_int_equal(baton_be_open("mm", &o, &be), BATON_BE_OK);
+	assert_true(fake_batond_wait(b, 1));
+	return be;
+}
+
+static void sizes_follow_window_and_fit(void **state)
+{
+	(void)state;
+	struct fake_batond b;
+	assert_true(fake_batond_start(&b, FAKE_WELCOME));
+	baton_be *be = open_with(&b, 2000);
+	assert_non_null(strstr(b.hello, "\"role\":\"be\""));
+	assert_non_null(strstr(b.hello, "\"name\":\"mm\""));
+	assert_non_null(strstr(b.hello, "\"weight\":2.000000"));
+	assert_non_null(strstr(b.hello, "\"cap\":0.500000"));
+	fake_batond_control(&b, 10 * MS, 1000000000u, false);
+
+	/* 28 blocks, then 8 of 4: the last 16 samples still hold two
+	 * sizes, so the fit sees the slope and the intercept. */
+	const int64_t n = 60;
+	assert_int_equal(baton_be_task_begin(be, 7, n), BATON_BE_OK);
+	/* Expected counts: 1 (no sample), then through the origin
+	 * (1.1 ms/block: 9), then the exact line (9.9 / 1: 9), and 4 once
+	 * the window is 5 ms. */
+	const int64_t want[] = {1, 9, 9, 9, 4, 4};
+	int64_t done = 0, off, cnt;
+	int launches = 0, r;
+	while ((r = baton_be_next(be, &off, &cnt)) > 0) {
+		assert_int_equal(off, done); /* contiguous, from 0 */
+		if (launches < 6)
+			assert_int_equal(cnt, want[launches]);
+		assert_true(cnt >= 1 && off + cnt <= n);
+		assert_int_equal(baton_be_done(be, off, cnt, device_ns(cnt)),
+		                 BATON_BE_OK);
+		done += cnt;
+		if (++launches == 4)
+			fake_batond_control(&b, 5 * MS, 1000000000u, false);
+	}
+	assert_int_equal(r, 0);
+	assert_int_equal(done, n);
+	struct baton_be_info info;
+	assert_int_equal(baton_be_info(be, &info), BATON_BE_OK);
+	assert_true(info.connected);
+	assert_int_equal(info.blocks, (uint64_t)n);
+	assert_true(info.c0_s > 0.09e-3 && info.c0_s < 0.11e-3);
+	assert_true(info.c1_s > 0.99e-3 && info.c1_s < 1.01e-3);
+
+	struct baton_frame rec[64];
+	int got = fake_batond_records(&b, rec, 64);
+	assert_int_equal(got, launches);
+	int64_t blocks = 0;
+	for (int i = 0; i < got; i++) {
+		assert_int_equal(rec[i].flags, BATON_FRAME_BE);
+		assert_int_equal(rec[i].gpu_frame, rec[i].seq);
+		assert_int_equal(rec[i].gpu_ns, device_ns(rec[i].cpu_ns));
+		assert_int_equal(rec[i].target_period_ns, 0);
+		assert_int_equal(rec[i].gate_us, 0);
+		assert_true(rec[i].sleep_ns >= 0);
+		if (i)
+			assert_true(rec[i].present_ns >= rec[i - 1].present_ns);
+		blocks += rec[i].cpu_ns;
+	}
+	assert_int_equal(blocks, n);
+	baton_be_close(be);
+	fake_batond_stop(&b);
+}
+
+struct opener {
+	struct fake_batond *b;
+	int64_t after_ns;
+};
+
+static void *open_later(void *arg)
+{
+	struct opener *o = arg;
+	sleep_ns(o->after_ns);
+	fake_batond_control(o->b, 10 * MS, 1000000000u, false);
+	return NULL;
+}
+
+static void waits_while_shut(void **state)
+{
+	(void)state;
+	struct fake_batond b;
+	assert_true(fake_batond_start(&b, FAKE_WELCOME));
+	baton_be *be = open_with(&b, 60);
+	int64_t off, cnt;
+	assert_int_equal(baton_be_task_begin(be, 1, 10), BATON_BE_OK);
+	/* Registered, nothing written yet: no window. */
+	int64_t t0 = now_ns();
+	assert_int_equal(baton_be_next(be, &off, &cnt), BATON_BE_ETIMEDOUT);
+	assert_true(now_ns() - t0 >= 60 * MS);
+	/* Written, window 0; then budget 0. */
+	fake_batond_control(&b, 0, 1000000000u, false);
+	assert_int_equal(baton_be_next(be, &off, &cnt), BATON_BE_ETIMEDOUT);
+	fake_batond_control(&b, 10 * MS, 0, false);
+	assert_int_equal(baton_be_next(be, &off, &cnt), BATON_BE_ETIMEDOUT);
+	baton_be_close(be);
+	fake_batond_stop(&b);
+
+	/* The window opens 40 ms into the wait. */
+	assert_true(fake_batond_start(&b, FAKE_WELCOME));
+	be = open_with(&b, 5000);
+	fake_batond_control(&b, 0, 1000000000u, false);
+	assert_int_equal(baton_be_task_begin(be, 1, 10), BATON_BE_OK);
+	struct opener op = {&b, 40 * MS};
+	pthread_t t;
+	t0 = now_ns();
+	assert_int_equal(pthread_create(&t, NULL, open_later, &op), 0);
+	assert_int_equal(baton_be_next(be, &off, &cnt), 1);
+	assert_true(now_ns() - t0 >= 40 * MS);
+	pthread_join(t, NULL);
+	assert_int_equal(baton_be_done(be, off, cnt, device_ns(cnt)),
+	                 BATON_BE_OK);
+	struct baton_frame rec[4];
+	assert_int_equal(fake_batond_records(&b, rec, 4), 1);
+	assert_true(rec[0].sleep_ns >= 40 * MS - MS);
+	baton_be_close(be);
+	fake_batond_stop(&b);
+}
+
+static void continuous_and_budget_rest(void **state)
+{
+	(void)state;
+	struct fake_batond b;
+	assert_true(fake_batond_start(&b, FAKE_WELCOME));
+	baton_be *be = open_with(&b, 5000);
+	struct baton_be_info info;
+	int64_t off, cnt;
+	/* Periodical, budget 0.5: a sub-launch of 20 ms rests 20 ms. */
+	fake_batond_control(&b, 30 * MS, 500000000u, false);
+	assert_int_equal(baton_be_task_begin(be, 3, 1000), BATON_BE_OK);
+	assert_int_equal(baton_be_next(be, &off, &cnt), 1);
+	baton_be_info(be, &info);
+	assert_false(info.continuous);
+	assert_int_equal(info.window_ns, 30 * MS);
+	assert_int_equal(baton_be_done(be, off, cnt, 20 * MS), BATON_BE_OK);
+	int64_t t0 = now_ns();
+	assert_int_equal(baton_be_next(be, &off, &cnt), 1);
+	assert_true(now_ns() - t0 >= 20 * MS - MS / 2);
+	assert_int_equal(baton_be_done(be, off, cnt, device_ns(cnt)),
+	                 BATON_BE_OK);
+	/* Continuous: the flag is taken, the window is the daemon's. */
+	fake_batond_control(&b, 17 * MS, 1000000000u, true);
+	sleep_ns(2 * MS); /* past any rest left */
+	assert_int_equal(baton_be_next(be, &off, &cnt), 1);
+	baton_be_info(be, &info);
+	assert_true(info.continuous);
+	assert_int_equal(info.window_ns, 17 * MS);
+	assert_int_equal(baton_be_done(be, off, cnt, device_ns(cnt)),
+	                 BATON_BE_OK);
+	baton_be_close(be);
+	fake_batond_stop(&b);
+}
+
+/* Lost mid-task: the probe loop (periodical, rest 1/F), never free; back
+ * under batond once it answers again, waiting for its first word. */
+static void lost_daemon_probe_loop(void **state)
+{
+	(void)state;
+	struct fake_batond b;
+	assert_true(fake_batond_start(&b, FAKE_WELCOME));
+	struct baton_be_options o;
+	baton_be_options_init(&o);
+	o.socket_path = b.sock;
+	o.fps = 20.0; /* rest 50 ms */
+	o.max_wait_ms = 100;
+	baton_be *be;
+	assert_int_equal(baton_be_open("mm", &o, &be), BATON_BE_OK);
+	assert_true(fake_batond_wait(&b, 1));
+	fake_batond_control(&b, 10 * MS, 1000000000u, false);
+	int64_t off, cnt, done = 0;
+	assert_int_equal(baton_be_task_begin(be, 1, 50), BATON_BE_OK);
+	assert_int_equal(baton_be_next(be, &off, &cnt), 1);
+	assert_int_equal(baton_be_done(be, off, cnt, device_ns(cnt)), 0);
+	done += cnt;
+	fake_batond_drop(&b);
+	sleep_ns(5 * MS);
+	assert_int_equal(baton_be_next(be, &off, &cnt), 1);
+	struct baton_be_info info;
+	baton_be_info(be, &info);
+	assert_false(info.connected);
+	assert_false(info.continuous);
+	assert_int_equal(info.window_ns, 8500000); /* GPU grid's N1 */
+	assert_int_equal(off, done);
+	assert_int_equal(baton_be_done(be, off, cnt, device_ns(cnt)), 0);
+	done += cnt;
+	int64_t t0 = now_ns();
+	assert_int_equal(baton_be_next(be, &off, &cnt), 1);
+	assert_true(now_ns() - t0 >= 50 * MS - MS / 2); /* Sleep(1/F) */
+	assert_int_equal(baton_be_done(be, off, cnt, device_ns(cnt)), 0);
+	done += cnt;
+	/* batond is back (the fake still listens): registered again
+	 * within a redial, and then waiting for its word. */
+	sleep_ns(300 * MS);
+	assert_int_equal(baton_be_next(be, &off, &cnt), BATON_BE_ETIMEDOUT);
+	assert_true(fake_batond_wait(&b, 2));
+	baton_be_info(be, &info);
+	assert_true(info.connected);
+	fake_batond_control(&b, 10 * MS, 1000000000u, false);
+	int r;
+	while ((r = baton_be_next(be, &off, &cnt)) > 0) {
+		assert_int_equal(off, done);
+		assert_int_equal(baton_be_done(be, off, cnt, device_ns(cnt)),
+		                 0);
+		done += cnt;
+	}
+	assert_int_equal(r, 0);
+	assert_int_equal(done, 50);
+	baton_be_close(be);
+	fake_batond_stop(&b);
+}
+
+/* A refusal, or a daemon that takes the hello and never answers (given
+ * up after half a second): the probe loop, and no second try soon. */
+static void refused_or_silent(int answer)
+{
+	struct fake_batond b;
+	assert_true(fake_batond_start(&b, answer));
+	struct baton_be_options o;
+	baton_be_options_init(&o);
+	o.socket_path = b.sock;
+	o.fps = 1000.0;
+	baton_be *be;
+	assert_int_equal(baton_be_open("mm", &o, &be), BATON_BE_OK);
+	assert_true(fake_batond_wait(&b, 1));
+	int64_t off, cnt, done = 0;
+	assert_int_equal(baton_be_task_begin(be, 1, 20), BATON_BE_OK);
+	while (baton_be_next(be, &off, &cnt) > 0) {
+		assert_int_equal(off, done);
+		done += cnt;
+		assert_int_equal(baton_be_done(be, off, cnt, device_ns(cnt)),
+		                 0);
+	}
+	assert_int_equal(done, 20);
+	struct baton_be_info info;
+	baton_be_info(be, &info);
+	assert_false(info.connected);
+	assert_int_equal(atomic_load(&b.registered), 1);
+	baton_be_close(be);
+	fake_batond_stop(&b);
+}
+
+static void refused_probe_loop(void **state)
+{
+	(void)state;
+	refused_or_silent(FAKE_REFUSE);
+	int64_t t0 = now_ns();
+	refused_or_silent(FAKE_SILENT);
+	assert_true(now_ns() - t0 >= 500 * MS);
+}
+
+/* The fake probe: quick, or 2 ms (over alpha = 1 ms) when the script
+ * says busy. */
+struct script {
+	const char *s; /* 'q' quiet, 'b' busy */
+	int i, calls;
+};
+
+static int probe(void *user)
+{
+	struct script *sc = user;
+	sc->calls++;
+	if (!sc->s)
+		return 0;
+	char c = sc->s[sc->i] ? sc->s[sc->i++] : 'q';
+	if (c == 'b')
+		sleep_ns(2 * MS);
+	if (c == 'f')
+		return -1;
+	return 0;
+}
+
+/* Algorithm 1's hysteresis: 3 quiet in a row enter continuous, 1 busy
+ * leaves; the counter saturates (a long quiet run is left by one busy
+ * probe); a failed probe counts busy. */
+static void probe_hysteresis(void **state)
+{
+	(void)state;
+	struct script sc = {.s = "qqqqqqbqqqfqqq"};
+	const char *want = "ppcccc"
+	                   "ppp"
+	                   "c"
+	                   "ppp"
+	                   "c";
+	struct baton_be_options o;
+	baton_be_options_init(&o);
+	o.no_daemon = 1;
+	o.probe = probe;
+	o.probe_user = &sc;
+	o.alpha_ns = MS;
+	o.fps = 1000.0;
+	baton_be *be;
+	assert_int_equal(baton_be_open("mm", &o, &be), BATON_BE_OK);
+	assert_int_equal(sc.calls, 0); /* alpha given: no calibration */
+	assert_int_equal(baton_be_task_begin(be, 1, 1000), BATON_BE_OK);
+	for (size_t i = 0; i < strlen(want); i++) {
+		int64_t off, cnt;
+		assert_int_equal(baton_be_next(be, &off, &cnt), 1);
+		struct baton_be_info info;
+		baton_be_info(be, &info);
+		assert_int_equal(info.continuous, want[i] == 'c');
+		assert_int_equal(info.window_ns,
+		                 want[i] == 'c' ? 17 * MS : 8500000);
+		assert_int_equal(baton_be_done(be, off, cnt, device_ns(cnt)),
+		                 0);
+	}
+	/* A new task starts periodical (Algorithm 1: count = 0). */
+	assert_int_equal(baton_be_task_begin(be, 1, 10), BATON_BE_OK);
+	int64_t off, cnt;
+	assert_int_equal(baton_be_next(be, &off, &cnt), 1);
+	struct baton_be_info info;
+	baton_be_info(be, &info);
+	assert_false(info.continuous);
+	baton_be_close(be);
+}
+
+/* alpha at open: M probes plus a warm-up, a percentile times 1.5. */
+static void probe_calibration(void **state)
+{
+	(void)state;
+	struct script sc = {.s = "bbbbbbbbbbbb"};
+	struct baton_be_options o;
+	baton_be_options_init(&o);
+	o.no_daemon = 1;
+	o.probe = probe;
+	o.probe_user = &sc;
+	o.calib_probes = 10;
+	baton_be *be;
+	assert_int_equal(baton_be_open("mm", &o, &be), BATON_BE_OK);
+	assert_int_equal(sc.calls, 11);
+	struct baton_be_info info;
+	baton_be_info(be, &info);
+	assert_true(info.alpha_ns >= 3 * MS); /* 2 ms x 1.5 at least */
+	baton_be_close(be);
+	/* A probe that fails while calibrating: no probe at all. */
+	struct script bad = {.s = "f"};
+	o.probe_user = &bad;
+	assert_int_equal(baton_be_open("mm", &o, &be), BATON_BE_OK);
+	baton_be_info(be, &info);
+	assert_int_equal(info.alpha_ns, 0);
+	baton_be_close(be);
+}
+
+static void malformed_calls(void **state)
+{
+	(void)state;
+	struct baton_be_options o;
+	baton_be_options_init(&o);
+	o.no_daemon = 1;
+	o.fps = 1000.0;
+	baton_be *be = NULL;
+	assert_int_equal(baton_be_open(NULL, &o, &be), BATON_BE_EINVAL);
+	assert_int_equal(baton_be_open("", &o, &be), BATON_BE_EINVAL);
+	char longname[80];
+	memset(longname, 'x', sizeof(longname) - 1);
+	longname[79] = '\0';
+	assert_int_equal(baton_be_open(longname, &o, &be), BATON_BE_EINVAL);
+	assert_int_equal(baton_be_open("mm", &o, NULL), BATON_BE_EINVAL);
+	o.weight = 0.0;
+	assert_int_equal(baton_be_open("mm", &o, &be), BATON_BE_EINVAL);
+	o.weight = 1.0;
+	o.cap = 1.5;
+	assert_int_equal(baton_be_open("mm", &o, &be), BATON_BE_EINVAL);
+	o.cap = 0.0;
+	assert_int_equal(baton_be_open("mm", &o, &be), BATON_BE_OK);
+
+	int64_t off, cnt;
+	assert_int_equal(baton_be_task_begin(NULL, 1, 5), BATON_BE_EINVAL);
+	assert_int_equal(baton_be_next(be, &off, &cnt), BATON_BE_ESTATE);
+	assert_int_equal(baton_be_task_begin(be, 1, 0), BATON_BE_EINVAL);
+	assert_int_equal(baton_be_task_begin(be, 1, -5), BATON_BE_EINVAL);
+	assert_int_equal(baton_be_done(be, 0, 1, 1), BATON_BE_ESTATE);
+	assert_int_equal(baton_be_task_begin(be, 1, 5), BATON_BE_OK);
+	assert_int_equal(baton_be_next(NULL, &off, &cnt), BATON_BE_EINVAL);
+	assert_int_equal(baton_be_next(be, NULL, &cnt), BATON_BE_EINVAL);
+	assert_int_equal(baton_be_next(be, &off, &cnt), 1);
+	assert_int_equal(off, 0);
+	assert_int_equal(cnt, 1); /* no sample yet */
+	/* Called again before the report. */
+	assert_int_equal(baton_be_next(be, &off, &cnt), BATON_BE_ESTATE);
+	assert_int_equal(baton_be_done(NULL, 0, 1, 1), BATON_BE_EINVAL);
+	assert_int_equal(baton_be_done(be, 1, 1, 1), BATON_BE_EINVAL);
+	assert_int_equal(baton_be_done(be, 9, 1, 1), BATON_BE_EINVAL);
+	assert_int_equal(baton_be_done(be, 0, 0, 1), BATON_BE_EINVAL);
+	assert_int_equal(baton_be_done(be, 0, -1, 1), BATON_BE_EINVAL);
+	assert_int_equal(baton_be_done(be, 0, 2, 1), BATON_BE_EINVAL);
+	assert_int_equal(baton_be_done(be, 0, 1, device_ns(1)), BATON_BE_OK);
+	/* Fewer blocks than given: the next starts where they ended. */
+	assert_int_equal(baton_be_next(be, &off, &cnt), 1);
+	assert_int_equal(off, 1);
+	assert_true(cnt >= 2);
+	assert_int_equal(baton_be_done(be, 1, 1, device_ns(1)), BATON_BE_OK);
+	int64_t done = 2;
+	int r;
+	while ((r = baton_be_next(be, &off, &cnt)) > 0) {
+		assert_int_equal(off, done);
+		done += cnt;
+		assert_int_equal(baton_be_done(be, off, cnt, -1), BATON_BE_OK);
+	}
+	assert_int_equal(r, 0);
+	assert_int_equal(done, 5);
+	assert_int_equal(baton_be_next(be, &off, &cnt), BATON_BE_ESTATE);
+	struct baton_be_info info;
+	assert_int_equal(baton_be_info(be, NULL), BATON_BE_EINVAL);
+	assert_int_equal(baton_be_info(be, &info), BATON_BE_OK);
+	assert_int_equal(info.blocks, 5);
+	assert_string_equal(baton_be_strerror(BATON_BE_EINVAL),
+	                    "invalid argument");
+	baton_be_close(be);
+	baton_be_close(NULL);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test(sizes_follow_window_and_fit),
+	    cmocka_unit_test(waits_while_shut),
+	    cmocka_unit_test(continuous_and_budget_rest),
+	    cmocka_unit_test(lost_daemon_probe_loop),
+	    cmocka_unit_test(refused_probe_loop),
+	    cmocka_unit_test(probe_hysteresis),
+	    cmocka_unit_test(probe_calibration),
+	    cmocka_unit_test(malformed_calls),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

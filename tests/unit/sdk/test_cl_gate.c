@@ -1,0 +1,150 @@
+/* The OpenCL launch gate (src/sdk/cl/gate.c), preloaded into this test as
+ * into an unmodified program, on PoCL, against the fake batond: a launch
+ * with no window still goes after BATON_CL_MAX_WAIT_MS (never hung), a
+ * kernel named in BATON_CL_SPLIT is cut into several sub-launches whose
+ * records add up to its rows and whose product is right, any other kernel
+ * goes whole, and every launch leaves one BATON_FRAME_BE record per
+ * sub-launch. Skipped (77) where no OpenCL device exists. */
+#define CL_TARGET_OPENCL_VERSION 120
+#include <CL/cl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "fake_batond.h"
+
+#define N  64
+#define MS 1000000LL
+
+#define CHECK(c)                                                               \
+	do {                                                                   \
+		if (!(c)) {                                                    \
+			fprintf(stderr, "%s:%d: failed: %s\n", __FILE__,       \
+			        __LINE__, #c);                                 \
+			exit(1);                                               \
+		}                                                              \
+	} while (0)
+
+static const char *src =
+    "__kernel void matmul(__global const float *a, __global const float *b,\n"
+    "                     __global float *c, int n) {\n"
+    "  int col = get_global_id(0), row = get_global_id(1);\n"
+    "  float acc = 0.0f;\n"
+    "  for (int k = 0; k < n; k++) acc += a[row * n + k] * b[k * n + col];\n"
+    "  c[row * n + col] = acc;\n"
+    "}\n"
+    "__kernel void fill(__global float *c, float v) {\n"
+    "  c[get_global_id(0)] = v;\n"
+    "}\n";
+
+static int64_t now_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000000000LL + ts.tv_nsec;
+}
+
+int main(void)
+{
+	struct fake_batond b;
+	CHECK(fake_batond_start(&b, FAKE_WELCOME));
+	setenv("BATON_SOCKET", b.sock, 1);
+	setenv("BATON_NAME", "gatetest", 1);
+	setenv("BATON_CL_SPLIT", "other,matmul", 1);
+	setenv("BATON_CL_MAX_WAIT_MS", "100", 1);
+
+	cl_platform_id plat;
+	cl_device_id dev;
+	cl_uint np = 0;
+	if (clGetPlatformIDs(1, &plat, &np) != CL_SUCCESS || np == 0 ||
+	    clGetDeviceIDs(plat, CL_DEVICE_TYPE_ALL, 1, &dev, NULL) !=
+	        CL_SUCCESS) {
+		fprintf(stderr, "no OpenCL device: skipped\n");
+		fake_batond_stop(&b);
+		return 77;
+	}
+	cl_int e;
+	cl_context ctx = clCreateContext(NULL, 1, &dev, NULL, NULL, &e);
+	CHECK(e == CL_SUCCESS);
+	cl_command_queue q =
+	    clCreateCommandQueue(ctx, dev, CL_QUEUE_PROFILING_ENABLE, &e);
+	CHECK(e == CL_SUCCESS);
+	cl_program p = clCreateProgramWithSource(ctx, 1, &src, NULL, &e);
+	CHECK(e == CL_SUCCESS);
+	CHECK(clBuildProgram(p, 1, &dev, NULL, NULL, NULL) == CL_SUCCESS);
+	cl_kernel mm = clCreateKernel(p, "matmul", &e);
+	CHECK(e == CL_SUCCESS);
+	cl_kernel fill = clCreateKernel(p, "fill", &e);
+	CHECK(e == CL_SUCCESS);
+	static float a[N * N], bm[N * N], c[N * N];
+	for (int i = 0; i < N * N; i++) {
+		a[i] = (float)(i % 5) - 2.0f;
+		bm[i] = (float)(i % 7) - 3.0f;
+	}
+	cl_mem da = clCreateBuffer(ctx, CL_MEM_COPY_HOST_PTR, sizeof(a), a, &e);
+	cl_mem db =
+	    clCreateBuffer(ctx, CL_MEM_COPY_HOST_PTR, sizeof(bm), bm, &e);
+	cl_mem dc = clCreateBuffer(ctx, CL_MEM_READ_WRITE, sizeof(c), NULL, &e);
+	int n = N;
+	clSetKernelArg(mm, 0, sizeof(cl_mem), &da);
+	clSetKernelArg(mm, 1, sizeof(cl_mem), &db);
+	clSetKernelArg(mm, 2, sizeof(cl_mem), &dc);
+	clSetKernelArg(mm, 3, sizeof(int), &n);
+	float sentinel = -12345.0f;
+	clSetKernelArg(fill, 0, sizeof(cl_mem), &dc);
+	clSetKernelArg(fill, 1, sizeof(float), &sentinel);
+
+	/* First launch: registered, but no window yet: it goes after the
+	 * bound, not never. */
+	size_t cells = N * N;
+	int64_t t0 = now_ns();
+	CHECK(clEnqueueNDRangeKernel(q, fill, 1, NULL, &cells, NULL, 0, NULL,
+	                             NULL) == CL_SUCCESS);
+	CHECK(now_ns() - t0 >= 100 * MS);
+	CHECK(fake_batond_wait(&b, 1));
+	CHECK(strstr(b.hello, "\"name\":\"gatetest\""));
+	struct baton_frame rec[256];
+	fake_batond_records(&b, rec, 256); /* its record: from before */
+
+	/* A window of 2 ms: the 64 rows go in several sub-launches. */
+	fake_batond_control(&b, 2 * MS, 1000000000u, false);
+	size_t gsz[2] = {N, N}, lsz[2] = {8, 1};
+	cl_event ev;
+	CHECK(clEnqueueNDRangeKernel(q, mm, 2, NULL, gsz, lsz, 0, NULL, &ev) ==
+	      CL_SUCCESS);
+	CHECK(clWaitForEvents(1, &ev) == CL_SUCCESS);
+	clReleaseEvent(ev);
+	CHECK(clEnqueueReadBuffer(q, dc, CL_TRUE, 0, sizeof(c), c, 0, NULL,
+	                          NULL) == CL_SUCCESS);
+	for (int i = 0; i < N; i++)
+		for (int j = 0; j < N; j++) {
+			float want = 0.0f;
+			for (int k = 0; k < N; k++)
+				want += a[i * N + k] * bm[k * N + j];
+			if (c[i * N + j] != want) {
+				fprintf(stderr, "C[%d][%d] = %g, want %g\n", i,
+				        j, c[i * N + j], want);
+				return 1;
+			}
+		}
+	int got = fake_batond_records(&b, rec, 256);
+	int64_t rows = 0;
+	for (int i = 0; i < got; i++) {
+		CHECK(rec[i].flags == 4u); /* BATON_FRAME_BE */
+		CHECK(rec[i].cpu_ns >= 1);
+		CHECK(rec[i].gpu_ns >= 0);
+		rows += rec[i].cpu_ns;
+	}
+	fprintf(stderr, "matmul %d rows in %d sub-launches\n", N, got);
+	CHECK(rows == N);
+	CHECK(got >= 2);
+
+	/* Not named in BATON_CL_SPLIT: one launch, one record. */
+	CHECK(clEnqueueNDRangeKernel(q, fill, 1, NULL, &cells, NULL, 0, NULL,
+	                             NULL) == CL_SUCCESS);
+	CHECK(fake_batond_records(&b, rec, 256) == 1);
+	CHECK(rec[0].cpu_ns == 1);
+	fake_batond_stop(&b);
+	return 0;
+}
