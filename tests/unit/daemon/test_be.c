@@ -21,6 +21,7 @@
 
 #include "fake_tenant.h"
 #include "harness.h"
+#include "status_lookup.h"
 #include "ipc/control.h"
 #include "ipc/fdpass.h"
 
@@ -33,38 +34,6 @@ static void spawn(struct batond_proc *p, const char *const *args)
 		batond_cleanup(p);
 		fail_msg("batond did not start");
 	}
-}
-
-static bool is_error(const char *r, const char *code)
-{
-	char want[64];
-	snprintf(want, sizeof(want), "\"code\":\"%s\"", code);
-	return r && strstr(r, "\"error\"") && strstr(r, want);
-}
-
-/* The "be" row of id (a new reference), or NULL. */
-static json_t *be_row(const struct batond_proc *p, long long id)
-{
-	char *r = client_request(p->sock, "{\"type\":\"status\"}\n");
-	json_t *st = r ? json_loads(r, 0, NULL) : NULL;
-	free(r);
-	json_t *found = NULL, *t;
-	size_t i;
-	json_array_foreach(json_object_get(st, "be"), i, t)
-	{
-		if (json_integer_value(json_object_get(t, "id")) == id)
-			found = json_incref(t);
-	}
-	json_decref(st);
-	return found;
-}
-
-static double be_field(const struct batond_proc *p, long long id, const char *k)
-{
-	json_t *t = be_row(p, id);
-	double v = t ? json_number_value(json_object_get(t, k)) : -1.0;
-	json_decref(t);
-	return v;
 }
 
 static size_t be_count(const struct batond_proc *p)
@@ -142,7 +111,7 @@ static void test_register_status_metrics_set(void **state)
 	}
 	assert_true(cont);
 	assert_true(v.be_window_ns > 0);
-	json_t *row = be_row(&p, be.id);
+	json_t *row = status_entry(p.sock, "be", be.id);
 	assert_non_null(row);
 	assert_string_equal(json_string_value(json_object_get(row, "kind")),
 	                    "be");
@@ -189,27 +158,27 @@ static void test_register_status_metrics_set(void **state)
 	if (!r || !strstr(r, "\"ok\""))
 		fail_msg("set weight: %s", r ? r : "(none)");
 	free(r);
-	assert_float_equal(be_field(&p, be.id, "weight"), 7, 0);
-	assert_float_equal(be_field(&p, be.id, "cap"), 0.25, 0);
+	assert_float_equal(status_number(p.sock, "be", be.id, "weight"), 7, 0);
+	assert_float_equal(status_number(p.sock, "be", be.id, "cap"), 0.25, 0);
 	snprintf(line, sizeof(line),
 	         "{\"type\":\"set\",\"id\":%lld,\"weight\":3}\n", game.id);
 	r = client_request(p.sock, line);
-	if (!is_error(r, "invalid") || !strstr(r, "\\\"weight\\\""))
+	if (!reply_is_error(r, "invalid") || !strstr(r, "\\\"weight\\\""))
 		fail_msg("weight on a game: %s", r ? r : "(none)");
 	free(r);
 	snprintf(line, sizeof(line),
 	         "{\"type\":\"set\",\"id\":%lld,\"sla_fps\":40}\n", be.id);
 	r = client_request(p.sock, line);
-	if (!is_error(r, "invalid") || !strstr(r, "sla_fps"))
+	if (!reply_is_error(r, "invalid") || !strstr(r, "sla_fps"))
 		fail_msg("sla on a BE tenant: %s", r ? r : "(none)");
 	free(r);
-	assert_float_equal(be_field(&p, be.id, "weight"), 7, 0);
+	assert_float_equal(status_number(p.sock, "be", be.id, "weight"), 7, 0);
 
 	/* records of the wrong kind are dropped, the tenant stays */
 	for (int i = 0; i < 5; i++)
 		fake_be_launch(&be, 1000000, 0, 1, 0);
 	usleep(300000);
-	assert_true(be_field(&p, be.id, "bad_records") >= 5);
+	assert_true(status_number(p.sock, "be", be.id, "bad_records") >= 5);
 	fake_tenant_stop(&be);
 	fake_tenant_stop(&game);
 	batond_cleanup(&p);
@@ -250,7 +219,7 @@ static void test_bad_hellos_and_uid_cap(void **state)
 	static const char h[] = "{\"type\":\"hello\",\"version\":1,\"role\":"
 	                        "\"be\",\"name\":\"x\"}\n";
 	char *r = exchange(fd, h, sizeof(h) - 1);
-	if (!is_error(r, "shm"))
+	if (!reply_is_error(r, "shm"))
 		fail_msg("no memfd: %s", r ? r : "(none)");
 	free(r);
 	assert_true(wait_closed(fd));
@@ -399,8 +368,9 @@ static void test_nobody(void **state)
 	int status;
 	assert_int_equal(waitpid(c, &status, 0), c);
 	int bits = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-	assert_float_equal(be_field(&p, root.id, "weight"), 1, 0);
-	assert_float_equal(be_field(&p, root.id, "cap"), 0, 0);
+	assert_float_equal(status_number(p.sock, "be", root.id, "weight"), 1,
+	                   0);
+	assert_float_equal(status_number(p.sock, "be", root.id, "cap"), 0, 0);
 	fake_tenant_stop(&root);
 	batond_cleanup(&p);
 	if (bits != 7)

@@ -21,6 +21,7 @@
 
 #include "fake_tenant.h"
 #include "harness.h"
+#include "status_lookup.h"
 
 #define NOBODY 65534
 
@@ -44,38 +45,6 @@ static void spawn(struct batond_proc *p)
 		unlink(cfg_path);
 		fail_msg("batond did not start");
 	}
-}
-
-static bool is_error(const char *r, const char *code)
-{
-	char want[64];
-	snprintf(want, sizeof(want), "\"code\":\"%s\"", code);
-	return r && strstr(r, "\"error\"") && strstr(r, want);
-}
-
-/* The status entry of tenant id (a new reference), or NULL. */
-static json_t *tenant_status(const struct batond_proc *p, long long id)
-{
-	char *r = client_request(p->sock, "{\"type\":\"status\"}\n");
-	json_t *st = r ? json_loads(r, 0, NULL) : NULL;
-	free(r);
-	json_t *found = NULL, *t;
-	size_t i;
-	json_array_foreach(json_object_get(st, "tenants"), i, t)
-	{
-		if (json_integer_value(json_object_get(t, "id")) == id)
-			found = json_incref(t);
-	}
-	json_decref(st);
-	return found;
-}
-
-static double field(const struct batond_proc *p, long long id, const char *k)
-{
-	json_t *t = tenant_status(p, id);
-	double v = t ? json_number_value(json_object_get(t, k)) : -1.0;
-	json_decref(t);
-	return v;
 }
 
 static char *ask(const struct batond_proc *p, const char *fmt, long long id)
@@ -107,47 +76,57 @@ static void test_caps_from_config_hello_and_set(void **state)
 	                          "glmark2\",\"cap\":0.9,\"x\":\"", 30, err,
 	                          sizeof(err)))
 		fail_msg("register: %s", err);
-	assert_float_equal(field(&p, app.id, "cap"), 0.5, 0);   /* app entry */
-	assert_float_equal(field(&p, lower.id, "cap"), 0.3, 0); /* lowered */
-	assert_float_equal(field(&p, raise.id, "cap"), 0.4, 0); /* no entry */
-	assert_float_equal(field(&p, plain.id, "cap"), 0, 0);
+	assert_float_equal(status_number(p.sock, "tenants", app.id, "cap"), 0.5,
+	                   0); /* app entry */
+	assert_float_equal(status_number(p.sock, "tenants", lower.id, "cap"),
+	                   0.3, 0); /* lowered */
+	assert_float_equal(status_number(p.sock, "tenants", raise.id, "cap"),
+	                   0.4, 0); /* no entry */
+	assert_float_equal(status_number(p.sock, "tenants", plain.id, "cap"), 0,
+	                   0);
 	/* a hello may lower its app entry's cap, never raise it */
-	assert_float_equal(field(&p, higher.id, "cap"), 0.5, 0);
+	assert_float_equal(status_number(p.sock, "tenants", higher.id, "cap"),
+	                   0.5, 0);
 	fake_tenant_stop(&higher);
 	/* the first tick gives each capped tenant a budget within its cap */
 	usleep(350000);
-	double b = field(&p, app.id, "budget");
+	double b = status_number(p.sock, "tenants", app.id, "budget");
 	assert_true(b > 0.0 && b <= 0.5);
-	assert_float_equal(field(&p, plain.id, "budget"), 0, 0);
+	assert_float_equal(status_number(p.sock, "tenants", plain.id, "budget"),
+	                   0, 0);
 
 	char *r =
 	    ask(&p, "{\"type\":\"set\",\"id\":%lld,\"cap\":0.25}\n", app.id);
 	assert_non_null(strstr(r, "\"ok\""));
 	free(r);
-	assert_float_equal(field(&p, app.id, "cap"), 0.25, 0);
+	assert_float_equal(status_number(p.sock, "tenants", app.id, "cap"),
+	                   0.25, 0);
 	usleep(250000);
-	b = field(&p, app.id, "budget");
+	b = status_number(p.sock, "tenants", app.id, "budget");
 	assert_true(b > 0.0 && b <= 0.25);
 
 	r = ask(&p, "{\"type\":\"set\",\"id\":%lld,\"cap\":1.5}\n", app.id);
-	if (!is_error(r, "invalid") || !strstr(r, "(0, 1]"))
+	if (!reply_is_error(r, "invalid") || !strstr(r, "(0, 1]"))
 		fail_msg("cap 1.5: %s", r ? r : "(none)");
 	free(r);
 	r = ask(&p, "{\"type\":\"set\",\"id\":%lld,\"cap\":0.5}\n", 999999);
-	assert_true(is_error(r, "not_found"));
+	assert_true(reply_is_error(r, "not_found"));
 	free(r);
 	r = client_request(p.sock, "{\"type\":\"set\",\"name\":\"nosuch\","
 	                           "\"cap\":0.5}\n");
-	assert_true(is_error(r, "not_found"));
+	assert_true(reply_is_error(r, "not_found"));
 	free(r);
-	assert_float_equal(field(&p, app.id, "cap"), 0.25, 0);
+	assert_float_equal(status_number(p.sock, "tenants", app.id, "cap"),
+	                   0.25, 0);
 	/* cap 0 removes it; the budget follows at the next tick */
 	r = ask(&p, "{\"type\":\"set\",\"id\":%lld,\"cap\":0}\n", raise.id);
 	assert_non_null(strstr(r, "\"ok\""));
 	free(r);
 	usleep(250000);
-	assert_float_equal(field(&p, raise.id, "cap"), 0, 0);
-	assert_float_equal(field(&p, raise.id, "budget"), 0, 0);
+	assert_float_equal(status_number(p.sock, "tenants", raise.id, "cap"), 0,
+	                   0);
+	assert_float_equal(status_number(p.sock, "tenants", raise.id, "budget"),
+	                   0, 0);
 
 	/* capacity: a configured profile, a cost and SLA, an unknown one */
 	r = client_request(p.sock, "{\"type\":\"capacity\","
@@ -170,7 +149,7 @@ static void test_caps_from_config_hello_and_set(void **state)
 	free(r);
 	r = client_request(p.sock, "{\"type\":\"capacity\","
 	                           "\"profile\":\"nosuch\"}\n");
-	if (!is_error(r, "not_found") || !strstr(r, "nosuch"))
+	if (!reply_is_error(r, "not_found") || !strstr(r, "nosuch"))
 		fail_msg("unknown profile: %s", r ? r : "(none)");
 	free(r);
 
@@ -289,7 +268,8 @@ static void test_nobody_caps_and_capacity(void **state)
 	}
 	json_decref(st);
 	int bits = child_status(c);
-	assert_float_equal(field(&p, root.id, "cap"), 0.3, 0);
+	assert_float_equal(status_number(p.sock, "tenants", root.id, "cap"),
+	                   0.3, 0);
 	fake_tenant_stop(&root);
 	batond_cleanup(&p);
 	unlink(cfg_path);

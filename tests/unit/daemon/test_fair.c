@@ -21,6 +21,7 @@
 
 #include "fake_tenant.h"
 #include "harness.h"
+#include "status_lookup.h"
 
 #define NOBODY 65534
 
@@ -38,14 +39,6 @@ static bool become_nobody(const gid_t *groups, size_t n)
 {
 	return setgroups(n, groups) == 0 && setgid(NOBODY) == 0 &&
 	       setuid(NOBODY) == 0;
-}
-
-/* Whether a reply is an error of that code. */
-static bool is_error(const char *r, const char *code)
-{
-	char want[64];
-	snprintf(want, sizeof(want), "\"code\":\"%s\"", code);
-	return r && strstr(r, "\"error\"") && strstr(r, want);
 }
 
 /* One uid may not have more than max_tenants_per_uid registered: the one
@@ -93,7 +86,7 @@ static int status_as_nobody(const char *sock, const gid_t *groups, size_t n)
 	if (!r)
 		return 11;
 	int rc = strstr(r, "\"type\":\"status\"") ? 0
-	         : is_error(r, "denied")          ? 1
+	         : reply_is_error(r, "denied")    ? 1
 	                                          : 12;
 	free(r);
 	return rc;
@@ -171,7 +164,7 @@ static int set_as_nobody(const char *sock, const char *line)
 		return 10;
 	char *r = client_request(sock, line);
 	int rc = r && strstr(r, "\"type\":\"ok\"") ? 0
-	         : is_error(r, "denied")           ? 1
+	         : reply_is_error(r, "denied")     ? 1
 	                                           : 2;
 	free(r);
 	return rc;
@@ -214,7 +207,7 @@ static void test_set_addresses_tenants(void **state)
 
 	char *r = client_request(p.sock, "{\"type\":\"set\",\"name\":\"game\","
 	                                 "\"sla_fps\":31}\n");
-	if (!is_error(r, "invalid") || !strstr(r, "uid 0") ||
+	if (!reply_is_error(r, "invalid") || !strstr(r, "uid 0") ||
 	    !strstr(r, "uid 65534"))
 		fail_msg("a name of two users' tenants: %s", r ? r : "(none)");
 	free(r);
@@ -243,7 +236,7 @@ static void test_set_addresses_tenants(void **state)
 
 	r = client_request(p.sock, "{\"type\":\"set\",\"id\":999999,"
 	                           "\"sla_fps\":33}\n");
-	assert_true(is_error(r, "not_found"));
+	assert_true(reply_is_error(r, "not_found"));
 	free(r);
 
 	/* nobody: root's game by id, by name: denied; its own by uid: ok */
@@ -286,7 +279,7 @@ static void test_log_escapes_peer_bytes(void **state)
 	static const char evil[] =
 	    "{\"type\":\"hello\"\x1b[2J\x07\x1b]0;owned\x07 zz}\n";
 	char *r = exchange(fd, evil, sizeof(evil) - 1);
-	assert_true(is_error(r, "protocol"));
+	assert_true(reply_is_error(r, "protocol"));
 	free(r);
 	close(fd);
 	usleep(200000);
