@@ -48,7 +48,7 @@ struct core_cap_state {
 	double budget;   /* the cap the gate enforces: the dynamic cap,
 	                    scaled down so that the owner's tenants fit its
 	                    owner cap, plus wc_extra; 0 = not capped */
-	/* Work-conserving tenants (caps.c, work_conserve): its GPU use,
+	/* Work-conserving tenants (caps_wc.c): its GPU use,
 	 * busy / epoch smoothed over fps_smooth_s, and the share of the
 	 * GPU's spare capacity its budget holds beyond its cap. */
 	double use;
@@ -90,7 +90,7 @@ struct core_caps_gpu {
 	size_t last_recipient, last_donor;
 	double last_moved;
 	uint64_t moves; /* cap moves made */
-	/* Work-conserving budgets (caps.c, work_conserve): the measured
+	/* Work-conserving budgets (caps_wc.c): the measured
 	 * load, max(util, sum of busy + other_util), smoothed over
 	 * fps_smooth_s, and the spare capacity the work-conserving
 	 * tenants share: util_target less that load without their use
