@@ -179,6 +179,43 @@ static int check(const struct cl *c, const float *a, const float *b)
 	return bad;
 }
 
+static const char usage[] =
+    "Usage: be-matmul [OPTION]...\n"
+    "Multiplies N x N matrices TASKS times on OpenCL as best-effort work:\n"
+    "each product is a task of N row blocks handed out by the BE SDK\n"
+    "(batond's window, or GPU grid's probe loop without batond).\n"
+    "\n"
+    "  --n N          matrix size, 1 to 8192 (default 512)\n"
+    "  --tasks T      products to compute, 1 to 1000000 (default 5)\n"
+    "  --name NAME    the name batond shows (default be-matmul)\n"
+    "  --weight W     share among best-effort tenants, (0, 1000]\n"
+    "  --cap C        GPU cap, (0, 1]\n"
+    "  --naive        whole products, no SDK, no gate (the baseline)\n"
+    "  --check        verify the last product on the CPU\n"
+    "  --quiet        no progress lines\n"
+    "  -h, --help     this help\n"
+    "\n"
+    "Exit status: 0 done (and checked), 1 OpenCL, SDK or check failure,\n"
+    "2 usage error.\n";
+
+/* A number option's value in [lo, hi] (lo excluded if lo_open), or a
+ * message naming the option and false. */
+static bool number_arg(const char *opt, const char *s, double lo, bool lo_open,
+                       double hi, double *out)
+{
+	char *end;
+	double v = s ? strtod(s, &end) : 0.0;
+	if (!s || end == s || *end || !(lo_open ? v > lo : v >= lo) ||
+	    !(v <= hi)) {
+		fprintf(stderr,
+		        "be-matmul: %s: '%s' is not a number in %c%g, %g]\n",
+		        opt, s ? s : "", lo_open ? '(' : '[', lo, hi);
+		return false;
+	}
+	*out = v;
+	return true;
+}
+
 int main(int argc, char **argv)
 {
 	int n = 512, tasks = 5;
@@ -187,33 +224,45 @@ int main(int argc, char **argv)
 	struct baton_be_options o;
 	baton_be_options_init(&o);
 	for (int i = 1; i < argc; i++) {
+		const char *a = argv[i];
 		const char *v = i + 1 < argc ? argv[i + 1] : NULL;
-		if (!strcmp(argv[i], "--n") && v)
-			n = atoi(argv[++i]);
-		else if (!strcmp(argv[i], "--tasks") && v)
-			tasks = atoi(argv[++i]);
-		else if (!strcmp(argv[i], "--name") && v)
-			name = argv[++i];
-		else if (!strcmp(argv[i], "--weight") && v)
-			o.weight = atof(argv[++i]);
-		else if (!strcmp(argv[i], "--cap") && v)
-			o.cap = atof(argv[++i]);
-		else if (!strcmp(argv[i], "--naive"))
+		double x = 0.0;
+		bool takes = !strcmp(a, "--n") || !strcmp(a, "--tasks") ||
+		             !strcmp(a, "--name") || !strcmp(a, "--weight") ||
+		             !strcmp(a, "--cap");
+		if (takes)
+			i++;
+		if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
+			fputs(usage, stdout);
+			return 0;
+		} else if (!strcmp(a, "--n")) {
+			if (!number_arg(a, v, 1, false, 8192, &x))
+				return 2;
+			n = (int)x;
+		} else if (!strcmp(a, "--tasks")) {
+			if (!number_arg(a, v, 1, false, 1000000, &x))
+				return 2;
+			tasks = (int)x;
+		} else if (!strcmp(a, "--name") && v) {
+			name = v;
+		} else if (!strcmp(a, "--weight")) {
+			if (!number_arg(a, v, 0, true, 1000, &o.weight))
+				return 2;
+		} else if (!strcmp(a, "--cap")) {
+			if (!number_arg(a, v, 0, true, 1, &o.cap))
+				return 2;
+		} else if (!strcmp(a, "--naive")) {
 			naive = true;
-		else if (!strcmp(argv[i], "--check"))
+		} else if (!strcmp(a, "--check")) {
 			want_check = true;
-		else if (!strcmp(argv[i], "--quiet"))
+		} else if (!strcmp(a, "--quiet")) {
 			quiet = true;
-		else {
-			fprintf(stderr, "usage: be-matmul [--n N] [--tasks T] "
-			                "[--name NAME] [--weight W] [--cap C] "
-			                "[--naive] [--check] [--quiet]\n");
+		} else {
+			fprintf(stderr,
+			        "be-matmul: %s: %s\nTry 'be-matmul --help'.\n",
+			        a, takes ? "needs a value" : "unknown option");
 			return 2;
 		}
-	}
-	if (n < 1 || n > 8192 || tasks < 1) {
-		fprintf(stderr, "be-matmul: --n in [1, 8192], --tasks >= 1\n");
-		return 2;
 	}
 	size_t cells = (size_t)n * (size_t)n;
 	float *a = malloc(cells * sizeof(float)),
