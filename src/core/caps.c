@@ -300,6 +300,7 @@ static void end_period(const struct core_params *p, struct core_gpu *gpu,
 	g->total_load -= g->acc_beyond_s / g->acc_time_s;
 	if (g->total_load < 0.0)
 		g->total_load = 0.0;
+	g->recent_load[g->periods % CORE_CAPS_RECENT] = g->total_load;
 	g->n_overloaded = n_over;
 	g->sampled = true;
 	g->periods++;
@@ -427,7 +428,20 @@ struct core_admit core_caps_admit(const struct core_params *p,
 {
 	const struct core_caps_gpu *g = &gpu->caps;
 	double overhead = g->overhead >= 1.0 ? g->overhead : 1.0;
-	struct core_admit a = {.load = g->total_load,
+	/* gOver's G6 asks for the load under U_l over the quiet periods,
+	 * not in the last one: a period's load here moved by 0.1 from one
+	 * second to the next (0.55 to 0.67 with 4 glmark2), and the low
+	 * one admitted a fifth that held the load at 0.76. */
+	uint32_t m = p->cap_quiet < g->periods ? p->cap_quiet : g->periods;
+	if (m > CORE_CAPS_RECENT)
+		m = CORE_CAPS_RECENT;
+	double load = g->total_load;
+	for (uint32_t i = 1; i <= m; i++) {
+		double l = g->recent_load[(g->periods - i) % CORE_CAPS_RECENT];
+		if (l > load)
+			load = l;
+	}
+	struct core_admit a = {.load = load,
 	                       .newcomer = cost_s * sla_fps * overhead,
 	                       .overhead = overhead,
 	                       .limit = p->cap_u_limit};
@@ -440,7 +454,7 @@ struct core_admit core_caps_admit(const struct core_params *p,
 		a.why = CORE_ADMIT_SEVERE;
 	else if (g->quiet < p->cap_quiet)
 		a.why = CORE_ADMIT_NOT_QUIET;
-	else if (!(g->total_load + a.newcomer < p->cap_u_limit))
+	else if (!(load + a.newcomer < p->cap_u_limit))
 		a.why = CORE_ADMIT_LOAD;
 	else
 		a.why = CORE_ADMIT_FITS;
@@ -448,10 +462,10 @@ struct core_admit core_caps_admit(const struct core_params *p,
 		return a;
 	a.fits = true;
 	/* k more fit while load + k x < U_l (strictly, as for one). */
-	double k = floor((p->cap_u_limit - g->total_load) / a.newcomer);
+	double k = floor((p->cap_u_limit - load) / a.newcomer);
 	if (k > (double)UINT32_MAX)
 		k = (double)UINT32_MAX;
-	while (k > 1.0 && !(g->total_load + k * a.newcomer < p->cap_u_limit))
+	while (k > 1.0 && !(load + k * a.newcomer < p->cap_u_limit))
 		k -= 1.0;
 	a.more = k >= 1.0 ? (uint32_t)k : 1u;
 	return a;

@@ -57,6 +57,9 @@ struct core_cap_state {
 };
 
 /* Per-GPU state of the capacity stage, kept in struct core_gpu. */
+/* Periods of total load kept for admission (at least cap_quiet's). */
+#define CORE_CAPS_RECENT 16
+
 struct core_caps_gpu {
 	/* input: per-user caps (may be NULL). Owners not listed have none. */
 	const struct core_owner_cap *owner_caps;
@@ -79,6 +82,9 @@ struct core_caps_gpu {
 	                          other_util, measured utilization), less
 	                          the work-conserving tenants' use beyond
 	                          their strict budgets */
+	/* G6 of the last periods, newest at recent_load[(periods - 1) %
+	 * CORE_CAPS_RECENT]: admission takes the highest of the quiet ones */
+	double recent_load[CORE_CAPS_RECENT];
 	double overhead;       /* last period: the load the tenants cause
 	                          over the busy time they report, >= 1
 	                          (caps.c, end_period); 1 before a sample */
@@ -115,7 +121,8 @@ struct core_admit {
 	bool fits;
 	uint32_t more; /* how many more such tenants fit now (0 if !fits) */
 	enum core_admit_reason why;
-	double load;     /* total load of the last period */
+	double load;     /* total load: the highest of the last cap_quiet
+	                    periods (one period's is noisy) */
 	double newcomer; /* its expected load, cost x SLA x overhead */
 	double overhead; /* the factor used (core_caps_gpu.overhead) */
 	double limit;    /* U_l */

@@ -481,6 +481,34 @@ static void test_admission(void **state)
 	gpu.other_util = 0.0;
 }
 
+/* Admission's load is the highest of the last cap_quiet periods: one
+ * quiet second does not let a newcomer in over a load that comes back. */
+static void test_admission_takes_the_highest_recent_load(void **state)
+{
+	(void)state;
+	struct core_params p = params();
+	struct core_gpu gpu = {0};
+	struct core_tenant t[2];
+	hold(t, 2, (double[]){0.5, 0.5}, (double[]){0.5, 0.5});
+	double busy[2] = {0.3, 0.3}, fps[2] = {30, 30};
+	for (int k = 0; k < 4; k++)
+		period(&p, &gpu, t, 2, busy, fps);
+	busy[0] = busy[1] = 0.15; /* one light second */
+	period(&p, &gpu, t, 2, busy, fps);
+	assert_float_equal(gpu.caps.total_load, 0.3, 1e-9);
+	struct core_admit a = core_caps_admit(&p, &gpu, 0.004, 30);
+	assert_float_equal(a.load, 0.6, 1e-9);
+	assert_false(a.fits); /* 0.6 + 0.12; on the last period 0.42 */
+	a = core_caps_admit(&p, &gpu, 0.001, 30);
+	assert_true(a.fits); /* 0.6 + 0.03 < 0.7, 3 more: 0.69 */
+	assert_int_equal(a.more, 3);
+	/* after cap_quiet light periods the heavy ones are out of it */
+	for (int k = 0; k < 3; k++)
+		period(&p, &gpu, t, 2, busy, fps);
+	assert_float_equal(core_caps_admit(&p, &gpu, 0.001, 30).load, 0.3,
+	                   1e-9);
+}
+
 /* A departure returns its cap to the pool and restarts the quiet count,
  * whether reported with core_caps_depart or by dropping the tenant. */
 static void test_departure(void **state)
@@ -779,6 +807,7 @@ int main(void)
 	    cmocka_unit_test(test_zero_sum_over_many_steals),
 	    cmocka_unit_test(test_severe),
 	    cmocka_unit_test(test_admission),
+	    cmocka_unit_test(test_admission_takes_the_highest_recent_load),
 	    cmocka_unit_test(test_departure),
 	    cmocka_unit_test(test_pool_first),
 	    cmocka_unit_test(test_published_cap_changes),
