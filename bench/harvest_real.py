@@ -1,12 +1,13 @@
 #!/usr/bin/env python3
 """Time harvesting on real clients (issue 11, item 6): best-effort OpenCL
-work (examples/be-matmul on PoCL) next to two games (glmark2 `build` and
-vkcube on Mesa llvmpipe/lavapipe, 640x360, under a private Xvfb) paced by
+work (examples/be-matmul on PoCL) next to two games (by default glmark2
+`build` and vkcube; --games picks others) on Mesa llvmpipe/lavapipe at
+640x360 under a private Xvfb, paced by
 one batond (policy sa, SLA 30). PoCL runs its kernels on the same CPU
 cores llvmpipe renders on, so the BE work and the games truly compete.
 
     bench/harvest_real.py [--build DIR] [--seconds 25] [--alone-seconds 12]
-                          [--n 512] [--no-gate] [--out DIR]
+                          [--n 512] [--games G1,G2] [--no-gate] [--out DIR]
 
 One batond and one X server for the whole run; the games start once and
 run through phases 1-3 back to back, then leave:
@@ -216,14 +217,21 @@ class Bench:
     # ------------------------------------------------ the clients
 
     def games(self, env, tmp):
+        """The games of --games: `vkcube`, else a glmark2 benchmark (scene
+        and options, as glmark2 -b takes them)."""
         long_s = 6 * self.a.seconds + 60
-        gl = [dynamic.find_exe("glmark2"), "-s", "%dx%d" % SIZE, "-b",
-              "build:use-vbo=true:duration=%d" % long_s]
-        vk = [dynamic.find_exe("vkcube"), "--width", str(SIZE[0]),
-              "--height", str(SIZE[1])]
         out = []
-        for name, argv, probe in (("gl-build", gl, "gl"),
-                                  ("vkcube", vk, "xcb")):
+        for i, g in enumerate(self.a.games.split(",")):
+            if g == "vkcube":
+                name, probe = "vkcube", "xcb"
+                argv = [dynamic.find_exe("vkcube"), "--width", str(SIZE[0]),
+                        "--height", str(SIZE[1])]
+            else:
+                name, probe = "gl-" + g.split(":")[0], "gl"
+                argv = [dynamic.find_exe("glmark2"), "-s", "%dx%d" % SIZE,
+                        "-b", "%s:duration=%d" % (g, long_s)]
+            if any(name == o[0] for o in out):
+                name += "-%d" % i
             path = os.path.join(tmp, name + ".probe")
             cenv = dict(env, BATON_PROBE_OUT=path,
                         LD_PRELOAD=self.probes[probe])
@@ -399,6 +407,7 @@ class Bench:
         print("load %s" % load())
         with open(os.path.join(out, "results.json"), "w") as f:
             json.dump({"seconds": self.a.seconds, "n": self.a.n,
+                       "games": self.a.games,
                        "phases": self.phases, "result": r,
                        "progress": self.progress}, f, indent=1)
         with open(os.path.join(out, "harvest.log"), "w") as f:
@@ -428,6 +437,9 @@ def main():
     p.add_argument("--alone-seconds", type=float, default=12.0,
                    help="length of each part of phase 4")
     p.add_argument("--n", type=int, default=512, help="be-matmul's n")
+    p.add_argument("--games", default="build:use-vbo=true,vkcube",
+                   help="comma-separated: vkcube, or a glmark2 benchmark "
+                   "(e.g. desktop, jellyfish)")
     p.add_argument("--no-gate", action="store_true",
                    help="skip the OpenCL gate phase")
     p.add_argument("--xvfb", default="Xvfb")
