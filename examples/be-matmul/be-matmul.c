@@ -7,15 +7,21 @@
  * time comes from queue profiling. The SDK's probe (used with no batond)
  * is an empty kernel, launched and finished on the same queue.
  *
- *   be-matmul [--n N] [--tasks T] [--name NAME] [--weight W] [--cap C]
- *             [--naive] [--check] [--quiet]
+ *   be-matmul [--n N] [--tasks T] [--seconds S] [--name NAME] [--weight W]
+ *             [--cap C] [--naive] [--check] [--progress] [--quiet]
  *
  * --naive launches each product whole, without the SDK (the ungated
  * baseline); --check compares every element of C with a product computed
  * on the host, so a row skipped or misplaced by a split fails. Prints rows
- * (work units) per second. Exit status 0, 1 on an OpenCL or SDK error, 3
- * when --check finds a wrong element, 77 with no OpenCL device (the skip
- * status of the tests). */
+ * (work units) per second. --seconds S runs products back to back (no
+ * task limit) and stops at the first launch boundary after S seconds,
+ * counting the rows of a product left unfinished (so it takes no
+ * --check); --progress prints `be-matmul: progress T ROWS` after the
+ * first launch past each whole second, T in CLOCK_MONOTONIC seconds and
+ * ROWS the rows done so far, for a benchmark to take the rate over its
+ * own window (bench/harvest_real.py). Exit status 0, 1 on an OpenCL or SDK
+ * error, 3 when --check finds a wrong element, 77 with no OpenCL device (the
+ * skip status of the tests). */
 #define CL_TARGET_OPENCL_VERSION 120
 #include <CL/cl.h>
 #include <math.h>
@@ -187,12 +193,15 @@ static const char usage[] =
     "\n"
     "  --n N          matrix size, 1 to 8192 (default 512)\n"
     "  --tasks T      products to compute, 1 to 1000000 (default 5)\n"
+    "  --seconds S    stop after S seconds, (0, 86400], a product left\n"
+    "                 unfinished counted in part (not with --check)\n"
     "  --name NAME    the name batond shows (default be-matmul)\n"
     "  --weight W     share among best-effort tenants, (0, 1000]\n"
     "  --cap C        GPU cap, (0, 1]\n"
     "  --naive        whole products, no SDK, no gate (the baseline)\n"
     "  --check        verify the last product on the CPU\n"
-    "  --quiet        no progress lines\n"
+    "  --quiet        no summary lines\n"
+    "  --progress     a line each second: time and rows done\n"
     "  -h, --help     this help\n"
     "\n"
     "Exit status: 0 done (and checked), 1 OpenCL, SDK or check failure,\n"
@@ -216,10 +225,29 @@ static bool number_arg(const char *opt, const char *s, double lo, bool lo_open,
 	return true;
 }
 
+/* --seconds and --progress, checked after each launch. */
+struct pace {
+	double t0, seconds, next_s;
+	bool progress;
+};
+
+static bool pace_stop(struct pace *p, double rows)
+{
+	double now = now_s();
+	if (p->progress && now >= p->next_s) {
+		printf("be-matmul: progress %.6f %.0f\n", now, rows);
+		fflush(stdout);
+		while (p->next_s <= now)
+			p->next_s += 1.0;
+	}
+	return p->seconds > 0 && now - p->t0 >= p->seconds;
+}
+
 int main(int argc, char **argv)
 {
 	int n = 512, tasks = 5;
-	bool naive = false, want_check = false, quiet = false;
+	double seconds = 0.0;
+	bool naive = false, want_check = false, quiet = false, progress = false;
 	const char *name = "be-matmul";
 	struct baton_be_options o;
 	baton_be_options_init(&o);
@@ -229,7 +257,7 @@ int main(int argc, char **argv)
 		double x = 0.0;
 		bool takes = !strcmp(a, "--n") || !strcmp(a, "--tasks") ||
 		             !strcmp(a, "--name") || !strcmp(a, "--weight") ||
-		             !strcmp(a, "--cap");
+		             !strcmp(a, "--cap") || !strcmp(a, "--seconds");
 		if (takes)
 			i++;
 		if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
@@ -243,6 +271,9 @@ int main(int argc, char **argv)
 			if (!number_arg(a, v, 1, false, 1000000, &x))
 				return 2;
 			tasks = (int)x;
+		} else if (!strcmp(a, "--seconds")) {
+			if (!number_arg(a, v, 0, true, 86400, &seconds))
+				return 2;
 		} else if (!strcmp(a, "--name") && v) {
 			name = v;
 		} else if (!strcmp(a, "--weight")) {
@@ -257,12 +288,20 @@ int main(int argc, char **argv)
 			want_check = true;
 		} else if (!strcmp(a, "--quiet")) {
 			quiet = true;
+		} else if (!strcmp(a, "--progress")) {
+			progress = true;
 		} else {
 			fprintf(stderr,
 			        "be-matmul: %s: %s\nTry 'be-matmul --help'.\n",
 			        a, takes ? "needs a value" : "unknown option");
 			return 2;
 		}
+	}
+	if (seconds < 0.0 || seconds > 86400.0 || (seconds > 0 && want_check)) {
+		fprintf(stderr, "be-matmul: --seconds cannot go "
+		                "with --check (a product may be left "
+		                "unfinished)\n");
+		return 2;
 	}
 	size_t cells = (size_t)n * (size_t)n;
 	float *a = malloc(cells * sizeof(float)),
@@ -294,29 +333,41 @@ int main(int argc, char **argv)
 			return 1;
 		}
 	}
-	double t0 = now_s(), dev_s = 0.0;
+	double t0 = now_s(), dev_s = 0.0, rows = 0.0;
 	uint64_t launches = 0;
-	for (int t = 0; t < tasks; t++) {
+	struct pace pc = {.t0 = t0,
+	                  .seconds = seconds,
+	                  .progress = progress,
+	                  .next_s = t0 + 1.0};
+	for (int t = 0; seconds > 0 || t < tasks; t++) {
 		if (naive) {
 			int64_t ns;
 			if (launch_rows(&c, 0, n, &ns) < 0)
 				return 1;
 			dev_s += ns > 0 ? (double)ns * 1e-9 : 0.0;
 			launches++;
+			rows += n;
+			if (pace_stop(&pc, rows))
+				break;
 			continue;
 		}
 		baton_be_task_begin(be, 1, n);
 		int64_t off, cnt;
-		int r;
-		while ((r = baton_be_next(be, &off, &cnt)) > 0) {
+		int r = 0;
+		bool stop = false;
+		while (!stop && (r = baton_be_next(be, &off, &cnt)) > 0) {
 			int64_t ns;
 			if (launch_rows(&c, off, cnt, &ns) < 0)
 				return 1;
 			dev_s += ns > 0 ? (double)ns * 1e-9 : 0.0;
 			launches++;
+			rows += (double)cnt;
 			if (baton_be_done(be, off, cnt, ns) != BATON_BE_OK)
 				return 1;
+			stop = pace_stop(&pc, rows);
 		}
+		if (stop)
+			break;
 		if (r < 0) {
 			fprintf(stderr, "be-matmul: baton_be_next: %s\n",
 			        baton_be_strerror(r));
@@ -324,15 +375,14 @@ int main(int argc, char **argv)
 		}
 	}
 	double el = now_s() - t0;
-	double rows = (double)n * tasks;
 	struct baton_be_info info = {0};
 	if (be)
 		baton_be_info(be, &info);
 	if (!quiet)
-		printf("be-matmul: n %d, %d tasks, %.0f rows in %.3f s: "
+		printf("be-matmul: n %d, %.2f tasks, %.0f rows in %.3f s: "
 		       "%.1f rows/s (work units/s), %.2f GFLOP/s, %llu "
 		       "launches, device busy %.1f %%, alpha %.3f ms, %s%s\n",
-		       n, tasks, rows, el, rows / el,
+		       n, rows / n, rows, el, rows / el,
 		       2.0 * n * (double)n * rows / el * 1e-9,
 		       (unsigned long long)launches, 100.0 * dev_s / el,
 		       (double)info.alpha_ns * 1e-6,

@@ -1,0 +1,464 @@
+#!/usr/bin/env python3
+"""Time harvesting on real clients (issue 11, item 6): best-effort OpenCL
+work (examples/be-matmul on PoCL) next to two games (by default glmark2
+`build` and vkcube; --games picks others) on Mesa llvmpipe/lavapipe at
+640x360 under a private Xvfb, paced by
+one batond (policy sa, SLA 30). PoCL runs its kernels on the same CPU
+cores llvmpipe renders on, so the BE work and the games truly compete.
+
+    bench/harvest_real.py [--build DIR] [--seconds 25] [--alone-seconds 12]
+                          [--n 512] [--games G1,G2] [--no-gate] [--out DIR]
+
+One batond and one X server for the whole run; the games start once and
+run through phases 1-3 back to back, then leave:
+  1 alone   the games alone;
+  2 naive   + `be-matmul --naive`, whole products launched free (not under
+            batond: no gate at all);
+  3 sdk     + `be-matmul` through the SDK, registered with the same batond
+            (the window and budget of docs/harvesting.md);
+  3g gate   (unless --no-gate) + the unmodified `be-matmul --naive` under
+            `baton run --be` with BATON_CL_SPLIT=matmul (the OpenCL gate);
+  4 be-sdk  the SDK alone under batond (continuous mode: its dedicated
+            speed through the gate), then
+  4 be-naive  `be-matmul --naive` alone (dedicated speed, ungated).
+
+Frames are timestamped outside the shim (bench/swap_probe.c for glmark2,
+tests/e2e/daemon/xcb_probe.c for vkcube). Each phase is judged over its
+own window: from SETTLE_S after its start (the BE program builds its
+kernel, the controller sees the new load) to its end. Per phase and game:
+mean FPS over 1-s windows, seconds below the SLA (a window under
+30 * (1 - 0.02), as bench/dynamic.py), frame-interval p99 and its ratio to
+phase 1's; the machine's CPU busy share (/proc/stat); BE rows/s over the
+same window (be-matmul --progress).
+
+Harvest ratio (stated in the output):
+    idle      = 1 - busy(phase 1)           share of the 2 cores the games
+                                            (and everything else) left idle
+    harvest   = rate(3) / (rate(4 be-sdk) * idle)
+rate(4 be-sdk) is BE's dedicated rate through the same SDK and batond, so
+the ratio is the share of the idle time BE turned into work at its own
+speed. The issue's targets: with gated BE every game keeps its SLA (<= 1 %
+of seconds below, frame p99 within 10 % of phase 1) and harvest >= 85 %.
+
+Timing runs share the machine: run under `flock /tmp/baton-cpu.lock`.
+Writes OUT/harvest.log (per-second FPS and BE rows/s, batond's BE status)
+and OUT/results.json."""
+
+import argparse
+import json
+import os
+import re
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+
+sys.dont_write_bytecode = True
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(HERE)
+sys.path.insert(0, HERE)
+sys.path.insert(0, os.path.join(ROOT, "tests", "e2e", "daemon"))
+import dynamic  # noqa: E402
+from batonbed import (Batond, Client, Fail, Xvfb, check, kill_group,  # noqa
+                      load, read_probe)
+
+SLA = dynamic.SLA
+SLA_TOL = dynamic.SLA_TOL
+SIZE = (640, 360)
+# Games present and paced before phase 1 is measured: registration, the
+# controller's first estimates of each game's cost.
+WARM_S = 6.0
+# Left out at the start of each phase: be-matmul builds its kernel and
+# warms up (about 1 s on PoCL), batond sees the new tenant; and after the
+# naive phase, the games catch up.
+SETTLE_S = 4.0
+STATUS_S = 0.5
+STAT_S = 0.25
+PROGRESS = re.compile(r"be-matmul: progress ([\d.]+) (\d+)")
+SUMMARY = re.compile(r"be-matmul: .* ([\d.]+) rows/s .*device busy "
+                     r"([\d.]+) %, alpha [\d.]+ ms, (\w+)(, continuous)?")
+
+
+def proc_stat():
+    with open("/proc/stat") as f:
+        return [int(x) for x in f.readline().split()[1:]]
+
+
+class Sampler:
+    """/proc/stat every STAT_S and batond's status every STATUS_S, with
+    CLOCK_MONOTONIC times, so any window's CPU busy share and BE mode can
+    be read afterwards."""
+
+    def __init__(self, daemon):
+        self.daemon = daemon
+        self.stats, self.status = [], []
+        self.done = threading.Event()
+        self.threads = [threading.Thread(target=self._stat, daemon=True),
+                        threading.Thread(target=self._status, daemon=True)]
+
+    def start(self):
+        for t in self.threads:
+            t.start()
+        return self
+
+    def stop(self):
+        self.done.set()
+        for t in self.threads:
+            t.join()
+
+    def _stat(self):
+        while True:
+            self.stats.append((time.monotonic(), proc_stat()))
+            if self.done.wait(STAT_S):
+                return
+
+    def _status(self):
+        while not self.done.wait(STATUS_S):
+            try:
+                st = self.daemon.status(timeout=2)
+            except (Fail, ValueError):
+                continue
+            self.status.append((time.monotonic(), st))
+
+    def busy(self, lo, hi):
+        """CPU busy (user, nice, system, irq, softirq) share over the
+        samples nearest [lo, hi]; steal separately."""
+        inside = [s for t, s in self.stats if lo <= t <= hi]
+        if len(inside) < 2:
+            return float("nan"), float("nan")
+        d = [y - x for x, y in zip(inside[0], inside[-1])]
+        total = sum(d[:8]) or 1
+        return (d[0] + d[1] + d[2] + d[5] + d[6]) / total, d[7] / total
+
+    def be_rows(self, lo, hi):
+        """batond's view of the BE tenants in [lo, hi]: per name, the
+        share of samples in continuous mode, and the median window (ms)
+        and budget."""
+        out = {}
+        for t, st in self.status:
+            if not lo <= t <= hi:
+                continue
+            for b in st.get("be", []):
+                out.setdefault(b["name"], []).append(b)
+        res = {}
+        for name, rows in out.items():
+            win = sorted(r.get("window_ms", 0.0) for r in rows)
+            bud = sorted(r.get("budget", 0.0) for r in rows)
+            res[name] = {
+                "samples": len(rows),
+                "continuous": sum(r.get("mode") == "continuous"
+                                  for r in rows) / len(rows),
+                "window_ms": win[len(win) // 2],
+                "budget": bud[len(bud) // 2],
+            }
+        return res
+
+    def game_shares(self, lo, hi):
+        """Sum of the games' gpu_share as batond measured it (their shims'
+        device time), mean over [lo, hi]: batond's own idea of the load."""
+        sums = [sum(x.get("gpu_share", 0.0) for x in st.get("tenants", []))
+                for t, st in self.status if lo <= t <= hi]
+        return sum(sums) / len(sums) if sums else float("nan")
+
+
+def frame_stats(stamps, lo, hi):
+    """One game over [lo, hi) (CLOCK_MONOTONIC s): FPS per whole 1-s
+    window, windows below the SLA, mean, p99 of the frame intervals that
+    start inside."""
+    wins = []
+    sec = lo
+    while sec + 1.0 <= hi + 1e-9:
+        wins.append(dynamic.window_fps(stamps, sec, sec + 1.0))
+        sec += 1.0
+    iv = sorted(b - a for a, b in zip(stamps, stamps[1:]) if lo <= a < hi)
+    p99 = iv[min(len(iv) - 1, int(0.99 * (len(iv) - 1) + 0.5))] if iv \
+        else float("inf")
+    return {
+        "windows": wins,
+        "below": sum(1 for f in wins if f < SLA * (1 - SLA_TOL)),
+        "mean": sum(wins) / len(wins) if wins else 0.0,
+        "p99_ms": p99 * 1e3,
+        "frames": len(iv),
+    }
+
+
+def be_rate(progress, lo, hi):
+    """rows/s between the first and last progress line inside [lo, hi]."""
+    pts = [(t, r) for t, r in progress if lo <= t <= hi]
+    if len(pts) < 2:
+        return float("nan")
+    (ta, ra), (tb, rb) = pts[0], pts[-1]
+    return (rb - ra) / (tb - ta)
+
+
+class Bench:
+    def __init__(self, a):
+        self.a = a
+        b = a.build
+        self.baton = os.path.join(b, "src", "cli", "baton")
+        self.batond = os.path.join(b, "src", "daemon", "batond")
+        self.matmul = os.path.join(b, "examples", "be-matmul", "be-matmul")
+        self.probes = {
+            "gl": os.path.join(b, "bench", "libswap_probe.so"),
+            "xcb": os.path.join(b, "tests", "e2e", "daemon",
+                                "libxcb_probe_e2e.so"),
+        }
+        for p in [self.baton, self.batond, self.matmul] + list(
+                self.probes.values()):
+            check(os.path.exists(p), "%s is missing: build first (ninja "
+                  "-C %s)" % (p, b))
+        for c in ("glmark2", "vkcube", "Xvfb"):
+            check(dynamic.find_exe(c), "%s is not installed" % c)
+        self.phases = []      # dicts, in order
+        self.progress = {}    # phase name -> [(t, rows)]
+        self.summaries = {}   # phase name -> be-matmul's last line
+
+    # ------------------------------------------------ the clients
+
+    def games(self, env, tmp):
+        """The games of --games: `vkcube`, else a glmark2 benchmark (scene
+        and options, as glmark2 -b takes them)."""
+        long_s = 6 * self.a.seconds + 60
+        out = []
+        for i, g in enumerate(self.a.games.split(",")):
+            if g == "vkcube":
+                name, probe = "vkcube", "xcb"
+                argv = [dynamic.find_exe("vkcube"), "--width", str(SIZE[0]),
+                        "--height", str(SIZE[1])]
+            else:
+                name, probe = "gl-" + g.split(":")[0], "gl"
+                argv = [dynamic.find_exe("glmark2"), "-s", "%dx%d" % SIZE,
+                        "-b", "%s:duration=%d" % (g, long_s)]
+            if any(name == o[0] for o in out):
+                name += "-%d" % i
+            path = os.path.join(tmp, name + ".probe")
+            cenv = dict(env, BATON_PROBE_OUT=path,
+                        LD_PRELOAD=self.probes[probe])
+            c = Client([self.baton, "run", "--name", name, "--"] + argv,
+                       cenv).__enter__()
+            out.append((name, c, path))
+        return out
+
+    def be(self, kind, env, seconds):
+        """be-matmul for `seconds`: naive (no SDK, no batond), sdk (the
+        SDK under batond) or gate (naive under `baton run --be`)."""
+        mm = [self.matmul, "--n", str(self.a.n), "--seconds",
+              "%g" % seconds, "--progress"]
+        benv = dict(env)
+        benv.pop("LD_PRELOAD", None)
+        if kind == "naive":
+            benv.pop("BATON_SOCKET", None)
+            return Client(mm + ["--naive"], benv).__enter__()
+        if kind == "sdk":
+            return Client(mm + ["--name", "sdk-mm"], benv).__enter__()
+        benv["BATON_CL_SPLIT"] = "matmul"
+        return Client([self.baton, "run", "--be", "--name", "gate-mm",
+                       "--", ] + mm + ["--naive"], benv).__enter__()
+
+    def phase(self, name, be_kind, env, seconds, games):
+        """Runs one phase; returns its (lo, hi) measurement window."""
+        t0 = time.monotonic()
+        if be_kind is None:
+            time.sleep(seconds)
+            hi = time.monotonic()
+        else:
+            c = self.be(be_kind, env, seconds)
+            try:
+                rc = c.wait_exit(seconds + 60)
+            finally:
+                kill_group(c.proc)
+            hi = time.monotonic()
+            with c._cond:
+                # The reader thread may still hold the last lines.
+                c._cond.wait_for(lambda: c._eof, timeout=5)
+                lines = list(c.lines)
+            check(rc == 0, "%s: be-matmul (%s) exited %d:\n%s" % (
+                name, be_kind, rc, "\n".join(lines[-20:])))
+            self.progress[name] = [
+                (float(m.group(1)), int(m.group(2)))
+                for m in map(PROGRESS.search, lines) if m]
+            self.summaries[name] = next(
+                (ln for ln in reversed(lines) if "rows/s" in ln), "")
+        for gname, c, _ in games:
+            check(c.proc.poll() is None, "%s exited during phase %s:\n%s" %
+                  (gname, name, c.output()))
+        lo = t0 + (SETTLE_S if name != "alone" else 0.0)
+        self.phases.append({"name": name, "be": be_kind, "lo": lo,
+                            "hi": hi})
+        print("phase %-8s %5.1f s measured" % (name, hi - lo))
+        sys.stdout.flush()
+
+    def run(self):
+        a = self.a
+        with tempfile.TemporaryDirectory(prefix="baton-harvest-") as tmp, \
+                Xvfb(a.xvfb) as x:
+            sock = os.path.join(tmp, "batond.sock")
+            env = x.env(BATON_SOCKET=sock)
+            daemon = Batond(self.batond, self.baton, sock,
+                            ["--policy", "sa", "--sla", "%g" % SLA], env)
+            daemon.start()
+            self.sampler = Sampler(daemon).start()
+            games = []
+            try:
+                games = self.games(env, tmp)
+                daemon.wait_tenants([g[0] for g in games], 20)
+                time.sleep(WARM_S)
+                self.phase("alone", None, env, a.seconds, games)
+                self.phase("naive", "naive", env, a.seconds, games)
+                self.phase("sdk", "sdk", env, a.seconds, games)
+                if not a.no_gate:
+                    self.phase("gate", "gate", env, a.seconds, games)
+                self.stamps = {g[0]: [s / 1e9 for s in read_probe(g[2])]
+                               for g in games}
+                for _, c, _ in games:
+                    c.__exit__()
+                games = []
+                time.sleep(1.0)
+                self.phase("be-sdk", "sdk", env, a.alone_seconds, [])
+                self.phase("be-naive", "naive", env, a.alone_seconds, [])
+            finally:
+                for _, c, _ in games:
+                    c.__exit__()
+                self.sampler.stop()
+                self.daemon_log = daemon.log[-60:]
+                daemon.stop()
+        return self
+
+    # ------------------------------------------------ figures
+
+    def analyse(self):
+        by = {}
+        for p in self.phases:
+            lo, hi = p["lo"], p["hi"]
+            p["busy"], p["steal"] = self.sampler.busy(lo, hi)
+            if p["name"] in self.progress:
+                p["rows_s"] = be_rate(self.progress[p["name"]], lo, hi)
+                p["be_line"] = self.summaries[p["name"]]
+            p["batond_be"] = self.sampler.be_rows(lo, hi)
+            if not p["name"].startswith("be-"):
+                p["games"] = {n: frame_stats(s, lo, hi)
+                              for n, s in self.stamps.items()}
+                p["game_share"] = self.sampler.game_shares(lo, hi)
+            by[p["name"]] = p
+        alone = by["alone"]
+        for p in self.phases:
+            for n, g in p.get("games", {}).items():
+                g["p99_ratio"] = g["p99_ms"] / alone["games"][n]["p99_ms"]
+        idle = 1.0 - alone["busy"]
+        ded = by["be-sdk"]["rows_s"]
+        self.result = {"idle": idle, "dedicated_sdk": ded,
+                       "dedicated_naive": by["be-naive"]["rows_s"]}
+        for n in ("sdk", "gate"):
+            if n in by:
+                self.result["harvest_" + n] = by[n]["rows_s"] / (ded * idle)
+        self.by = by
+        return self
+
+    def report(self, out):
+        r, by = self.result, self.by
+        names = list(self.stamps)
+        lines = []
+        lines.append("| phase | CPU busy | %s | BE rows/s | BE in batond |"
+                     % " | ".join("%s mean FPS / below-SLA s / p99 ms "
+                                  "(x alone)" % n for n in names))
+        lines.append("|---|---:|%s---:|---|" % ("---:|" * len(names)))
+        for p in self.phases:
+            cells = []
+            for n in names:
+                g = p.get("games", {}).get(n)
+                cells.append("%.1f / %d of %d / %.1f (x%.2f)" % (
+                    g["mean"], g["below"], len(g["windows"]), g["p99_ms"],
+                    g["p99_ratio"]) if g else "-")
+            bb = "; ".join("%s %.0f%% continuous, window %.1f ms, "
+                           "budget %.2f" % (k, v["continuous"] * 100,
+                                            v["window_ms"], v["budget"])
+                           for k, v in p["batond_be"].items()) or "-"
+            lines.append("| %s | %.0f%% | %s | %s | %s |" % (
+                p["name"], p["busy"] * 100, " | ".join(cells),
+                "%.0f" % p["rows_s"] if "rows_s" in p else "-", bb))
+        table = "\n".join(lines)
+        print()
+        print(table)
+        print()
+        print("idle = 1 - busy(alone) = %.3f; batond's games' gpu_share "
+              "sum in phase 1: %.3f" % (r["idle"],
+                                         by["alone"]["game_share"]))
+        print("dedicated BE rate: SDK under batond %.0f rows/s, naive %.0f"
+              % (r["dedicated_sdk"], r["dedicated_naive"]))
+        for n in ("sdk", "gate"):
+            if "harvest_" + n in r:
+                print("harvest(%s) = rate(%s) / (rate(be-sdk) x idle) = "
+                      "%.0f / (%.0f x %.3f) = %.1f %%" % (
+                          n, n, by[n]["rows_s"], r["dedicated_sdk"],
+                          r["idle"], r["harvest_" + n] * 100))
+        for n in ("sdk", "gate"):
+            if n not in by:
+                continue
+            gs = by[n]["games"]
+            ok_sla = all(g["below"] <= 0.01 * len(g["windows"])
+                         for g in gs.values())
+            ok_p99 = all(g["p99_ratio"] <= 1.10 for g in gs.values())
+            print("targets (%s): SLA <= 1 %% below %s, p99 within 10 %% %s, "
+                  "harvest >= 85 %% %s" % (
+                      n, "met" if ok_sla else "MISSED",
+                      "met" if ok_p99 else "MISSED",
+                      "met" if r["harvest_" + n] >= 0.85 else "MISSED"))
+        print("load %s" % load())
+        with open(os.path.join(out, "results.json"), "w") as f:
+            json.dump({"seconds": self.a.seconds, "n": self.a.n,
+                       "games": self.a.games,
+                       "phases": self.phases, "result": r,
+                       "progress": self.progress}, f, indent=1)
+        with open(os.path.join(out, "harvest.log"), "w") as f:
+            f.write(table + "\n\n")
+            for p in self.phases:
+                f.write("# %s: [%.1f, %.1f) %s\n" % (
+                    p["name"], p["lo"], p["hi"], p.get("be_line", "")))
+                for n, g in p.get("games", {}).items():
+                    f.write("  %-9s %s\n" % (n, " ".join(
+                        "%.1f" % w for w in g["windows"])))
+                prog = self.progress.get(p["name"], [])
+                f.write("  BE rows/s %s\n" % " ".join(
+                    "%.0f" % ((b[1] - a[1]) / (b[0] - a[0]))
+                    for a, b in zip(prog, prog[1:])))
+            f.write("\n# batond's log (last lines)\n")
+            f.write("\n".join(self.daemon_log) + "\n")
+        print("harvest.log and results.json in %s" % out)
+
+
+def main():
+    p = argparse.ArgumentParser(
+        description=__doc__.split("\n")[0],
+        formatter_class=argparse.RawDescriptionHelpFormatter, epilog=__doc__)
+    p.add_argument("--build", default=os.path.join(ROOT, "build"))
+    p.add_argument("--seconds", type=float, default=25.0,
+                   help="length of phases 1-3 (and the gate phase)")
+    p.add_argument("--alone-seconds", type=float, default=12.0,
+                   help="length of each part of phase 4")
+    p.add_argument("--n", type=int, default=512, help="be-matmul's n")
+    p.add_argument("--games", default="build:use-vbo=true,vkcube",
+                   help="comma-separated: vkcube, or a glmark2 benchmark "
+                   "(e.g. desktop, jellyfish)")
+    p.add_argument("--no-gate", action="store_true",
+                   help="skip the OpenCL gate phase")
+    p.add_argument("--xvfb", default="Xvfb")
+    p.add_argument("--out", default=None)
+    a = p.parse_args()
+    check(a.seconds > SETTLE_S + 2, "--seconds must exceed %.0f" %
+          (SETTLE_S + 2))
+    check(a.alone_seconds > SETTLE_S + 2, "--alone-seconds must exceed "
+          "%.0f" % (SETTLE_S + 2))
+    a.out = a.out or tempfile.mkdtemp(prefix="baton-harvest-")
+    os.makedirs(a.out, exist_ok=True)
+    b = Bench(a).run().analyse()
+    b.report(a.out)
+    return 0
+
+
+if __name__ == "__main__":
+    try:
+        sys.exit(main())
+    except Fail as e:
+        print("harvest_real: %s" % e, file=sys.stderr)
+        sys.exit(1)
