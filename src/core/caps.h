@@ -65,23 +65,23 @@ struct core_caps_gpu {
 	const struct core_owner_cap *owner_caps;
 	size_t n_owner_caps;
 
-	bool init;             /* set up on the first tick */
-	double pool;           /* cap no tenant holds: cap_total minus the
-	                          dynamic caps of the tenants in the array */
-	uint32_t joined;       /* tenants holding a dynamic cap, last tick */
-	double acc_time_s;     /* the period in progress */
-	double acc_util_s;     /* GPU busy over it (util x epoch), summed */
-	double acc_busy_s;     /* the tenants' busy time over it, summed */
-	double acc_beyond_s;   /* work-conserving tenants' busy time beyond
-	                          their strict budgets over it, summed */
-	bool sampled;          /* one period has ended */
-	uint32_t quiet;        /* successive periods without an overload
-	                          signal; a join or a departure restarts it */
-	uint32_t periods;      /* periods ended */
-	double total_load;     /* G6, last period: max(sum busy_i / T +
-	                          other_util, measured utilization), less
-	                          the work-conserving tenants' use beyond
-	                          their strict budgets */
+	bool init;           /* set up on the first tick */
+	double pool;         /* cap no tenant holds: cap_total minus the
+	                        dynamic caps of the tenants in the array */
+	uint32_t joined;     /* tenants holding a dynamic cap, last tick */
+	double acc_time_s;   /* the period in progress */
+	double acc_util_s;   /* GPU busy over it (util x epoch), summed */
+	double acc_busy_s;   /* the tenants' busy time over it, summed */
+	double acc_beyond_s; /* work-conserving tenants' busy time beyond
+	                        their strict budgets over it, summed */
+	bool sampled;        /* one period has ended */
+	uint32_t quiet;      /* successive periods without an overload
+	                        signal; a join or a departure restarts it */
+	uint32_t periods;    /* periods ended */
+	double total_load;   /* G6, last period: max(sum busy_i / T +
+	                        other_util, measured utilization), less
+	                        the work-conserving tenants' use beyond
+	                        their strict budgets */
 	/* G6 of the last periods, newest at recent_load[(periods - 1) %
 	 * CORE_CAPS_RECENT]: admission takes the highest of the quiet ones */
 	double recent_load[CORE_CAPS_RECENT];
