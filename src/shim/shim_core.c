@@ -413,7 +413,7 @@ uint64_t shim_frame_begin(enum shim_api api)
 	 * (core/reach.h). */
 	int64_t paced_until = wake > now ? wake : now;
 	bool gated = open > paced_until;
-	if (open > wake) {
+	if (gated) { /* an open time in (wake, now] needs no wait either */
 		wake = open;
 		sleeper = &fs.gate_sleeper;
 	}
