@@ -41,6 +41,27 @@ def baton(build, sock, *args):
     return r.returncode, r.stdout, r.stderr
 
 
+@contextlib.contextmanager
+def unpaced_batond(build, prefix):
+    """A batond (policy none: only caps hold the clients) on a private
+    socket for the block; yields the socket path; prints the tail of its
+    log at the end."""
+    d = tempfile.mkdtemp(prefix=prefix)
+    os.chmod(d, 0o755)
+    sock = os.path.join(d, "batond.sock")
+    daemon = subprocess.Popen(
+        [os.path.join(build, "src/daemon/batond"), "--socket", sock,
+         "--metrics", "off", "--policy", "none"],
+        stderr=open(os.path.join(d, "batond.log"), "w"))
+    time.sleep(0.5)
+    try:
+        yield sock
+    finally:
+        daemon.terminate()
+        daemon.wait(5)
+        sys.stdout.write(open(os.path.join(d, "batond.log")).read()[-2000:])
+
+
 TOLERANCE = 0.02  # the issue's accuracy target, points of the device
 NOISY = 0.15
 
@@ -71,15 +92,7 @@ def main():
         caps = [0.1, 0.3] if len(names) == 2 else [0.08] * len(names)
     if len(caps) != len(names):
         sys.exit("%d caps for %d clients" % (len(caps), len(names)))
-    d = tempfile.mkdtemp(prefix="baton-capd-")
-    os.chmod(d, 0o755)
-    sock = os.path.join(d, "batond.sock")
-    daemon = subprocess.Popen(
-        [os.path.join(build, "src/daemon/batond"), "--socket", sock,
-         "--metrics", "off", "--policy", "none"],
-        stderr=open(os.path.join(d, "batond.log"), "w"))
-    time.sleep(0.5)
-    try:
+    with unpaced_batond(build, "baton-capd-") as sock:
         with Xvfb() as x:
             env = x.env(BATON_SOCKET=sock)
             run = [os.path.join(build, "src/cli/baton"), "run", "--"]
@@ -129,10 +142,6 @@ def main():
                                         "the machine was busy"))
                     return 77
                 return 0
-    finally:
-        daemon.terminate()
-        daemon.wait(5)
-        sys.stdout.write(open(os.path.join(d, "batond.log")).read()[-2000:])
 
 
 if __name__ == "__main__":

@@ -19,15 +19,15 @@ over 0.15).
 """
 import json
 import os
-import subprocess
 import sys
-import tempfile
 import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "tests", "e2e", "gl"))
 sys.path.insert(0, os.path.join(HERE, "..", "tests", "e2e"))
+sys.path.insert(0, HERE)
 from glharness import Client, Noise, Share, Xvfb  # noqa: E402
+from caps_daemon_share import baton, unpaced_batond  # noqa: E402
 
 SECONDS = 10.0
 WARMUP = 3.0
@@ -38,13 +38,6 @@ TOLERANCE = 0.02  # the issue's accuracy target, points of the device
 # far above what a cap that held it (1x) would give.
 RATIO = 1.5
 NOISY = 0.15
-
-
-def baton(build, sock, *args):
-    r = subprocess.run([os.path.join(build, "src/cli/baton")] + list(args),
-                       env=dict(os.environ, BATON_SOCKET=sock),
-                       capture_output=True, text=True, timeout=30)
-    return r.returncode, r.stdout, r.stderr
 
 
 def status(build, sock):
@@ -58,15 +51,7 @@ def main():
     check = len(argv) != len(sys.argv) - 1
     build = argv[0] if argv else "build"
     cap = float(argv[1]) if len(argv) > 1 else 0.1
-    d = tempfile.mkdtemp(prefix="baton-capwc-")
-    os.chmod(d, 0o755)
-    sock = os.path.join(d, "batond.sock")
-    daemon = subprocess.Popen(
-        [os.path.join(build, "src/daemon/batond"), "--socket", sock,
-         "--metrics", "off", "--policy", "none"],
-        stderr=open(os.path.join(d, "batond.log"), "w"))
-    time.sleep(0.5)
-    try:
+    with unpaced_batond(build, "baton-capwc-") as sock:
         with Xvfb() as x:
             env = x.env(BATON_SOCKET=sock)
             argv = [os.path.join(build, "src/cli/baton"), "run", "--",
@@ -116,10 +101,6 @@ def main():
                     print("FAIL: " + "; ".join(bad))
                     return 1
                 return 0
-    finally:
-        daemon.terminate()
-        daemon.wait(5)
-        sys.stdout.write(open(os.path.join(d, "batond.log")).read()[-2000:])
 
 
 if __name__ == "__main__":
