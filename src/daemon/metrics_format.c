@@ -213,7 +213,8 @@ char *metrics_format(const struct metrics_snapshot *s, size_t *len)
 	           offsetof(struct metrics_tenant, u));
 	per_tenant(&b, s, "baton_tenant_overloaded", "gauge",
 	           "1 while the capacity stage finds the tenant overloaded "
-	           "(u over U_o for cap_run periods, or FPS under its SLA).",
+	           "(u over U_o for cap_run periods within cap_qos_margin of "
+	           "its SLA, or FPS under its SLA).",
 	           offsetof(struct metrics_tenant, overloaded));
 	per_tenant(&b, s, "baton_tenant_cap_bound", "gauge",
 	           "1 while the tenant's budget gate (its cap), not the "

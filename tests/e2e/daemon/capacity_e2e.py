@@ -29,10 +29,14 @@ admission   glmark2 on one steady scene, published cap 0.5 each: tenants
             count (cap_total / cap = 2) held as long. Per tenant, 1-s
             windows under SLA x 0.98 (frames timed outside the shim by
             bench/swap_probe.c) and the machine's CPU busy share (less the
-            CPU other processes used). Asserts: the admitted run has more
-            sessions or a busier machine, and
-            its worst tenant's below-SLA seconds are at most 1 % of the
-            hold, or the equal-share run's worst plus one window.
+            CPU other processes used). Asserts: its worst tenant's
+            below-SLA seconds are at most 1 % of the hold, or the
+            equal-share run's worst plus one window; and the admitted run
+            has at least as many sessions as equal shares, or fewer only
+            where the equal-share count itself broke the SLA (here
+            admission holds 3-4 against 2; on a machine slow enough that
+            one session costs a quarter of it, admission stops where
+            equal shares does, or before where that count cannot hold).
 
 With --static2x, admission also runs twice the equal-share count (a
 static 2x oversubscription) for the table. Timing checks that fail while
@@ -576,10 +580,10 @@ def report_admission(runs):
 def check_admission(runs):
     adm, eq = runs[0], runs[1]
     check(adm["sessions"] >= 1, "no session admitted")
-    check_timing(adm["sessions"] > eq["sessions"] or
-                 adm["busy_ours"] > eq["busy_ours"],
+    eq_broke = max(eq["below"]) > max(int(BELOW_PCT * eq["windows"]), 1)
+    check_timing(adm["sessions"] >= eq["sessions"] or eq_broke,
                  "admitted %d sessions (CPU busy %.1f %% less others' "
-                 "work), equal shares %d (%.1f %%)" % (
+                 "work), equal shares %d (%.1f %%) held the SLA" % (
                      adm["sessions"], adm["busy_ours"] * 100,
                      eq["sessions"], eq["busy_ours"] * 100))
     allow = max(int(BELOW_PCT * adm["windows"]), max(eq["below"]) + 1)
