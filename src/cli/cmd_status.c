@@ -31,8 +31,9 @@ void cmd_status_help(FILE *out)
 	        "\"cap\", \"budget\",\n"
 	        "            \"window_ms\", \"mode\", \"units_per_s\", "
 	        "\"gpu_share\", \"wait_ratio\",\n"
-	        "            \"units\", \"bad_records\"}]} (game rows carry "
-	        "\"kind\": \"game\")\n"
+	        "            \"units\", \"bad_records\"}], \"slot_ms\", "
+	        "\"slot_period_ms\"}\n"
+	        "            (game rows carry \"kind\": \"game\")\n"
 	        "  --watch   redraw every second until interrupted (with "
 	        "--json, one\n"
 	        "            object per line)\n"
@@ -74,7 +75,9 @@ void cmd_status_help(FILE *out)
 	        "continuous),\n"
 	        "UNITS/s of work done, GPU share and WAIT (time waiting for a "
 	        "window\n"
-	        "per second).\n"
+	        "per second). SLOT: the span of each frame period in which "
+	        "every\n"
+	        "paced game waits, where periodical sub-launches start.\n"
 	        "Exit status: 0 ok, 1 error reply or I/O failure, 2 usage "
 	        "error,\n"
 	        "4 batond not running.\n");
@@ -94,12 +97,18 @@ static double num(json_t *o, const char *key)
 }
 
 /* The best-effort tenants, when there are any (docs/harvesting.md). */
-static void print_be(FILE *out, json_t *be)
+static void print_be(FILE *out, json_t *st)
 {
+	json_t *be = json_object_get(st, "be");
 	if (json_array_size(be) == 0)
 		return;
+	if (num(st, "slot_ms") > 0.0)
+		fprintf(out, "BEST-EFFORT  (slot %.1f ms of each %.1f ms)\n",
+		        num(st, "slot_ms"), num(st, "slot_period_ms"));
+	else
+		fprintf(out, "BEST-EFFORT  (no slot: any phase)\n");
 	fprintf(out,
-	        "BEST-EFFORT\n%6s %-20s %8s %6s %6s %5s %6s %7s %-10s "
+	        "%6s %-20s %8s %6s %6s %5s %6s %7s %-10s "
 	        "%10s %6s %6s\n",
 	        "ID", "NAME", "PID", "UID", "WEIGHT", "CAP", "BUDGET", "WINDOW",
 	        "MODE", "UNITS/s", "GPU %", "WAIT");
@@ -175,7 +184,7 @@ static void print_table(FILE *out, json_t *st)
 	}
 	if (json_array_size(tenants) == 0)
 		fprintf(out, "(no tenants)\n");
-	print_be(out, json_object_get(st, "be"));
+	print_be(out, st);
 	const char *policy = json_string_value(json_object_get(st, "policy"));
 	fprintf(out, "GPU 0: policy %s, utilization %.1f%%",
 	        policy ? policy : "?", 100.0 * num(st, "gpu_util"));

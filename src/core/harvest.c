@@ -12,6 +12,9 @@ struct core_harvest_params core_harvest_params_default(void)
 	    .continuous_s = 0.017, /* the paper's N2 subtask, Sec. 4 */
 	    .rest_s = 0.0,
 	    .enter_quiet = 3, /* Algorithm 1: "count < 3" */
+	    .align = true,
+	    .slot_min_s = 0.002,
+	    .period_tolerance = 0.02,
 	};
 }
 

@@ -51,6 +51,12 @@ struct core_harvest_params {
 	uint32_t enter_quiet; /* quiet observations in a row to enter
 	                         continuous mode (paper: 3); one busy one
 	                         leaves it */
+	/* The slot (harvest_slot.h): periodical sub-launches start only
+	 * in the span of each frame period in which every game waits. */
+	bool align;              /* false: the window alone decides */
+	double slot_min_s;       /* a shorter common span is no slot */
+	double period_tolerance; /* games' periods this far apart (relative)
+	                            still share a slot */
 };
 
 /* One BE tenant as the harvesting stage sees it. */
@@ -68,6 +74,13 @@ struct core_be_tenant {
 	double window_s; /* longest sub-launch it may start now; 0 = wait */
 };
 
+/* The span of each frame period left to best-effort work (harvest_slot.h). */
+struct core_harvest_slot {
+	double start_s;  /* an occurrence's start */
+	double len_s;    /* its length; 0 = no slot (start any time) */
+	double period_s; /* it recurs every period_s */
+};
+
 /* What the stage found for one GPU at the last tick. */
 struct core_harvest_gpu {
 	double games_util; /* sum k_i F_i over the games with a known k */
@@ -77,11 +90,14 @@ struct core_harvest_gpu {
 	                      window is then periodical_s alone) */
 	bool games_quiet;  /* no game presented a frame this tick */
 	double weights;    /* the BE tenants' weights, summed */
+	struct core_harvest_slot slot; /* core_harvest_slot's, not the
+	                                  tick's: it needs the time */
 };
 
 /* Defaults: 1 ms window margin, 5 % budget margin, no periodical cap (Eq. 1
  * decides), 17 ms continuous sub-launches (the paper's N2), no least rest,
- * 3 quiet observations (the paper). */
+ * 3 quiet observations (the paper); aligned to the slot, of at least 2 ms,
+ * over periods within 2 %. */
 struct core_harvest_params core_harvest_params_default(void);
 
 /* The Eq. 1 window over the games (s): min 1/F_i - sum H_i - margin_s,

@@ -85,6 +85,9 @@ struct core_tenant {
 	                          model held the tenant's work for want of
 	                          budget): the cap, not the pacer, held the
 	                          game back (reach.h: cap_bound) */
+	double present_s;      /* when its last Present was, in seconds on
+	                          the caller's clock; 0 = none yet (the
+	                          harvesting slot, harvest_slot.h) */
 	double cap_initial;    /* published cap in (0, 1] (gOver's initial
 	                          cap, G1); 0 = not capped (caps.h) */
 	bool work_conserving;  /* its cap may be exceeded while the GPU has

@@ -273,7 +273,8 @@ json_t *daemon_status(struct daemon *d)
 	}
 	const struct core_caps_gpu *g = &d->gpu.caps;
 	return json_pack(
-	    "{s:s, s:s, s:f, s:f, s:f, s:f, s:b, s:f, s:b, s:I, s:f, s:o, s:o}",
+	    "{s:s, s:s, s:f, s:f, s:f, s:f, s:b, s:f, s:b, s:I, s:f, s:o, s:o, "
+	    "s:f, s:f}",
 	    "type", "status", "policy", d->policy->name, "gpu_util",
 	    d->gpu.util, "other_util", d->gpu.other_util, "common_fps",
 	    d->gpu.common_fps, "sla_util", d->gpu.sla_util, "overload",
@@ -283,6 +284,8 @@ json_t *daemon_status(struct daemon *d)
 	     * advertised */
 	    "total_load", g->total_load, "severe", (int)g->severe, "overloaded",
 	    (json_int_t)g->n_overloaded, "cap_pool", g->pool, "tenants", list,
-	    /* best-effort tenants (docs/harvesting.md) */
-	    "be", be);
+	    /* best-effort tenants (docs/harvesting.md) and the slot their
+	     * periodical sub-launches start in (core/harvest_slot.h) */
+	    "be", be, "slot_ms", d->harvest_gpu.slot.len_s * 1e3,
+	    "slot_period_ms", d->harvest_gpu.slot.period_s * 1e3);
 }

@@ -58,6 +58,7 @@ struct metrics_snapshot {
 	double sla_util;   /* core_gpu.sla_util */
 	bool overload;     /* core_gpu.overload */
 	double common_fps; /* core_gpu.common_fps (ESA), 0 otherwise */
+	double slot_s;     /* core_harvest_gpu.slot.len_s, 0 = none */
 	double total_load; /* core_caps_gpu.total_load */
 	bool cap_severe;   /* core_caps_gpu.severe: capacity not advertised */
 	double n_cap_overloaded;

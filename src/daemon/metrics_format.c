@@ -247,6 +247,12 @@ char *metrics_format(const struct metrics_snapshot *s, size_t *len)
 	gpu_gauge(&b, "baton_gpu_common_fps",
 	          "ESA's common reference frame rate (0 under other policies).",
 	          s->common_fps);
+	gpu_gauge(&b, "baton_harvest_slot_seconds",
+	          "Length of the span of each frame period in which every "
+	          "paced tenant waits before Present, where best-effort "
+	          "sub-launches start in periodical mode; 0 = none (the "
+	          "window alone decides).",
+	          s->slot_s);
 	gpu_gauge(&b, "baton_gpu_total_load",
 	          "Total load of the last capacity period (the tenants' busy "
 	          "time over the period plus other load, or the measured "

@@ -11,6 +11,7 @@
 #include <stdio.h>
 
 #include "core/controller.h"
+#include "core/harvest_slot.h"
 #include "ipc/control.h"
 #include "util/log.h"
 
@@ -193,6 +194,22 @@ static int64_t window_ns(double window_s)
 	return ns < 1.0 ? 1 : (int64_t)llround(ns);
 }
 
+/* The slot (core/harvest_slot.h) as the control block's integers, in
+ * periodical mode only (continuous mode has no games to align to); none
+ * when a length or period does not fit. */
+static void slot_ns(const struct core_harvest_slot *s,
+                    struct ipc_control_values *v)
+{
+	double start = s->start_s * 1e9, len = s->len_s * 1e9;
+	double period = s->period_s * 1e9;
+	if (!(len >= 1.0) || !(period >= len) || !(period < 4e9) ||
+	    !(start > 0.0) || !(start < 9e18))
+		return;
+	v->be_slot_start_ns = (int64_t)llround(start);
+	v->be_slot_len_ns = (uint32_t)llround(len);
+	v->be_slot_period_ns = (uint32_t)llround(period);
+}
+
 void daemon_write_be(const struct daemon *d, struct tenant *t)
 {
 	const struct core_be_tenant *b = &t->be_state.core;
@@ -204,6 +221,8 @@ void daemon_write_be(const struct daemon *d, struct tenant *t)
 	    .cap_ns_per_s = cap_ns(b->budget),
 	    .be_window_ns = window_ns(b->window_s),
 	};
+	if (b->mode == CORE_HARVEST_PERIODICAL)
+		slot_ns(&d->harvest_gpu.slot, &v);
 	ipc_control_write(t->shm.control, &v);
 }
 
@@ -218,6 +237,7 @@ static void publish(struct daemon *d, size_t n_snap, size_t n_be)
 	    .sla_util = d->gpu.sla_util,
 	    .overload = d->gpu.overload,
 	    .common_fps = d->gpu.common_fps,
+	    .slot_s = d->harvest_gpu.slot.len_s,
 	    .total_load = d->gpu.caps.total_load,
 	    .cap_severe = d->gpu.caps.severe,
 	    .n_cap_overloaded = d->gpu.caps.n_overloaded,
@@ -319,7 +339,7 @@ static void be_epoch(struct tenant *t, const struct epoch_sample *s, double dt)
 /* Stage 6 (core/harvest.h), right after core_controller_tick as the
  * simulator runs it: the games as the controller left them (their learned
  * k and targets), the best-effort tenants' budgets, windows and modes. */
-static void harvest(struct daemon *d, size_t n_games)
+static void harvest(struct daemon *d, size_t n_games, int64_t now)
 {
 	size_t m = 0;
 	for (size_t i = 0; i < d->n_tenants; i++) {
@@ -329,6 +349,8 @@ static void harvest(struct daemon *d, size_t n_games)
 	}
 	core_harvest_tick(&d->harvest, d->core, n_games, d->gpu.other_util,
 	                  &d->harvest_gpu, d->be_core, m);
+	core_harvest_slot(&d->harvest, d->core, n_games, (double)now * 1e-9,
+	                  &d->harvest_gpu.slot);
 	m = 0;
 	for (size_t i = 0; i < d->n_tenants; i++) {
 		struct tenant *t = d->tenants[i];
@@ -398,6 +420,7 @@ void daemon_tick(struct daemon *d, int64_t now)
 		t->core.paced_frames = s.paced;
 		t->core.sleep_s = s.sleep_s;
 		t->core.gate_s = s.gate_s;
+		t->core.present_s = (double)t->last_present_ns * 1e-9;
 		t->core.cap_initial = t->cap;
 		t->core.work_conserving = t->work_conserving;
 		/* The core wants one contiguous array. */
@@ -420,7 +443,7 @@ void daemon_tick(struct daemon *d, int64_t now)
 			log_info("at most one tenant overloaded: advertising "
 			         "capacity again");
 	}
-	harvest(d, n);
+	harvest(d, n, now);
 
 	size_t k = 0;
 	for (size_t i = 0; i < d->n_tenants; i++) {

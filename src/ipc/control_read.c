@@ -15,6 +15,9 @@ bool ipc_control_read(const struct baton_control *c,
 	    .flags = GET(c->flags),
 	    .cap_ns_per_s = GET(c->cap_ns_per_s),
 	    .be_window_ns = GET(c->be_window_ns),
+	    .be_slot_start_ns = GET(c->be_slot_start_ns),
+	    .be_slot_len_ns = GET(c->be_slot_len_ns),
+	    .be_slot_period_ns = GET(c->be_slot_period_ns),
 	    .version = GET(c->version),
 	};
 	/* The field loads must complete before seq is read again. */

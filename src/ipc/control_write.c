@@ -19,5 +19,8 @@ void ipc_control_write(struct baton_control *c,
 	PUT(c->flags, v->flags);
 	PUT(c->cap_ns_per_s, v->cap_ns_per_s);
 	PUT(c->be_window_ns, v->be_window_ns);
+	PUT(c->be_slot_start_ns, v->be_slot_start_ns);
+	PUT(c->be_slot_len_ns, v->be_slot_len_ns);
+	PUT(c->be_slot_period_ns, v->be_slot_period_ns);
 	atomic_store_explicit(&c->seq, odd + 1u, memory_order_release);
 }

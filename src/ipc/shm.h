@@ -45,20 +45,27 @@ struct baton_shm_header {
  * It never waits for the writer. */
 struct baton_control {
 	_Atomic uint32_t seq;
-	uint32_t version;         /* BATON_SHM_VERSION */
-	int64_t target_period_ns; /* 0 = unpaced, run free */
-	uint64_t policy_epoch;    /* batond's tick counter */
-	uint32_t flags;           /* BATON_CONTROL_* */
-	uint32_t cap_ns_per_s;    /* GPU-time cap: GPU ns per second of wall
-	                             time, 1 to BATON_CAP_MAX_NS_PER_S; 0 =
-	                             none (core/gate.h). For a best-effort
-	                             tenant: its harvesting budget, 0 = none
-	                             (wait) */
-	int64_t be_window_ns;     /* best-effort tenants only: the longest
-	                             sub-launch it may start now (Eq. 1 of
-	                             GPU grid, core/harvest.h), 0 = wait for
-	                             the next write; 0 for games */
-	uint64_t reserved[3];
+	uint32_t version;           /* BATON_SHM_VERSION */
+	int64_t target_period_ns;   /* 0 = unpaced, run free */
+	uint64_t policy_epoch;      /* batond's tick counter */
+	uint32_t flags;             /* BATON_CONTROL_* */
+	uint32_t cap_ns_per_s;      /* GPU-time cap: GPU ns per second of wall
+	                               time, 1 to BATON_CAP_MAX_NS_PER_S; 0 =
+	                               none (core/gate.h). For a best-effort
+	                               tenant: its harvesting budget, 0 = none
+	                               (wait) */
+	int64_t be_window_ns;       /* best-effort tenants only: the longest
+	                               sub-launch it may start now (Eq. 1 of
+	                               GPU grid, core/harvest.h), 0 = wait for
+	                               the next write; 0 for games */
+	int64_t be_slot_start_ns;   /* best-effort tenants, periodical mode:
+	                               an occurrence of the span in which every
+	                               game waits (core/harvest_slot.h), on
+	                               CLOCK_MONOTONIC */
+	uint32_t be_slot_len_ns;    /* its length; 0 = no slot: start any
+	                               time the window allows */
+	uint32_t be_slot_period_ns; /* it recurs every period */
+	uint64_t reserved[1];
 };
 
 /* A cap of one whole GPU. The cap took the place of a reserved field
@@ -79,6 +86,10 @@ struct baton_control {
  * best-effort client that sees BATON_CONTROL_VALID with no window waits
  * (or, with no daemon at all, runs its own probe loop); a game ignores
  * both. Layout and BATON_SHM_VERSION unchanged. */
+
+/* The slot took two more reserved fields: an older daemon writes no slot
+ * (len 0), and an older client ignores it and starts when the window
+ * allows, as before. Layout and BATON_SHM_VERSION unchanged. */
 
 /* Single producer (the shim's frame path), single consumer (batond). */
 struct baton_ring {

@@ -14,6 +14,7 @@
 
 #include "ipc/ring.h"
 #include "ipc/socket_path.h"
+#include "core/harvest_slot.h"
 #include "sdk/be_internal.h"
 
 void baton_be_options_init(struct baton_be_options *o)
@@ -230,6 +231,28 @@ static bool daemon_window(struct baton_be *be, int64_t now, double *w,
 	                      : CORE_HARVEST_PERIODICAL;
 	be->tenant.budget = (double)be->ctl.cap_ns_per_s * 1e-9;
 	*w = (double)be->ctl.be_window_ns * 1e-9;
+	if (be->tenant.mode == CORE_HARVEST_PERIODICAL &&
+	    be->ctl.be_slot_len_ns > 0) {
+		/* Start only in the span every game waits in, sized to
+		 * what is left of it (core/harvest_slot.h). */
+		struct core_harvest_slot slot = {
+		    .start_s = (double)be->ctl.be_slot_start_ns * 1e-9,
+		    .len_s = (double)be->ctl.be_slot_len_ns * 1e-9,
+		    .period_s = (double)be->ctl.be_slot_period_ns * 1e-9,
+		};
+		double next;
+		*w = core_harvest_slot_window(&slot, *w, (double)now * 1e-9,
+		                              &next);
+		if (!(*w > 0.0)) {
+			int64_t at = (int64_t)llround(next * 1e9);
+			if (at <= now)
+				at = now + 1000; /* rounding: just after */
+			*wake = at < now + 10 * BE_STEP_NS
+			            ? at
+			            : now + 10 * BE_STEP_NS;
+			return false;
+		}
+	}
 	return true;
 }
 

@@ -3,6 +3,8 @@
 
 #include <math.h>
 
+#include "core/harvest_slot.h"
+
 static const struct sim_be_act none = {.n_submit = 0, .wake_ns = -1};
 
 static int64_t kernel_ns(const struct sim_tenant_spec *s, uint64_t n)
@@ -32,11 +34,28 @@ double sim_be_dedicated_rate(const struct sim_tenant_spec *spec)
 }
 
 /* The next sub-launch, as large as the window the core gives for the
- * current mode (core_harvest_window), sized by the core's fit. */
-static struct sim_be_act launch(struct sim_be *b,
+ * current mode (core_harvest_window), in periodical mode within the
+ * games' slot (harvest_slot.h: else a rest until its next occurrence;
+ * not under GPU grid's probe, which knows no phases),
+ * sized by the core's fit. */
+static struct sim_be_act launch(struct sim_be *b, int64_t now,
                                 const struct core_harvest_gpu *hg)
 {
 	double w = core_harvest_window(b->hp, hg, &b->core);
+	if (!b->core.probe && b->core.mode == CORE_HARVEST_PERIODICAL &&
+	    w > 0.0) {
+		double next;
+		w = core_harvest_slot_window(&hg->slot, w, (double)now / 1e9,
+		                             &next);
+		int64_t wake = llround(next * 1e9);
+		if (!(w > 0.0)) {
+			if (wake <= now)
+				wake = now + 1000; /* rounding: just after */
+			b->state = SIM_BE_RESTING;
+			return (struct sim_be_act){.n_submit = 0,
+			                           .wake_ns = wake};
+		}
+	}
 	uint64_t offset, count;
 	if (!(w > 0.0) ||
 	    !core_harvest_task_next(&b->task, &b->fit, w, &offset, &count)) {
@@ -88,7 +107,7 @@ static struct sim_be_act step(struct sim_be *b, int64_t now,
 		                               llround(s->probe_us * 1e3),
 		                           .wake_ns = -1};
 	}
-	return launch(b, hg);
+	return launch(b, now, hg);
 }
 
 struct sim_be_act sim_be_wake(struct sim_be *b, int64_t now,
@@ -125,7 +144,7 @@ struct sim_be_act sim_be_done(struct sim_be *b, int64_t now, int64_t submit_ns,
 		 * behind whatever the GPU holds (notes Sec. 3). */
 		double k_us = (double)(now - submit_ns) / 1e3;
 		core_harvest_observe(b->hp, &b->core, k_us < s->alpha_us);
-		return launch(b, hg);
+		return launch(b, now, hg);
 	}
 	/* The sub-launch finished; the fit learns its execution time (what
 	 * queue profiling or CUDA events report, not the wait before it). */

@@ -42,6 +42,7 @@ struct sim_game {
 	uint32_t ep_paced;   /* frames the pacer delayed this epoch */
 	int64_t ep_sleep_ns; /* their pacing sleeps, summed */
 	int64_t ep_interval_ns;
+	int64_t last_present_ns; /* its last Present call, 0 = none */
 	int64_t last_display_ns; /* valid if displayed */
 	bool displayed;
 	struct sim_metrics metrics;

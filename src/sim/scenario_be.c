@@ -83,8 +83,10 @@ bool sim_be_parse_harvest(struct sim_cfg_ctx *c, const config_setting_t *root,
                           struct sim_scenario *sc)
 {
 	static const char *const known[] = {
-	    "margin_ms", "util_margin", "periodical_ms", "continuous_ms",
-	    "rest_ms",   "enter_quiet", "games_seen",    NULL};
+	    "margin_ms",        "util_margin", "periodical_ms",
+	    "continuous_ms",    "rest_ms",     "enter_quiet",
+	    "games_seen",       "align",       "slot_min_ms",
+	    "period_tolerance", NULL};
 	struct core_harvest_params *p = &sc->harvest;
 	config_setting_t *g;
 
@@ -96,6 +98,7 @@ bool sim_be_parse_harvest(struct sim_cfg_ctx *c, const config_setting_t *root,
 		return true;
 	double margin = p->margin_s * 1e3, per = p->periodical_s * 1e3;
 	double cont = p->continuous_s * 1e3, rest = p->rest_s * 1e3;
+	double slot_min = p->slot_min_s * 1e3;
 	long long quiet = p->enter_quiet;
 	if (!sim_cfg_check_known(c, g, known) ||
 	    !sim_cfg_num(c, g, "margin_ms", &margin, 0, 1000, 0) ||
@@ -104,8 +107,13 @@ bool sim_be_parse_harvest(struct sim_cfg_ctx *c, const config_setting_t *root,
 	    !sim_cfg_num(c, g, "continuous_ms", &cont, 0, 10000, NUM_LO_OPEN) ||
 	    !sim_cfg_num(c, g, "rest_ms", &rest, 0, 10000, 0) ||
 	    !sim_cfg_int(c, g, "enter_quiet", &quiet, 1, 1000) ||
-	    !sim_cfg_bool(c, g, "games_seen", &sc->games_seen))
+	    !sim_cfg_bool(c, g, "games_seen", &sc->games_seen) ||
+	    !sim_cfg_bool(c, g, "align", &p->align) ||
+	    !sim_cfg_num(c, g, "slot_min_ms", &slot_min, 0, 1000, 0) ||
+	    !sim_cfg_num(c, g, "period_tolerance", &p->period_tolerance, 0, 1,
+	                 0))
 		return false;
+	p->slot_min_s = slot_min / 1e3;
 	p->margin_s = margin / 1e3;
 	p->periodical_s = per / 1e3;
 	p->continuous_s = cont / 1e3;

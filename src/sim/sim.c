@@ -16,6 +16,7 @@
 #include <stdlib.h>
 
 #include "core/controller.h"
+#include "core/harvest_slot.h"
 #include "sim/be.h"
 #include "sim/game.h"
 #include "sim/gpu.h"
@@ -149,6 +150,7 @@ static void submit(struct sim *s, uint32_t i, int64_t now)
 static void present(struct sim *s, uint32_t i, int64_t now)
 {
 	struct sim_game *g = &s->games[i];
+	g->last_present_ns = now;
 	if (sim_game_can_submit(g))
 		submit(s, i, now);
 	else
@@ -252,6 +254,9 @@ static void harvest_tick(struct sim *s, int64_t now, uint32_t n_games)
 	core_harvest_tick(&s->sc->harvest, s->roster,
 	                  s->sc->games_seen ? n_games : 0,
 	                  s->core_gpu.other_util, &s->harvest, s->be_roster, m);
+	core_harvest_slot(&s->sc->harvest, s->roster,
+	                  s->sc->games_seen ? n_games : 0, (double)now / 1e9,
+	                  &s->harvest.slot);
 	for (uint32_t j = 0; j < m; j++) {
 		uint32_t i = s->be_of[j];
 		s->be[i].core = s->be_roster[j];
@@ -295,6 +300,7 @@ static void on_tick(struct sim *s, int64_t now)
 			t->frames = e.frames;
 			t->paced_frames = e.paced;
 			t->sleep_s = e.sleep_s;
+			t->present_s = (double)g->last_present_ns / 1e9;
 			t->gpu_busy_s =
 			    (double)(exec - s->tick_exec_ns[i]) / 1e9;
 			/* Where the shim's gate makes a frame wait before

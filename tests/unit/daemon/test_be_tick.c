@@ -240,6 +240,58 @@ static void test_game_makes_it_periodical(void **state)
 	assert_false(control(f, 1).flags & BATON_CONTROL_BE_CONTINUOUS);
 }
 
+/* The slot (core/harvest_slot.h) in the control block: the span before
+ * each of the game's Presents in which it waits, less its k at the start
+ * and the margin at the end, recurring at its period; none with alignment
+ * off or in continuous mode. Status shows its length. */
+static void test_slot_in_control_block(void **state)
+{
+	struct fixture *f = *state;
+	add_game(f, 0, 30);
+	add_be(f, 1, 1, 0);
+	for (int e = 0; e < 30; e++) {
+		f->now += 100 * MS;
+		render(f, 0, 4 * MS, 0);
+		launch(f, 1, 5 * MS, 2 * MS, 3, BATON_FRAME_BE);
+		daemon_tick(&f->d, f->now);
+	}
+	const struct tenant *g = f->p[0].t;
+	double period = 1.0 / g->core.target_fps;
+	struct ipc_control_values v = control(f, 1);
+	/* render(): each frame waits period - 10 ms before Present, in
+	 * whole nanoseconds of the period the game was given */
+	double wait = (double)(v.be_slot_period_ns - 10 * MS) * 1e-9;
+	double margin = f->d.harvest.margin_s;
+	assert_float_equal(v.be_slot_period_ns * 1e-9, period, 1e-6);
+	assert_float_equal(v.be_slot_len_ns * 1e-9, wait - 0.004 - margin,
+	                   1e-4);
+	/* an occurrence ends margin before one of the game's Presents */
+	double end = (double)(v.be_slot_start_ns + v.be_slot_len_ns) * 1e-9;
+	double present = (double)g->last_present_ns * 1e-9;
+	double phase = fmod(present - margin - end + 100 * period, period);
+	assert_true(fmin(phase, period - phase) < 1e-4);
+	json_t *st = daemon_status(&f->d);
+	assert_float_equal(json_number_value(json_object_get(st, "slot_ms")),
+	                   v.be_slot_len_ns * 1e-6, 1e-3);
+	json_decref(st);
+
+	/* alignment off: no slot, the window alone */
+	f->d.harvest.align = false;
+	tick(f);
+	assert_int_equal(control(f, 1).be_slot_len_ns, 0);
+	f->d.harvest.align = true;
+	f->now += 100 * MS;
+	render(f, 0, 4 * MS, 0);
+	daemon_tick(&f->d, f->now);
+	assert_true(control(f, 1).be_slot_len_ns > 0);
+	/* the game stops: continuous, no slot */
+	for (int e = 0; e < 3; e++)
+		tick(f);
+	v = control(f, 1);
+	assert_true(v.flags & BATON_CONTROL_BE_CONTINUOUS);
+	assert_int_equal(v.be_slot_len_ns, 0);
+}
+
 /* BATON_FRAME_BE from a game and a frame from a best-effort tenant are
  * dropped and counted; the tenants stay, and only their own kind of
  * record counts. */
@@ -365,6 +417,7 @@ int main(void)
 #define T(fn) cmocka_unit_test_setup_teardown(fn, setup, teardown)
 	    T(test_alone_goes_continuous),
 	    T(test_game_makes_it_periodical),
+	    T(test_slot_in_control_block),
 	    T(test_wrong_kind_dropped),
 	    T(test_total_load_leaves_out_be),
 	    T(test_weights_caps_and_departure),

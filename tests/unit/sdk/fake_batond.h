@@ -33,6 +33,11 @@ bool fake_batond_wait(struct fake_batond *b, int n);
  * s) and the continuous flag; a new epoch each time. */
 void fake_batond_control(struct fake_batond *b, int64_t window_ns,
                          uint32_t budget_ns_per_s, bool continuous);
+/* The same, periodical, with a slot (shm.h): len_ns from start_ns, every
+ * period_ns. */
+void fake_batond_control_slot(struct fake_batond *b, int64_t window_ns,
+                              uint32_t budget_ns_per_s, int64_t start_ns,
+                              uint32_t len_ns, uint32_t period_ns);
 /* Hangs up on the client, as a daemon that died. */
 void fake_batond_drop(struct fake_batond *b);
 /* Reads the records pushed since the last call; how many. */

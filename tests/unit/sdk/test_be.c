@@ -203,6 +203,47 @@ static void continuous_and_budget_rest(void **state)
 	fake_batond_stop(&b);
 }
 
+/* The slot: a periodical sub-launch starts only inside an occurrence
+ * (the record's release time), no longer than what is left of it; too
+ * little left waits for the next. Timing bounds are one-sided (a late
+ * wake-up on a busy machine only moves the start later, or to the next
+ * occurrence) with 5 ms for a preemption between the decision and the
+ * release. */
+static void slot_respected(void **state)
+{
+	(void)state;
+	struct fake_batond b;
+	assert_true(fake_batond_start(&b, FAKE_WELCOME));
+	baton_be *be = open_with(&b, 5000);
+	const int64_t len = 8 * MS, period = 50 * MS, slack = 5 * MS;
+	int64_t start = now_ns() + 30 * MS;
+	fake_batond_control_slot(&b, 10 * MS, 1000000000u, start, (uint32_t)len,
+	                         (uint32_t)period);
+	assert_int_equal(baton_be_task_begin(be, 1, 1000), BATON_BE_OK);
+	struct baton_be_info info;
+	int64_t off, cnt;
+	for (int i = 0; i < 4; i++) {
+		assert_int_equal(baton_be_next(be, &off, &cnt), 1);
+		baton_be_info(be, &info);
+		assert_int_equal(baton_be_done(be, off, cnt, MS), BATON_BE_OK);
+		struct baton_frame rec;
+		assert_int_equal(fake_batond_records(&b, &rec, 1), 1);
+		assert_true(rec.present_ns >= start);
+		int64_t in = (rec.present_ns - start) % period;
+		if (in >= len + slack || info.window_ns + in > len + slack)
+			fail_msg(
+			    "sub-launch %d released %.2f ms into a %.0f-ms "
+			    "slot with a %.2f-ms window",
+			    i, in / 1e6, len / 1e6, info.window_ns / 1e6);
+		/* never a sliver: at least half of min(window, slot) */
+		assert_true(info.window_ns >= len / 2 && info.window_ns <= len);
+		if (i == 1) /* 2 ms left: less than half of 8 */
+			sleep_ns(len - 2 * MS - (now_ns() - start) % period);
+	}
+	baton_be_close(be);
+	fake_batond_stop(&b);
+}
+
 /* Lost mid-task: the probe loop (periodical, rest 1/F), never free; back
  * under batond once it answers again, waiting for its first word. */
 static void lost_daemon_probe_loop(void **state)
@@ -467,6 +508,7 @@ int main(void)
 	    cmocka_unit_test(sizes_follow_window_and_fit),
 	    cmocka_unit_test(waits_while_shut),
 	    cmocka_unit_test(continuous_and_budget_rest),
+	    cmocka_unit_test(slot_respected),
 	    cmocka_unit_test(lost_daemon_probe_loop),
 	    cmocka_unit_test(refused_probe_loop),
 	    cmocka_unit_test(probe_hysteresis),
