@@ -141,6 +141,8 @@ class Sampler:
                 continue
             for b in st.get("be", []):
                 out.setdefault(b["name"], []).append(b)
+        slots = sorted(st.get("slot_ms", 0.0) for t, st in self.status
+                       if lo <= t <= hi)
         res = {}
         for name, rows in out.items():
             win = sorted(r.get("window_ms", 0.0) for r in rows)
@@ -151,6 +153,10 @@ class Sampler:
                                   for r in rows) / len(rows),
                 "window_ms": win[len(win) // 2],
                 "budget": bud[len(bud) // 2],
+                # the slot periodical sub-launches start in (0 = none)
+                "slot_ms": slots[len(slots) // 2] if slots else 0.0,
+                "with_slot": sum(x > 0 for x in slots) / len(slots)
+                if slots else 0.0,
             }
         return res
 
@@ -371,8 +377,10 @@ class Bench:
                     g["mean"], g["below"], len(g["windows"]), g["p99_ms"],
                     g["p99_ratio"]) if g else "-")
             bb = "; ".join("%s %.0f%% continuous, window %.1f ms, "
-                           "budget %.2f" % (k, v["continuous"] * 100,
-                                            v["window_ms"], v["budget"])
+                           "budget %.2f, slot %.1f ms (%.0f%% of samples)"
+                           % (k, v["continuous"] * 100, v["window_ms"],
+                              v["budget"], v["slot_ms"],
+                              v["with_slot"] * 100)
                            for k, v in p["batond_be"].items()) or "-"
             lines.append("| %s | %.0f%% | %s | %s | %s |" % (
                 p["name"], p["busy"] * 100, " | ".join(cells),
