@@ -3,6 +3,8 @@
 
 #include <math.h>
 
+#include "core/harvest_stuck.h"
+
 struct core_harvest_params core_harvest_params_default(void)
 {
 	return (struct core_harvest_params){
@@ -12,6 +14,8 @@ struct core_harvest_params core_harvest_params_default(void)
 	    .continuous_s = 0.017, /* the paper's N2 subtask, Sec. 4 */
 	    .rest_s = 0.0,
 	    .enter_quiet = 3, /* Algorithm 1: "count < 3" */
+	    .stuck_factor = 2.0,
+	    .stuck_slack_s = 0.05,
 	};
 }
 
@@ -126,6 +130,7 @@ void core_harvest_tick(const struct core_harvest_params *p,
 			core_harvest_observe(p, &be[i], hg->games_quiet);
 		be[i].window_s = core_harvest_window(p, hg, &be[i]);
 	}
+	core_harvest_stuck(p, hg, be, n_be);
 }
 
 enum core_harvest_mode core_harvest_observe(const struct core_harvest_params *p,
