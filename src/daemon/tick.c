@@ -11,6 +11,7 @@
 #include <stdio.h>
 
 #include "core/controller.h"
+#include "daemon/be_stuck.h"
 #include "ipc/control.h"
 #include "util/log.h"
 
@@ -319,13 +320,15 @@ static void be_epoch(struct tenant *t, const struct epoch_sample *s, double dt)
 /* Stage 6 (core/harvest.h), right after core_controller_tick as the
  * simulator runs it: the games as the controller left them (their learned
  * k and targets), the best-effort tenants' budgets, windows and modes. */
-static void harvest(struct daemon *d, size_t n_games)
+static void harvest(struct daemon *d, size_t n_games, int64_t now)
 {
 	size_t m = 0;
 	for (size_t i = 0; i < d->n_tenants; i++) {
 		struct tenant *t = d->tenants[i];
-		if (t->be && !t->corrupt)
-			d->be_core[m++] = t->be_state.core;
+		if (!t->be || t->corrupt)
+			continue;
+		daemon_be_inflight(t, now); /* the stuck rule's input */
+		d->be_core[m++] = t->be_state.core;
 	}
 	core_harvest_tick(&d->harvest, d->core, n_games, d->gpu.other_util,
 	                  &d->harvest_gpu, d->be_core, m);
@@ -334,7 +337,9 @@ static void harvest(struct daemon *d, size_t n_games)
 		struct tenant *t = d->tenants[i];
 		if (!t->be || t->corrupt)
 			continue;
+		bool was = t->be_state.core.stuck;
 		t->be_state.core = d->be_core[m++];
+		daemon_be_stuck_log(t, was);
 		daemon_write_be(d, t);
 	}
 }
@@ -352,6 +357,7 @@ static void fill_be_snapshot(const struct tenant *t, struct metrics_be *m)
 	    .budget = b->core.budget,
 	    .window_s = b->core.window_s,
 	    .continuous = b->core.mode == CORE_HARVEST_CONTINUOUS ? 1.0 : 0.0,
+	    .stuck = b->core.stuck ? 1.0 : 0.0,
 	};
 	snprintf(m->name, sizeof(m->name), "%s", t->name);
 }
@@ -420,7 +426,7 @@ void daemon_tick(struct daemon *d, int64_t now)
 			log_info("at most one tenant overloaded: advertising "
 			         "capacity again");
 	}
-	harvest(d, n);
+	harvest(d, n, now);
 
 	size_t k = 0;
 	for (size_t i = 0; i < d->n_tenants; i++) {
