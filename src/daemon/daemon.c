@@ -21,7 +21,7 @@ bool daemon_init(struct daemon *d, const struct daemon_config *cfg)
 	d->cfg = *cfg;
 	d->policy = cfg->policy;
 	d->next_id = 1;
-	d->harvest = core_harvest_params_default();
+	d->harvest = cfg->harvest;
 	host_load_init(&d->host, NULL);
 	d->intervals = malloc(STATS_WINDOW * sizeof(*d->intervals));
 	d->frames = malloc(BATON_RING_CAPACITY * sizeof(*d->frames));

@@ -386,14 +386,24 @@ static int log_lines(const struct batond_proc *p, const char *needle)
  * sub-launch was released long ago on a 5 ms window is STUCK in status
  * and on /metrics, gets no budget and no window, and the other BE
  * tenant's window closes while its budget stands; the stamp cleared and
- * the record in, both clear, with one log line each way. */
+ * the record in, both clear, with one log line each way. batond runs
+ * with a harvest group: its continuous_ms sets the windows. */
 static void test_stuck(void **state)
 {
 	(void)state;
 	struct batond_proc p;
+	char cfg[] = "/tmp/batond-be-XXXXXX";
+	int fd = mkstemp(cfg);
+	assert_true(fd >= 0);
+	static const char text[] = "harvest = { continuous_ms = 25; };\n";
+	assert_int_equal(write(fd, text, sizeof(text) - 1),
+	                 (ssize_t)sizeof(text) - 1);
+	close(fd);
+	const char *const args[] = {"--config", cfg, NULL};
 	setenv("BATON_LOG", "info", 1); /* the line that it cleared */
-	spawn(&p, NULL);
+	spawn(&p, args);
 	unsetenv("BATON_LOG");
+	unlink(cfg);
 	static struct fake_tenant hung, other;
 	char err[256];
 	if (!fake_be_register(&hung, p.sock, "hung", "", err, sizeof(err)) ||
@@ -401,7 +411,15 @@ static void test_stuck(void **state)
 		fail_msg("register: %s", err);
 	assert_true(await_budget(&hung, 0.475, 1e-6));
 	assert_true(await_budget(&other, 0.475, 1e-6));
-	assert_true(window_of(&hung) > 0 && window_of(&other) > 0);
+	/* continuous (no game), 25 ms split between two equal weights */
+	bool split = false;
+	for (int i = 0; i < 250 && !split; i++, usleep(20000))
+		split = window_of(&hung) == 12500000 &&
+		        window_of(&other) == 12500000;
+	if (!split)
+		fail_msg("windows %lld and %lld ns, want 12.5 ms each",
+		         (long long)window_of(&hung),
+		         (long long)window_of(&other));
 	assert_int_equal(stuck_in_status(&p, hung.id), 0);
 	assert_int_equal(stuck_in_metrics(&p, hung.id), 0);
 
@@ -436,7 +454,10 @@ static void test_stuck(void **state)
 	if (!await_stuck(&p, hung.id, 0))
 		fail_msg("still stuck");
 	assert_true(await_budget(&hung, 0.475, 1e-6));
-	assert_true(window_of(&hung) > 0 && window_of(&other) > 0);
+	split = false;
+	for (int i = 0; i < 250 && !split; i++, usleep(20000))
+		split = window_of(&hung) > 0 && window_of(&other) > 0;
+	assert_true(split);
 	assert_int_equal(stuck_in_metrics(&p, hung.id), 0);
 	assert_int_equal(log_lines(&p, "stuck: its sub-launch has run"), 1);
 	assert_int_equal(log_lines(&p, "no longer stuck"), 1);
