@@ -122,6 +122,12 @@ static void sizes_follow_window_and_fit(void **state)
 		blocks += rec[i].cpu_ns;
 	}
 	assert_int_equal(blocks, n);
+	/* a task abandoned mid-sub-launch leaves nothing in flight */
+	assert_int_equal(baton_be_task_begin(be, 7, 4), BATON_BE_OK);
+	assert_int_equal(baton_be_next(be, &off, &cnt), 1);
+	assert_true(atomic_load(&ring->be_inflight_ns) > 0);
+	assert_int_equal(baton_be_task_begin(be, 7, 4), BATON_BE_OK);
+	assert_int_equal(atomic_load(&ring->be_inflight_ns), 0);
 	baton_be_close(be);
 	fake_batond_stop(&b);
 }
