@@ -46,7 +46,7 @@ void core_harvest_stuck(const struct core_harvest_params *p,
 	 * game above 1 / stuck_slack_s FPS (20 at 50 ms), and before that
 	 * would promise a share of time whose end nobody knows. So: no new
 	 * BE work on this GPU until the hung kernel's record arrives; the
-	 * games lose at most the one sub-launch that hung. */
+	 * games wait behind no BE work but the sub-launch that hung. */
 	for (size_t i = 0; i < n; i++)
 		be[i].window_s = 0.0;
 }
