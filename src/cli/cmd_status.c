@@ -31,8 +31,9 @@ void cmd_status_help(FILE *out)
 	        "\"cap\", \"budget\",\n"
 	        "            \"window_ms\", \"mode\", \"units_per_s\", "
 	        "\"gpu_share\", \"wait_ratio\",\n"
-	        "            \"units\", \"bad_records\"}], \"slot_ms\", "
-	        "\"slot_period_ms\"}\n"
+	        "            \"units\", \"bad_records\", \"stuck\", "
+	        "\"inflight_ms\"}], \"slot_ms\",\n"
+	        "            \"slot_period_ms\"}\n"
 	        "            (game rows carry \"kind\": \"game\")\n"
 	        "  --watch   redraw every second until interrupted (with "
 	        "--json, one\n"
@@ -72,7 +73,10 @@ void cmd_status_help(FILE *out)
 	        "WEIGHT, CAP, BUDGET (GPU share the games leave it), WINDOW "
 	        "(longest\n"
 	        "sub-launch it may start now, ms), MODE (periodical or "
-	        "continuous),\n"
+	        "continuous;\n"
+	        "STUCK: its sub-launch has run far past its window, a hung "
+	        "kernel, and\n"
+	        "every best-effort window stays shut until it reports),\n"
 	        "UNITS/s of work done, GPU share and WAIT (time waiting for a "
 	        "window\n"
 	        "per second). SLOT: the span of each frame period in which "
@@ -120,6 +124,9 @@ static void print_be(FILE *out, json_t *st)
 		    json_string_value(json_object_get(t, "name"));
 		const char *mode =
 		    json_string_value(json_object_get(t, "mode"));
+		/* a hung sub-launch (docs/harvesting.md) */
+		if (json_is_true(json_object_get(t, "stuck")))
+			mode = "STUCK";
 		char cap[16] = "-";
 		if (num(t, "cap") > 0.0)
 			snprintf(cap, sizeof(cap), "%.2f", num(t, "cap"));

@@ -3,6 +3,8 @@
 
 #include <math.h>
 
+#include "core/harvest_stuck.h"
+
 struct core_harvest_params core_harvest_params_default(void)
 {
 	return (struct core_harvest_params){
@@ -15,6 +17,8 @@ struct core_harvest_params core_harvest_params_default(void)
 	    .align = true,
 	    .slot_min_s = 0.002,
 	    .period_tolerance = 0.02,
+	    .stuck_factor = 2.0,
+	    .stuck_slack_s = 0.05,
 	};
 }
 
@@ -129,6 +133,7 @@ void core_harvest_tick(const struct core_harvest_params *p,
 			core_harvest_observe(p, &be[i], hg->games_quiet);
 		be[i].window_s = core_harvest_window(p, hg, &be[i]);
 	}
+	core_harvest_stuck(p, hg, be, n_be);
 }
 
 enum core_harvest_mode core_harvest_observe(const struct core_harvest_params *p,

@@ -57,6 +57,10 @@ struct core_harvest_params {
 	double slot_min_s;       /* a shorter common span is no slot */
 	double period_tolerance; /* games' periods this far apart (relative)
 	                            still share a slot */
+	/* A sub-launch in flight longer than max(stuck_factor x its window,
+	 * its window + stuck_slack_s) is a hung kernel (harvest_stuck.h). */
+	double stuck_factor;
+	double stuck_slack_s;
 };
 
 /* One BE tenant as the harvesting stage sees it. */
@@ -66,12 +70,19 @@ struct core_be_tenant {
 	double cap;    /* published cap in (0, 1]; 0 = none */
 	bool probe;    /* its mode follows its own probe
 	                  (core_harvest_observe), not the games' telemetry */
+
+	/* Inputs of the stuck rule (harvest_stuck.h): how long its
+	 * sub-launch under way has been in flight (s; 0 = none), and the
+	 * window that sub-launch was given. */
+	double inflight_s;
+	double inflight_window_s;
 	/* state */
 	uint32_t quiet; /* quiet observations in a row, saturating */
 	/* outputs */
 	enum core_harvest_mode mode;
 	double budget;   /* GPU seconds per second it may use */
 	double window_s; /* longest sub-launch it may start now; 0 = wait */
+	bool stuck;      /* its sub-launch overran (harvest_stuck.h) */
 };
 
 /* The span of each frame period left to best-effort work (harvest_slot.h). */
@@ -92,12 +103,13 @@ struct core_harvest_gpu {
 	double weights;    /* the BE tenants' weights, summed */
 	struct core_harvest_slot slot; /* core_harvest_slot's, not the
 	                                  tick's: it needs the time */
+	uint32_t n_stuck;              /* BE tenants with a hung sub-launch */
 };
 
 /* Defaults: 1 ms window margin, 5 % budget margin, no periodical cap (Eq. 1
  * decides), 17 ms continuous sub-launches (the paper's N2), no least rest,
  * 3 quiet observations (the paper); aligned to the slot, of at least 2 ms,
- * over periods within 2 %. */
+ * over periods within 2 %; stuck past max(2 x window, window + 50 ms). */
 struct core_harvest_params core_harvest_params_default(void);
 
 /* The Eq. 1 window over the games (s): min 1/F_i - sum H_i - margin_s,
@@ -110,7 +122,8 @@ double core_harvest_eq1(const struct core_harvest_params *p,
 /* One tick: the GPU's window, free share and quiet observation from the
  * games, then every BE tenant's budget (weights, caps; what a cap leaves
  * goes to the others), mode (telemetry-driven tenants observe
- * games_quiet) and window. other_util: load no tenant reports. */
+ * games_quiet) and window; last the stuck rule (harvest_stuck.h) over
+ * their inflight_s. other_util: load no tenant reports. */
 void core_harvest_tick(const struct core_harvest_params *p,
                        const struct core_tenant *games, size_t n_games,
                        double other_util, struct core_harvest_gpu *hg,

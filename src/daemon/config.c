@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "daemon/config_harvest.h"
 #include "ipc/msg.h"
 #include "ipc/socket_path.h"
 
@@ -23,6 +24,7 @@ bool daemon_config_defaults(struct daemon_config *cfg)
 	    .max_conns_per_uid = DAEMON_DEFAULT_CONNS_PER_UID,
 	    .hello_timeout_ms = DAEMON_DEFAULT_HELLO_MS,
 	    .params = core_params_default(),
+	    .harvest = core_harvest_params_default(),
 	    .max_tenants_per_uid = DAEMON_DEFAULT_MAX_TENANTS_PER_UID,
 	};
 	cfg->params.epoch_s = cfg->epoch_ms / 1000.0;
@@ -233,6 +235,22 @@ static bool file_params(struct file_ctx *f, struct daemon_config *cfg,
 			                  pf->lo_open ? "(" : "[", pf->lo,
 			                  pf->hi);
 		*(double *)((char *)&cfg->params + pf->offset) = v;
+	}
+	return true;
+}
+
+/* harvest = { margin_ms = 1; stuck_factor = 2; ... }; (config_harvest.h) */
+static bool file_harvest(struct file_ctx *f, struct daemon_config *cfg,
+                         const config_setting_t *group)
+{
+	if (!config_setting_is_group(group))
+		return file_error(f, group, "must be a group { ... }");
+	for (int i = 0; i < config_setting_length(group); i++) {
+		const config_setting_t *s = config_setting_get_elem(group, i);
+		char why[160];
+		if (!daemon_config_harvest_key(&cfg->harvest, s, why,
+		                               sizeof(why)))
+			return file_error(f, s, "%s", why);
 	}
 	return true;
 }
@@ -461,6 +479,8 @@ static bool file_setting(struct file_ctx *f, struct daemon_config *cfg,
 			                  "that exists");
 	} else if (strcmp(name, "params") == 0) {
 		return file_params(f, cfg, s);
+	} else if (strcmp(name, "harvest") == 0) {
+		return file_harvest(f, cfg, s);
 	} else if (strcmp(name, "apps") == 0) {
 		return file_apps(f, cfg, s);
 	} else if (strcmp(name, "user_caps") == 0) {
@@ -555,9 +575,16 @@ void daemon_usage(FILE *out)
 	    "cap_u_limit,\n"
 	    "                    cap_w_u, cap_w_e, cap_steal, cap_run, "
 	    "cap_quiet,\n"
-	    "                    cap_sla_tol, cap_qos_margin, cap_total), apps "
-	    "(per-application entries: name,\n"
-	    "                    cap, work_conserving, cost_ms, sla) and "
+	    "                    cap_sla_tol, cap_qos_margin, cap_total), a "
+	    "harvest\n"
+	    "                    group (best-effort work: margin_ms, "
+	    "util_margin,\n"
+	    "                    periodical_ms, continuous_ms, enter_quiet, "
+	    "stuck_factor,\n"
+	    "                    stuck_ms, align, slot_min_ms, "
+	    "period_tolerance), apps\n"
+	    "                    (per-application entries: name, cap,\n"
+	    "                    work_conserving, cost_ms, sla) and "
 	    "user_caps\n"
 	    "                    (uid, cap); the command line wins\n"
 	    "  --help            this text\n"

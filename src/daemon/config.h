@@ -7,6 +7,7 @@
 #include <sys/types.h>
 #include <sys/un.h>
 
+#include "core/harvest.h"
 #include "core/policy.h"
 #include "ipc/msg.h"
 
@@ -51,6 +52,8 @@ struct daemon_config {
 	int max_conns_per_uid;
 	int hello_timeout_ms;
 	struct core_params params;
+	/* time harvesting (the harvest group; docs/harvesting.md) */
+	struct core_harvest_params harvest;
 	unsigned max_tenants_per_uid; /* 0 = no cap */
 	/* Members (supplementary groups included) may send admin requests,
 	 * besides root, the daemon's user and its group. */
@@ -68,8 +71,8 @@ const struct daemon_app *daemon_config_app(const struct daemon_config *cfg,
 
 /* Defaults: the socket of ipc_socket_path(), sa, 30 FPS, 100 ms, metrics on
  * 127.0.0.1:9477, 64 connections per uid, a 2 s hello deadline,
- * core_params_default(). false if the socket path does not
- * fit. */
+ * core_params_default(), core_harvest_params_default(). false if the
+ * socket path does not fit. */
 bool daemon_config_defaults(struct daemon_config *cfg);
 
 /* Reads a libconfig file into cfg. On failure false with "file:line:

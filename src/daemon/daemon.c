@@ -21,7 +21,7 @@ bool daemon_init(struct daemon *d, const struct daemon_config *cfg)
 	d->cfg = *cfg;
 	d->policy = cfg->policy;
 	d->next_id = 1;
-	d->harvest = core_harvest_params_default();
+	d->harvest = cfg->harvest;
 	host_load_init(&d->host, NULL);
 	d->intervals = malloc(STATS_WINDOW * sizeof(*d->intervals));
 	d->frames = malloc(BATON_RING_CAPACITY * sizeof(*d->frames));
@@ -125,6 +125,7 @@ struct tenant *daemon_add_be_tenant(struct daemon *d, const char *name,
 	t->be = true;
 	t->be_state.weight = weight > 0.0 ? weight : 1.0;
 	t->be_state.last_ns = now_ns;
+	t->be_state.registered_ns = now_ns;
 	t->cap = cap > 0.0 && cap <= 1.0 ? cap : 0.0;
 	/* An app entry's cap binds a best-effort tenant of that name too
 	 * (lowered, never raised, as for a game's hello). */
@@ -199,7 +200,7 @@ static json_t *be_status(const struct daemon *d)
 		    list,
 		    json_pack(
 		        "{s:s, s:s, s:I, s:i, s:I, s:f, s:f, s:f, s:f, "
-		        "s:s, s:f, s:f, s:f, s:I, s:I}",
+		        "s:s, s:f, s:f, s:f, s:I, s:I, s:b, s:f}",
 		        "kind", "be", "name", t->name, "id", (json_int_t)t->id,
 		        "pid", (int)t->pid, "uid", (json_int_t)t->uid, "weight",
 		        b->weight, "cap", t->cap, "budget", b->core.budget,
@@ -210,7 +211,11 @@ static json_t *be_status(const struct daemon *d)
 		        "wait_ratio", b->wait_ratio, "units",
 		        (json_int_t)b->units,
 		        /* records of the wrong kind, dropped */
-		        "bad_records", (json_int_t)t->wrong_kind));
+		        "bad_records", (json_int_t)t->wrong_kind,
+		        /* a hung sub-launch (core/harvest_stuck.h), and
+		           how long the one under way has run (0: none) */
+		        "stuck", (int)b->core.stuck, "inflight_ms",
+		        b->core.inflight_s * 1e3));
 	}
 	return list;
 }

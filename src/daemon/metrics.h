@@ -42,6 +42,7 @@ struct metrics_be {
 	double budget;     /* GPU seconds per second it may use */
 	double window_s;   /* longest sub-launch it may start now */
 	double continuous; /* 1 in continuous mode */
+	double stuck;      /* 1 while its sub-launch overran (hung) */
 };
 
 /* One configured app profile and how many more sessions of it fit. */

@@ -146,6 +146,12 @@ static void be_families(struct buf *b, const struct metrics_snapshot *s)
 	       "tenant "
 	       "presented a frame for enter_quiet ticks).",
 	       offsetof(struct metrics_be, continuous));
+	per_be(b, s, "baton_be_stuck",
+	       "1 while a best-effort tenant's sub-launch has run past "
+	       "max(stuck_factor x its window, its window + stuck_ms): a hung "
+	       "kernel. It gets no budget and every best-effort window stays "
+	       "shut until it reports.",
+	       offsetof(struct metrics_be, stuck));
 }
 
 /* One gauge of GPU 0 (one controller per GPU; more GPUs get more labels). */

@@ -68,6 +68,9 @@ struct tenant {
 		uint64_t units;      /* work units done, in all */
 		int64_t last_ns;     /* its last record's present_ns, else its
 		                        registration: no wait counts beyond */
+		/* its registration: no inflight time counts before
+		 * (be_stuck.h) */
+		int64_t registered_ns;
 	} be_state;
 
 	/* Records of the wrong kind (BATON_FRAME_BE from a game, a frame

@@ -12,6 +12,7 @@
 
 #include "core/controller.h"
 #include "core/harvest_slot.h"
+#include "daemon/be_stuck.h"
 #include "ipc/control.h"
 #include "util/log.h"
 
@@ -344,8 +345,10 @@ static void harvest(struct daemon *d, size_t n_games, int64_t now)
 	size_t m = 0;
 	for (size_t i = 0; i < d->n_tenants; i++) {
 		struct tenant *t = d->tenants[i];
-		if (t->be && !t->corrupt)
-			d->be_core[m++] = t->be_state.core;
+		if (!t->be || t->corrupt)
+			continue;
+		daemon_be_inflight(t, now); /* the stuck rule's input */
+		d->be_core[m++] = t->be_state.core;
 	}
 	core_harvest_tick(&d->harvest, d->core, n_games, d->gpu.other_util,
 	                  &d->harvest_gpu, d->be_core, m);
@@ -356,7 +359,9 @@ static void harvest(struct daemon *d, size_t n_games, int64_t now)
 		struct tenant *t = d->tenants[i];
 		if (!t->be || t->corrupt)
 			continue;
+		bool was = t->be_state.core.stuck;
 		t->be_state.core = d->be_core[m++];
+		daemon_be_stuck_log(t, was);
 		daemon_write_be(d, t);
 	}
 }
@@ -374,6 +379,7 @@ static void fill_be_snapshot(const struct tenant *t, struct metrics_be *m)
 	    .budget = b->core.budget,
 	    .window_s = b->core.window_s,
 	    .continuous = b->core.mode == CORE_HARVEST_CONTINUOUS ? 1.0 : 0.0,
+	    .stuck = b->core.stuck ? 1.0 : 0.0,
 	};
 	snprintf(m->name, sizeof(m->name), "%s", t->name);
 }

@@ -95,8 +95,25 @@ struct baton_control {
 struct baton_ring {
 	_Atomic uint64_t head; /* records ever written; record i lives at
 	                          index i % capacity */
-	uint64_t reserved[7];
+	/* Best-effort tenants only (0 for games): when the sub-launch under
+	 * way was released to the device (CLOCK_MONOTONIC ns; 0 = none under
+	 * way), and the window it was given (ns). Written by the client:
+	 * the window first, then the release (release order); the release
+	 * cleared to 0 when it reports the sub-launch. batond reads them
+	 * each tick to flag a hung kernel (docs/harvesting.md, "stuck"). */
+	_Atomic int64_t be_inflight_ns;
+	_Atomic int64_t be_inflight_window_ns;
+	uint64_t reserved[5];
 };
+
+/* be_inflight_ns and be_inflight_window_ns took two of the ring header's
+ * reserved fields, which every writer before them wrote as zero ("nothing
+ * under way"): an older daemon ignores them, and a newer daemon reading
+ * an older client sees no sub-launch under way, so never a stuck one.
+ * Layout and BATON_SHM_VERSION unchanged. batond takes them as hostile:
+ * a release in the future, or a window of 0 or above
+ * IPC_FRAME_MAX_PERIOD_NS, counts as none; a release before the tenant's
+ * registration counts from the registration. */
 
 /* One frame, written at Present. Times are CLOCK_MONOTONIC nanoseconds. */
 struct baton_frame {

@@ -158,6 +158,20 @@ void baton_be_close(baton_be *be)
 	free(be);
 }
 
+/* Publishes in the ring header (shm.h) the sub-launch under way: released
+ * at release_ns (0 = none) with window_ns. batond flags it stuck when it
+ * runs far past its window. The window first, so a daemon that sees the
+ * release sees its window. */
+static void publish_inflight(struct baton_be *be, int64_t release_ns,
+                             int64_t window_ns)
+{
+	if (release_ns)
+		atomic_store_explicit(&be->shm.ring->be_inflight_window_ns,
+		                      window_ns, memory_order_relaxed);
+	atomic_store_explicit(&be->shm.ring->be_inflight_ns, release_ns,
+	                      memory_order_release);
+}
+
 /* The fit of kernel id: its own, else a free slot, else the least
  * recently used one, cleared. */
 static struct be_kernel *kernel_fit(struct baton_be *be, uint32_t id)
@@ -188,6 +202,8 @@ int baton_be_task_begin(baton_be *be, uint32_t kernel_id, int64_t n_blocks)
 	be->kernel = kernel_fit(be, kernel_id);
 	be->task = (struct core_harvest_task){.n = (uint64_t)n_blocks};
 	be->in_task = true;
+	if (be->outstanding)
+		publish_inflight(be, 0, 0); /* abandoned */
 	be->outstanding = false;
 	/* Algorithm 1 starts each task with count = 0: two periodical
 	 * sub-launches before continuous mode can begin. */
@@ -335,6 +351,7 @@ int baton_be_next(baton_be *be, int64_t *offset, int64_t *count)
 	be->out_waited_ns = now - t0;
 	be->waited_ns += now - t0;
 	be->window_ns = (int64_t)(w * 1e9);
+	publish_inflight(be, now, be->window_ns);
 	*offset = (int64_t)off;
 	*count = (int64_t)n;
 	return 1;
@@ -391,6 +408,7 @@ int baton_be_done(baton_be *be, int64_t offset, int64_t count,
 	core_harvest_task_done(&be->task, &be->kernel->fit, (uint64_t)count,
 	                       t_s);
 	push_record(be, (uint64_t)count, t_ns);
+	publish_inflight(be, 0, 0);
 	double rest = core_harvest_rest(be->out_daemon ? &be->hp : &be->hp_nd,
 	                                &be->tenant, t_s);
 	if (rest < 0.0) {

@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <jansson.h>
@@ -238,9 +239,25 @@ static void test_bad_hellos_and_uid_cap(void **state)
 	batond_cleanup(&p);
 }
 
+static int64_t mono_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000000000LL + ts.tv_nsec;
+}
+
+/* The window in a tenant's control block now (ns). */
+static int64_t window_of(const struct fake_tenant *t)
+{
+	struct ipc_control_values v;
+	return ipc_control_read(t->shm.control, &v) ? v.be_window_ns : -1;
+}
+
 /* A BE tenant that dies between releasing a sub-launch and reporting it
- * (the record never comes): its connection, descriptor and tenant go, and
- * the other BE tenant's budget is recomputed without it. */
+ * (the record never comes), its release stamped and hung long enough to
+ * be stuck: its connection, descriptor and tenant go, the other BE
+ * tenant's budget is recomputed without it, and the windows its stuck
+ * flag shut open again. */
 static void test_dies_mid_sub_launch(void **state)
 {
 	(void)state;
@@ -265,6 +282,10 @@ static void test_dies_mid_sub_launch(void **state)
 		                      sizeof(e)))
 			_exit(1);
 		fake_be_launch(&dying, 2000000, 0, 1, BATON_FRAME_BE);
+		/* the next one released on a 5 ms window, as the SDK
+		 * stamps it (shm.h), and never reported */
+		atomic_store(&dying.shm.ring->be_inflight_window_ns, 5000000);
+		atomic_store(&dying.shm.ring->be_inflight_ns, mono_ns());
 		char x = 1;
 		if (write(done[1], &x, 1) != 1)
 			_exit(2);
@@ -278,6 +299,11 @@ static void test_dies_mid_sub_launch(void **state)
 	/* two equal weights: half of 0.95 each */
 	assert_true(await_budget(&stay, 0.475, 1e-6));
 	assert_int_equal(be_count(&p), 2);
+	/* its kernel hangs: stuck, the other's window shut */
+	bool shut = false;
+	for (int i = 0; i < 250 && !shut; i++, usleep(20000))
+		shut = window_of(&stay) == 0;
+	assert_true(shut);
 	assert_int_equal(write(go[1], &x, 1), 1);
 	int status;
 	assert_int_equal(waitpid(c, &status, 0), c);
@@ -285,6 +311,11 @@ static void test_dies_mid_sub_launch(void **state)
 	if (!await_budget(&stay, 0.95, 1e-6))
 		fail_msg("budget %g after the other died", budget(&stay));
 	assert_int_equal(be_count(&p), 1);
+	/* the hung tenant's stuck flag went with it */
+	bool open = false;
+	for (int i = 0; i < 250 && !open; i++, usleep(20000))
+		open = window_of(&stay) > 0;
+	assert_true(open);
 	int after = -1;
 	for (int i = 0; i < 100 && after != fds; i++) {
 		after = open_fds(p.pid);
@@ -296,6 +327,154 @@ static void test_dies_mid_sub_launch(void **state)
 		close(done[i]);
 	}
 	fake_tenant_stop(&stay);
+	batond_cleanup(&p);
+}
+
+/* The stuck flag of a tenant id as status reports it: 1, 0, or -1 if
+ * the row or the field is missing. */
+static int stuck_in_status(const struct batond_proc *p, long long id)
+{
+	json_t *row = status_entry(p->sock, "be", id);
+	json_t *v = json_object_get(row, "stuck");
+	int r = json_is_boolean(v) ? json_is_true(v) : -1;
+	json_decref(row);
+	return r;
+}
+
+/* Polls status until id's stuck flag is want (5 s). */
+static bool await_stuck(const struct batond_proc *p, long long id, int want)
+{
+	for (int i = 0; i < 250; i++) {
+		if (stuck_in_status(p, id) == want)
+			return true;
+		usleep(20000);
+	}
+	return false;
+}
+
+/* id's baton_be_stuck sample on /metrics: 1, 0, or -1 if absent. */
+static int stuck_in_metrics(const struct batond_proc *p, long long id)
+{
+	int code;
+	char *m = http_get(p->port, "/metrics", &code);
+	char want[96];
+	snprintf(want, sizeof(want), "baton_be_stuck{id=\"%lld\",uid=\"%u\"} ",
+	         id, (unsigned)getuid());
+	const char *at = m && code == 200 ? strstr(m, want) : NULL;
+	int r = at ? atoi(at + strlen(want)) : -1;
+	if (m && !strstr(m, "# HELP baton_be_stuck "))
+		r = -1;
+	free(m);
+	return r;
+}
+
+/* Lines of batond's log that contain needle. */
+static int log_lines(const struct batond_proc *p, const char *needle)
+{
+	FILE *f = fopen(p->log, "r");
+	if (!f)
+		return -1;
+	char line[1024];
+	int n = 0;
+	while (fgets(line, sizeof(line), f))
+		n += strstr(line, needle) != NULL;
+	fclose(f);
+	return n;
+}
+
+/* A hung kernel (issue 11, item 7): a BE tenant whose ring header says its
+ * sub-launch was released long ago on a 5 ms window is STUCK in status
+ * and on /metrics, gets no budget and no window, and the other BE
+ * tenant's window closes while its budget stands; the stamp cleared and
+ * the record in, both clear, with one log line each way. batond runs
+ * with a harvest group: its continuous_ms sets the windows. */
+static void test_stuck(void **state)
+{
+	(void)state;
+	struct batond_proc p;
+	char cfg[] = "/tmp/batond-be-XXXXXX";
+	int fd = mkstemp(cfg);
+	assert_true(fd >= 0);
+	static const char text[] = "harvest = { continuous_ms = 25; };\n";
+	assert_int_equal(write(fd, text, sizeof(text) - 1),
+	                 (ssize_t)sizeof(text) - 1);
+	close(fd);
+	const char *const args[] = {"--config", cfg, NULL};
+	setenv("BATON_LOG", "info", 1); /* the line that it cleared */
+	spawn(&p, args);
+	unsetenv("BATON_LOG");
+	unlink(cfg);
+	static struct fake_tenant hung, other;
+	char err[256];
+	if (!fake_be_register(&hung, p.sock, "hung", "", err, sizeof(err)) ||
+	    !fake_be_register(&other, p.sock, "other", "", err, sizeof(err)))
+		fail_msg("register: %s", err);
+	assert_true(await_budget(&hung, 0.475, 1e-6));
+	assert_true(await_budget(&other, 0.475, 1e-6));
+	/* continuous (no game), 25 ms split between two equal weights */
+	bool split = false;
+	for (int i = 0; i < 250 && !split; i++, usleep(20000))
+		split = window_of(&hung) == 12500000 &&
+		        window_of(&other) == 12500000;
+	if (!split)
+		fail_msg("windows %lld and %lld ns, want 12.5 ms each",
+		         (long long)window_of(&hung),
+		         (long long)window_of(&other));
+	assert_int_equal(stuck_in_status(&p, hung.id), 0);
+	assert_int_equal(stuck_in_metrics(&p, hung.id), 0);
+
+	/* released 2 s ago (before its registration: batond counts from
+	 * that) on a 5 ms window, never reported */
+	atomic_store(&hung.shm.ring->be_inflight_window_ns, 5000000);
+	atomic_store(&hung.shm.ring->be_inflight_ns, mono_ns() - 2000000000LL);
+	if (!await_stuck(&p, hung.id, 1)) {
+		batond_dump_log(&p);
+		fail_msg("not stuck");
+	}
+	assert_int_equal(stuck_in_status(&p, other.id), 0);
+	assert_int_equal(stuck_in_metrics(&p, hung.id), 1);
+	assert_int_equal(stuck_in_metrics(&p, other.id), 0);
+	assert_true(status_number(p.sock, "be", hung.id, "inflight_ms") > 55);
+	assert_float_equal(status_number(p.sock, "be", hung.id, "budget"), 0,
+	                   0);
+	assert_float_equal(status_number(p.sock, "be", hung.id, "window_ms"), 0,
+	                   0);
+	assert_float_equal(status_number(p.sock, "be", other.id, "window_ms"),
+	                   0, 0);
+	assert_int_equal(window_of(&hung), 0);
+	assert_int_equal(window_of(&other), 0);
+	assert_true(budget(&hung) == 0.0);
+	assert_true(await_budget(&other, 0.475, 1e-6));
+	/* its registration and the stuck line */
+	assert_int_equal(log_lines(&p, "\"hung\" pid"), 2);
+
+	/* the record arrives: the stamp cleared, one sub-launch reported */
+	atomic_store(&hung.shm.ring->be_inflight_ns, 0);
+	fake_be_launch(&hung, 2000000, 0, 1, BATON_FRAME_BE);
+	if (!await_stuck(&p, hung.id, 0))
+		fail_msg("still stuck");
+	assert_true(await_budget(&hung, 0.475, 1e-6));
+	split = false;
+	for (int i = 0; i < 250 && !split; i++, usleep(20000))
+		split = window_of(&hung) > 0 && window_of(&other) > 0;
+	assert_true(split);
+	assert_int_equal(stuck_in_metrics(&p, hung.id), 0);
+	assert_int_equal(log_lines(&p, "stuck: its sub-launch has run"), 1);
+	assert_int_equal(log_lines(&p, "no longer stuck"), 1);
+
+	/* hostile stamps are ignored: a release in the future, a window
+	 * over 10 s */
+	atomic_store(&hung.shm.ring->be_inflight_ns,
+	             mono_ns() + 3600000000000LL);
+	usleep(300000);
+	assert_int_equal(stuck_in_status(&p, hung.id), 0);
+	atomic_store(&hung.shm.ring->be_inflight_window_ns, 20000000000LL);
+	atomic_store(&hung.shm.ring->be_inflight_ns, 1);
+	usleep(300000);
+	assert_int_equal(stuck_in_status(&p, hung.id), 0);
+	assert_true(window_of(&other) > 0);
+	fake_tenant_stop(&hung);
+	fake_tenant_stop(&other);
 	batond_cleanup(&p);
 }
 
@@ -386,6 +565,7 @@ int main(void)
 	    cmocka_unit_test(test_register_status_metrics_set),
 	    cmocka_unit_test(test_bad_hellos_and_uid_cap),
 	    cmocka_unit_test(test_dies_mid_sub_launch),
+	    cmocka_unit_test(test_stuck),
 	    cmocka_unit_test(test_nobody),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -181,6 +181,105 @@ static void test_config_file_errors(void **state)
 	assert_non_null(strstr(out, "/nonexistent/b.cfg"));
 }
 
+/* The harvest group (config_harvest.h): defaults, every key in its unit,
+ * and errors naming the key, its range and the value given. */
+static void test_harvest_group(void **state)
+{
+	(void)state;
+	struct daemon_config cfg;
+	char out[512] = "";
+	char *plain[] = {"batond", NULL};
+	assert_int_equal(run(&cfg, out, sizeof(out), 1, plain),
+	                 DAEMON_ARGS_RUN);
+	struct core_harvest_params def = core_harvest_params_default();
+	/* field by field: the struct has padding after align */
+	assert_float_equal(cfg.harvest.margin_s, def.margin_s, 0);
+	assert_float_equal(cfg.harvest.util_margin, def.util_margin, 0);
+	assert_float_equal(cfg.harvest.periodical_s, def.periodical_s, 0);
+	assert_float_equal(cfg.harvest.continuous_s, def.continuous_s, 0);
+	assert_float_equal(cfg.harvest.rest_s, def.rest_s, 0);
+	assert_int_equal(cfg.harvest.enter_quiet, def.enter_quiet);
+	assert_int_equal(cfg.harvest.align, def.align);
+	assert_true(def.align);
+	assert_float_equal(cfg.harvest.slot_min_s, def.slot_min_s, 0);
+	assert_float_equal(cfg.harvest.period_tolerance, def.period_tolerance,
+	                   0);
+	assert_float_equal(cfg.harvest.stuck_factor, def.stuck_factor, 0);
+	assert_float_equal(cfg.harvest.stuck_slack_s, def.stuck_slack_s, 0);
+
+	write_config(
+	    "harvest = { margin_ms = 2; util_margin = 0.1;\n"
+	    "  periodical_ms = 8.5; continuous_ms = 34;\n"
+	    "  enter_quiet = 5; stuck_factor = 3; stuck_ms = 200;\n"
+	    "  align = false; slot_min_ms = 4; period_tolerance = 0.05; "
+	    "};\n");
+	char *argv[] = {"batond", "--config", path, NULL};
+	assert_int_equal(run(&cfg, out, sizeof(out), 3, argv), DAEMON_ARGS_RUN);
+	unlink(path);
+	assert_float_equal(cfg.harvest.margin_s, 0.002, 1e-12);
+	assert_float_equal(cfg.harvest.util_margin, 0.1, 0);
+	assert_float_equal(cfg.harvest.periodical_s, 0.0085, 1e-12);
+	assert_float_equal(cfg.harvest.continuous_s, 0.034, 1e-12);
+	assert_int_equal(cfg.harvest.enter_quiet, 5);
+	assert_float_equal(cfg.harvest.stuck_factor, 3, 0);
+	assert_float_equal(cfg.harvest.stuck_slack_s, 0.2, 1e-12);
+	assert_false(cfg.harvest.align);
+	assert_float_equal(cfg.harvest.slot_min_s, 0.004, 1e-12);
+	assert_float_equal(cfg.harvest.period_tolerance, 0.05, 0);
+	assert_float_equal(cfg.harvest.rest_s, def.rest_s, 0); /* untouched */
+
+	struct {
+		const char *text;
+		const char *says; /* after "path:" */
+	} cases[] = {
+	    {"harvest = { margin_ms = 1001; };\n",
+	     ":1: margin_ms: must be a number in [0, 1000], not 1001"},
+	    {"harvest = {\n util_margin = -0.5; };\n",
+	     ":2: util_margin: must be a number in [0, 1], not -0.5"},
+	    {"harvest = { continuous_ms = 0; };\n",
+	     ":1: continuous_ms: must be a number in (0, 10000], not 0"},
+	    {"harvest = { periodical_ms = \"fast\"; };\n",
+	     ":1: periodical_ms: must be a number in [0, 10000], not "
+	     "\"fast\""},
+	    {"harvest = { enter_quiet = 0; };\n",
+	     ":1: enter_quiet: must be an integer in [1, 1000], not 0"},
+	    {"harvest = { enter_quiet = 2.5; };\n",
+	     ":1: enter_quiet: must be an integer in [1, 1000], not 2.5"},
+	    {"harvest = { stuck_factor = 0.5; };\n",
+	     ":1: stuck_factor: must be a number in [1, 1000], not 0.5"},
+	    {"harvest = { stuck_ms = 600001; };\n",
+	     ":1: stuck_ms: must be a number in [0, 600000], not 600001"},
+	    {"harvest = { rest_ms = 5; };\n",
+	     ":1: rest_ms: unknown parameter (margin_ms,"},
+	    {"harvest = { align = 1; };\n",
+	     ":1: align: must be true or false, not 1"},
+	    {"harvest = { slot_min_ms = -1; };\n",
+	     ":1: slot_min_ms: must be a number in [0, 1000], not -1"},
+	    {"harvest = { period_tolerance = 2; };\n",
+	     ":1: period_tolerance: must be a number in [0, 1], not 2"},
+	    {"harvest = 3;\n", ":1: harvest: must be a group"},
+	};
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		write_config(cases[i].text);
+		char err[512] = "";
+		assert_int_equal(run(&cfg, err, sizeof(err), 3, argv),
+		                 DAEMON_ARGS_USAGE);
+		char want[160];
+		snprintf(want, sizeof(want), "%s%s", path, cases[i].says);
+		if (!strstr(err, want))
+			fail_msg("case %zu: \"%s\" lacks \"%s\"", i, err, want);
+		unlink(path);
+	}
+	/* the bounds themselves are taken */
+	write_config("harvest = { margin_ms = 0; util_margin = 1;\n"
+	             "  continuous_ms = 10000; stuck_factor = 1;\n"
+	             "  stuck_ms = 0; enter_quiet = 1000; };\n");
+	assert_int_equal(run(&cfg, out, sizeof(out), 3, argv), DAEMON_ARGS_RUN);
+	unlink(path);
+	assert_int_equal(cfg.harvest.enter_quiet, 1000);
+	assert_float_equal(cfg.harvest.continuous_s, 10.0, 1e-12);
+}
+
 /* max_conns_per_uid and hello_timeout_ms, and the caps that follow the
  * descriptor limit (server_budget). */
 static void test_connection_limits(void **state)
@@ -318,6 +417,7 @@ int main(void)
 	    cmocka_unit_test(test_usage_errors),
 	    cmocka_unit_test(test_config_file_and_override),
 	    cmocka_unit_test(test_config_file_errors),
+	    cmocka_unit_test(test_harvest_group),
 	    cmocka_unit_test(test_connection_limits),
 	    cmocka_unit_test(test_apps_and_user_caps),
 	};

@@ -12,6 +12,7 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include <stdatomic.h>
 #include <string.h>
 #include <time.h>
 
@@ -73,15 +74,24 @@ static void sizes_follow_window_and_fit(void **state)
 	 * (1.1 ms/block: 9), then the exact line (9.9 / 1: 9), and 4 once
 	 * the window is 5 ms. */
 	const int64_t want[] = {1, 9, 9, 9, 4, 4};
-	int64_t done = 0, off, cnt;
+	int64_t done = 0, off, cnt, stamp[64];
 	int launches = 0, r;
+	struct baton_ring *ring = b.shm.ring;
+	assert_int_equal(atomic_load(&ring->be_inflight_ns), 0);
 	while ((r = baton_be_next(be, &off, &cnt)) > 0) {
 		assert_int_equal(off, done); /* contiguous, from 0 */
 		if (launches < 6)
 			assert_int_equal(cnt, want[launches]);
 		assert_true(cnt >= 1 && off + cnt <= n);
+		/* in flight (shm.h): released now, on the window given */
+		stamp[launches] = atomic_load(&ring->be_inflight_ns);
+		assert_true(stamp[launches] > 0 && stamp[launches] <= now_ns());
+		int64_t w = atomic_load(&ring->be_inflight_window_ns);
+		int64_t ww = launches < 4 ? 10 * MS : 5 * MS;
+		assert_true(w >= ww - 1 && w <= ww + 1);
 		assert_int_equal(baton_be_done(be, off, cnt, device_ns(cnt)),
 		                 BATON_BE_OK);
+		assert_int_equal(atomic_load(&ring->be_inflight_ns), 0);
 		done += cnt;
 		if (++launches == 4)
 			fake_batond_control(&b, 5 * MS, 1000000000u, false);
@@ -106,11 +116,18 @@ static void sizes_follow_window_and_fit(void **state)
 		assert_int_equal(rec[i].target_period_ns, 0);
 		assert_int_equal(rec[i].gate_us, 0);
 		assert_true(rec[i].sleep_ns >= 0);
+		assert_int_equal(rec[i].present_ns, stamp[i]);
 		if (i)
 			assert_true(rec[i].present_ns >= rec[i - 1].present_ns);
 		blocks += rec[i].cpu_ns;
 	}
 	assert_int_equal(blocks, n);
+	/* a task abandoned mid-sub-launch leaves nothing in flight */
+	assert_int_equal(baton_be_task_begin(be, 7, 4), BATON_BE_OK);
+	assert_int_equal(baton_be_next(be, &off, &cnt), 1);
+	assert_true(atomic_load(&ring->be_inflight_ns) > 0);
+	assert_int_equal(baton_be_task_begin(be, 7, 4), BATON_BE_OK);
+	assert_int_equal(atomic_load(&ring->be_inflight_ns), 0);
 	baton_be_close(be);
 	fake_batond_stop(&b);
 }
