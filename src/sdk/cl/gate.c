@@ -237,8 +237,16 @@ static cl_int gated(enqueue_fn real, cl_command_queue q, cl_kernel k,
 		 * is the last one's. */
 		ret = real(q, k, dim, o, g, lsz, done ? 0 : nwait,
 		           done ? NULL : wait, &ev);
-		if (ret != CL_SUCCESS)
-			break; /* nothing ran: nothing to report */
+		if (ret != CL_SUCCESS) {
+			/* Nothing ran: nothing to report, but the SDK must
+			 * not go on showing the sub-launch as in flight (the
+			 * stuck rule would take it for a hung kernel).
+			 * Abandoning the task clears it. */
+			if (r > 0)
+				baton_be_task_begin(gate_be, kernel_id(name),
+				                    1);
+			break;
+		}
 		clFinish(q);
 		int64_t t = launch_time(ev, be_now_ns() - t0);
 		if (r > 0)

@@ -145,6 +145,14 @@ int main(void)
 	                             NULL) == CL_SUCCESS);
 	CHECK(fake_batond_records(&b, rec, 256) == 1);
 	CHECK(rec[0].cpu_ns == 1);
+
+	/* A launch the driver refuses (no dimensions):
+	 * its error back, no record, and no sub-launch left in flight for
+	 * the stuck rule to take for a hung kernel. */
+	CHECK(clEnqueueNDRangeKernel(q, fill, 0, NULL, &cells, NULL, 0, NULL,
+	                             NULL) == CL_INVALID_WORK_DIMENSION);
+	CHECK(fake_batond_records(&b, rec, 256) == 0);
+	CHECK(atomic_load(&b.shm.ring->be_inflight_ns) == 0);
 	fake_batond_stop(&b);
 	return 0;
 }
