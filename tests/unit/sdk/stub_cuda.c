@@ -53,7 +53,7 @@ static CUresult run(int kind, CUfunction f, void **params)
 	int64_t us = *(const int64_t *)params[0];
 	struct timespec ts = {(time_t)(us / 1000000),
 	                      (long)(us % 1000000) * 1000};
-	while (nanosleep(&ts, &ts) != 0)
+	while (us > 0 && nanosleep(&ts, &ts) != 0)
 		;
 	atomic_fetch_add(&launches[kind], 1);
 	return OK;
