@@ -8,9 +8,11 @@
  * (`baton run -- %command%`), where the command is Steam's own launcher
  * chain: the shim is inert in every process that never presents a frame.
  *
- * --be runs CMD as best-effort compute instead (docs/sdk.md): the OpenCL
- * launch gate libbaton_cl.so goes first in LD_PRELOAD (same rules as the
- * shim's), and neither the shim nor the Vulkan layer is loaded. */
+ * --be runs CMD as best-effort compute instead (docs/sdk.md): the launch
+ * gates libbaton_cl.so (OpenCL) and libbaton_cuda.so (CUDA), each that
+ * this build has, go first in LD_PRELOAD (same rules as the shim's; each
+ * is inert in a program that never calls its API), and neither the shim
+ * nor the Vulkan layer is loaded. */
 #include "cli/cmd_run.h"
 
 #include <dirent.h>
@@ -34,8 +36,9 @@
 #define EXIT_NOEXEC   126
 #define EXIT_NOTFOUND 127
 
-#define SHIM_NAME "libbaton_gl.so"
-#define GATE_NAME "libbaton_cl.so"
+#define SHIM_NAME      "libbaton_gl.so"
+#define GATE_NAME      "libbaton_cl.so"
+#define CUDA_GATE_NAME "libbaton_cuda.so"
 /* The Vulkan layer's manifest lives in an XDG data folder, under this. */
 #define LAYER_SUBDIR "vulkan/implicit_layer.d"
 /* The loader's default when XDG_DATA_DIRS is unset (XDG base dir spec). */
@@ -73,14 +76,15 @@ void cmd_run_help(FILE *out)
 	        "  --wait-timeout S\n"
 	        "               give up after S seconds (default 300; 0: "
 	        "wait forever)\n"
-	        "  --be         run CMD as best-effort OpenCL compute in the "
-	        "games' idle GPU\n"
-	        "               time: every kernel launch waits for batond's "
-	        "window (or the\n"
-	        "               probe loop without batond); not with --sla, "
-	        "--fps, --wait.\n"
-	        "               BATON_CL_SPLIT=k1,k2 splits those kernels' "
-	        "NDRanges\n"
+	        "  --be         run CMD as best-effort OpenCL or CUDA compute "
+	        "in the games'\n"
+	        "               idle GPU time: every kernel launch waits for "
+	        "batond's window\n"
+	        "               (or the probe loop without batond); not with "
+	        "--sla, --fps,\n"
+	        "               --wait. BATON_CL_SPLIT=k1,k2 splits those "
+	        "OpenCL kernels'\n"
+	        "               NDRanges\n"
 	        "  --weight W   --be: share among best-effort tenants, in "
 	        "(0, 1000] (default 1)\n"
 	        "  -h, --help   this text\n"
@@ -88,17 +92,23 @@ void cmd_run_help(FILE *out)
 	        "As a Steam launch option: baton run -- %%command%%\n"
 	        "The shim is found through BATON_SHIM_PATH, else next to "
 	        "this program\n"
-	        "(build tree), else in %s; the OpenCL gate likewise "
-	        "through\n"
-	        "BATON_CL_GATE_PATH, else in %s.\n"
+	        "(build tree), else in %s.\n"
+	        "The OpenCL gate likewise through BATON_CL_GATE_PATH, else "
+	        "in\n"
+	        "%s,\n"
+	        "and the CUDA gate through BATON_CUDA_GATE_PATH, else in\n"
+	        "%s.\n"
+	        "--be preloads each gate found; one is enough.\n"
 	        "\n"
 	        "Exit status: that of CMD; 2 usage error, 126 CMD not "
 	        "executable,\n"
-	        "127 CMD not found, 1 shim not found or --wait's question "
-	        "failed (no such\n"
-	        "profile), 4 --wait and batond not running, 5 --wait timed "
-	        "out.\n",
-	        BATON_INSTALL_SHIM, BATON_INSTALL_CL_GATE);
+	        "127 CMD not found, 1 shim (--be: every gate, or one whose "
+	        "path is set)\n"
+	        "not found or --wait's question failed (no such profile), 4 "
+	        "--wait and\n"
+	        "batond not running, 5 --wait timed out.\n",
+	        BATON_INSTALL_SHIM, BATON_INSTALL_CL_GATE,
+	        BATON_INSTALL_CUDA_GATE);
 }
 
 static int usage_error(const char *fmt, const char *arg)
@@ -248,6 +258,19 @@ static bool find_gate(char *out, size_t len, char *tried, size_t tried_len)
 	};
 	return find_preload("BATON_CL_GATE_PATH", rel,
 	                    sizeof(rel) / sizeof(*rel), BATON_INSTALL_CL_GATE,
+	                    out, len, tried, tried_len);
+}
+
+static bool find_cuda_gate(char *out, size_t len, char *tried, size_t tried_len)
+{
+	static const char *const rel[] = {
+	    "../sdk/cuda/" CUDA_GATE_NAME,
+	    "../../src/sdk/cuda/" CUDA_GATE_NAME,
+	    "../../../src/sdk/cuda/" CUDA_GATE_NAME,
+	    "../" BATON_INSTALL_LIBDIR_REL "/baton/" CUDA_GATE_NAME,
+	};
+	return find_preload("BATON_CUDA_GATE_PATH", rel,
+	                    sizeof(rel) / sizeof(*rel), BATON_INSTALL_CUDA_GATE,
 	                    out, len, tried, tried_len);
 }
 
@@ -441,16 +464,30 @@ static int exec_command(char **cmd)
 	return err == ENOENT ? EXIT_NOTFOUND : EXIT_NOEXEC;
 }
 
-/* --be: the OpenCL gate's environment and preload, then CMD. */
+static bool env_set(const char *name)
+{
+	const char *v = getenv(name);
+	return v && *v;
+}
+
+/* --be: the gates' environment and preloads, then CMD. A build has the
+ * gates of the APIs it found headers for; one of them is enough, but a
+ * gate whose path the caller set must be there. */
 static int run_be(char **cmd, const char *weight, const char *cap,
                   const char *name)
 {
-	char found[PATH_MAX], tried[4 * PATH_MAX] = "";
-	if (!find_gate(found, sizeof(found), tried, sizeof(tried))) {
+	char cl[PATH_MAX], cu[PATH_MAX], tried[4 * PATH_MAX] = "";
+	bool have_cl = find_gate(cl, sizeof(cl), tried, sizeof(tried));
+	bool have_cu = find_cuda_gate(cu, sizeof(cu), tried, sizeof(tried));
+	if ((!have_cl && !have_cu) ||
+	    (!have_cl && env_set("BATON_CL_GATE_PATH")) ||
+	    (!have_cu && env_set("BATON_CUDA_GATE_PATH"))) {
 		fprintf(stderr,
-		        "baton run: cannot find " GATE_NAME " (built with "
-		        "OpenCL only); tried:\n%s"
-		        "Set BATON_CL_GATE_PATH to its location.\n",
+		        "baton run: cannot find the launch gate " GATE_NAME
+		        " (built with OpenCL only) or " CUDA_GATE_NAME
+		        " (built with cuda.h only); tried:\n%s"
+		        "Set BATON_CL_GATE_PATH or BATON_CUDA_GATE_PATH to "
+		        "its location.\n",
 		        tried);
 		return 1;
 	}
@@ -460,7 +497,10 @@ static int run_be(char **cmd, const char *weight, const char *cap,
 		perror("baton run: setenv");
 		return 1;
 	}
-	int rc = preload_path(found);
+	/* The CUDA gate, then the OpenCL gate before it. */
+	int rc = have_cu ? preload_path(cu) : 0;
+	if (!rc && have_cl)
+		rc = preload_path(cl);
 	return rc ? rc : exec_command(cmd);
 }
 

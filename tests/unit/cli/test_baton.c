@@ -170,21 +170,27 @@ static void test_usage_errors(void **state)
 	outcome_free(&o);
 }
 
-/* baton run --be: the OpenCL gate first in LD_PRELOAD with its
- * environment, no shim and no Vulkan layer; --be with a frame rate or
- * --wait, and --weight without --be or out of range, are usage errors; a
- * gate that is not there is exit 1 naming where it looked. The gate here
- * is a stand-in file (BATON_CL_GATE_PATH): ld.so ignores it, with a line
- * on stderr, and the command still runs. */
+/* baton run --be: the OpenCL and CUDA gates first in LD_PRELOAD with
+ * their environment, no shim and no Vulkan layer; --be with a frame rate
+ * or --wait, and --weight without --be or out of range, are usage errors;
+ * a gate whose path is set and is not there is exit 1 naming where it
+ * looked. The gates here are stand-in files (BATON_CL_GATE_PATH,
+ * BATON_CUDA_GATE_PATH): ld.so ignores them, with a line on stderr, and
+ * the command still runs. */
 static void test_run_be(void **state)
 {
 	(void)state;
-	char gate[160];
+	char gate[160], cuda[160];
 	snprintf(gate, sizeof(gate), "%s/libbaton_cl.so", scratch);
+	snprintf(cuda, sizeof(cuda), "%s/libbaton_cuda.so", scratch);
 	FILE *f = fopen(gate, "w");
 	assert_non_null(f);
 	fclose(f);
+	f = fopen(cuda, "w");
+	assert_non_null(f);
+	fclose(f);
 	setenv("BATON_CL_GATE_PATH", gate, 1);
+	setenv("BATON_CUDA_GATE_PATH", cuda, 1);
 	unsetenv("LD_PRELOAD");
 	unsetenv("ENABLE_BATON_LAYER");
 	struct outcome o =
@@ -194,8 +200,8 @@ static void test_run_be(void **state)
 	        "${ENABLE_BATON_LAYER:-none}\"",
 	        NULL);
 	assert_int_equal(o.status, 0);
-	char want[256];
-	snprintf(want, sizeof(want), "%s|1.5|0.5|mm|none\n", gate);
+	char want[400];
+	snprintf(want, sizeof(want), "%s:%s|1.5|0.5|mm|none\n", gate, cuda);
 	assert_string_equal(o.out, want);
 	outcome_free(&o);
 	o = run("run", "--be", "--sla", "30", "--", "true", NULL);
@@ -215,12 +221,20 @@ static void test_run_be(void **state)
 	o = run("run", "--be", "--weight", "1001", "--", "true", NULL);
 	assert_int_equal(o.status, 2);
 	outcome_free(&o);
+	/* The CUDA gate's path set but nothing there: exit 1, though the
+	 * OpenCL gate is found; then the same for the OpenCL gate. */
+	unlink(cuda);
+	o = run("run", "--be", "--", "true", NULL);
+	assert_int_equal(o.status, 1);
+	assert_non_null(strstr(o.err, cuda));
+	outcome_free(&o);
 	unlink(gate);
 	o = run("run", "--be", "--", "true", NULL);
 	assert_int_equal(o.status, 1);
 	assert_non_null(strstr(o.err, gate));
 	outcome_free(&o);
 	unsetenv("BATON_CL_GATE_PATH");
+	unsetenv("BATON_CUDA_GATE_PATH");
 }
 
 /* baton run --wait asks batond before starting the command: no daemon

@@ -1,0 +1,372 @@
+/* The CUDA launch gate (issue 11, item 4): libbaton_cuda.so, preloaded by
+ * `baton run --be` into a program that knows nothing of Baton, as the
+ * OpenCL gate (../cl/gate.c) is. Every cuLaunchKernel and
+ * cuLaunchKernelEx (and their per-thread-stream _ptsz forms) waits for the
+ * window batond opens (or, with no batond, GPU grid's probe loop), runs
+ * synchronously (an event recorded after it, waited for), is timed by a
+ * pair of events on its stream and reported as a BATON_FRAME_BE record:
+ * the BE SDK (be.h) does the waiting, the sizing and the reporting.
+ * resolve.c makes lookups by name (cuGetProcAddress, dlsym) land here.
+ *
+ * No splitting: a CUDA kernel has no launch offset (docs/sdk.md), so a
+ * launch is one block, whole.
+ *
+ * Not gated: a launch into a stream being captured (it runs later, as a
+ * graph; waiting on the stream would break the capture), graph launches,
+ * cooperative and multi-device launches, and the runtime's launches if
+ * it reaches the driver by a path other than these names.
+ *
+ * Fail-open, as the shim: an internal error lets the launch go as the
+ * program made it. A shut window is waited for at most
+ * BATON_CUDA_MAX_WAIT_MS (default 1000) per launch, then the launch goes
+ * and the SDK logs a line: the gate never hangs a program forever.
+ *
+ * Written against CUDA 13's cuda.h and tested on a stub driver
+ * (tests/unit/sdk/stub_cuda.c); it has not run on an NVIDIA GPU. */
+#include <errno.h>
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sdk/be_internal.h"
+#include "sdk/cuda/gate.h"
+
+#define EXPORT __attribute__((visibility("default")))
+
+typedef CUresult (*event_create_fn)(CUevent *, unsigned);
+typedef CUresult (*event_record_fn)(CUevent, CUstream);
+typedef CUresult (*event_fn)(CUevent);
+typedef CUresult (*event_elapsed_fn)(float *, CUevent, CUevent);
+typedef CUresult (*stream_sync_fn)(CUstream);
+typedef CUresult (*stream_capturing_fn)(CUstream, CUstreamCaptureStatus *);
+typedef CUresult (*module_load_fn)(CUmodule *, const void *);
+typedef CUresult (*module_function_fn)(CUfunction *, CUmodule, const char *);
+typedef CUresult (*ctx_current_fn)(CUcontext *);
+
+/* One launch as the program made it. */
+struct launch {
+	enum cu_fn kind; /* CU_LAUNCH .. CU_LAUNCH_EX_PTSZ */
+	CUfunction f;
+	unsigned grid[3], block[3], shm;
+	CUstream stream;
+	const CUlaunchConfig *config; /* the Ex forms */
+	void **params, **extra;
+};
+
+static pthread_mutex_t gate_lock = PTHREAD_MUTEX_INITIALIZER;
+static baton_be *gate_be;
+static bool gate_off; /* the SDK could not start: every launch goes */
+/* The probe: an empty kernel from a PTX module loaded into the context
+ * current at the launch, on the launch's stream. */
+static CUstream probe_stream;
+static CUcontext probe_ctx;
+static CUfunction probe_fn;
+static bool probe_ptx_failed;
+
+/* The probe kernel. PTX, not a cubin: the driver compiles it for whatever
+ * device the context is on (.target names a minimum; CUDA 13.0's ptxas
+ * compiles this for sm_75 and sm_90). */
+static const char probe_ptx[] = ".version 7.0\n"
+                                ".target sm_52\n"
+                                ".address_size 64\n"
+                                ".visible .entry baton_probe()\n"
+                                "{\n"
+                                "\tret;\n"
+                                "}\n";
+
+static CUresult call_real(const struct launch *l)
+{
+	void *fn = cu_real(l->kind);
+	if (!fn)
+		return CUDA_ERROR_NOT_INITIALIZED; /* no driver after us */
+	if (l->kind == CU_LAUNCH_EX || l->kind == CU_LAUNCH_EX_PTSZ)
+		return ((cu_launch_ex_fn)fn)(l->config, l->f, l->params,
+		                             l->extra);
+	return ((cu_launch_fn)fn)(l->f, l->grid[0], l->grid[1], l->grid[2],
+	                          l->block[0], l->block[1], l->block[2], l->shm,
+	                          l->stream, l->params, l->extra);
+}
+
+/* The stream the launch went to, as the legacy calls name it: a _ptsz
+ * launch's NULL stream is the thread's own. */
+static CUstream launch_stream(const struct launch *l)
+{
+	bool ptsz = l->kind == CU_LAUNCH_PTSZ || l->kind == CU_LAUNCH_EX_PTSZ;
+	return !l->stream && ptsz ? CU_STREAM_PER_THREAD : l->stream;
+}
+
+/* A round trip on the stream: what the probe is when no module loads. It
+ * sees the stream's queue, not the SMs, so it reads a busy device as
+ * quieter than an empty kernel would. */
+static int round_trip(CUstream s)
+{
+	event_create_fn create = (event_create_fn)cu_real(CU_EVENT_CREATE);
+	event_record_fn record = (event_record_fn)cu_real(CU_EVENT_RECORD);
+	event_fn sync = (event_fn)cu_real(CU_EVENT_SYNC);
+	event_fn destroy = (event_fn)cu_real(CU_EVENT_DESTROY);
+	CUevent e;
+	if (!create || !record || !sync || !destroy ||
+	    create(&e, CU_EVENT_DISABLE_TIMING) != CUDA_SUCCESS)
+		return -1;
+	int r =
+	    record(e, s) == CUDA_SUCCESS && sync(e) == CUDA_SUCCESS ? 0 : -1;
+	destroy(e);
+	return r;
+}
+
+static int gate_probe(void *user)
+{
+	(void)user;
+	ctx_current_fn current = (ctx_current_fn)cu_real(CU_CTX_CURRENT);
+	CUcontext ctx = NULL;
+	if (!current || current(&ctx) != CUDA_SUCCESS || !ctx)
+		return -1;
+	if (ctx != probe_ctx) {
+		/* A new context: its own module (left loaded: it is a few
+		 * bytes, and the context's end unloads it). */
+		probe_ctx = ctx;
+		probe_fn = NULL;
+		module_load_fn load = (module_load_fn)cu_real(CU_MODULE_LOAD);
+		module_function_fn get =
+		    (module_function_fn)cu_real(CU_MODULE_FUNCTION);
+		CUmodule m;
+		if (!load || !get || load(&m, probe_ptx) != CUDA_SUCCESS ||
+		    get(&probe_fn, m, "baton_probe") != CUDA_SUCCESS) {
+			probe_fn = NULL;
+			if (!probe_ptx_failed)
+				be_log(BE_LOG_PROBE,
+				       "the probe kernel did not load; the "
+				       "probe is a stream round trip");
+			probe_ptx_failed = true;
+		}
+	}
+	if (!probe_fn)
+		return round_trip(probe_stream);
+	cu_launch_fn launch = (cu_launch_fn)cu_real(CU_LAUNCH);
+	stream_sync_fn sync = (stream_sync_fn)cu_real(CU_STREAM_SYNC);
+	if (!launch || !sync ||
+	    launch(probe_fn, 1, 1, 1, 1, 1, 1, 0, probe_stream, NULL, NULL) !=
+	        CUDA_SUCCESS) {
+		probe_ctx = NULL; /* load it again next time */
+		return -1;
+	}
+	return sync(probe_stream) == CUDA_SUCCESS ? 0 : -1;
+}
+
+static double env_double(const char *name, double def)
+{
+	const char *v = getenv(name);
+	if (!v || !*v)
+		return def;
+	char *end;
+	errno = 0;
+	double x = strtod(v, &end);
+	if (errno || *end) {
+		be_log(BE_LOG_CALL, "%s: '%s' is not a number; using %g", name,
+		       v, def);
+		return def;
+	}
+	return x;
+}
+
+/* A fork child must not report into its parent's memfd nor hold its
+ * connection: it opens its own client at its first launch. */
+static void forget_in_child(void)
+{
+	if (gate_be)
+		be_conn_close(gate_be); /* close(2) only */
+	gate_be = NULL;
+	gate_off = false;
+	probe_ctx = NULL;
+	probe_fn = NULL;
+	pthread_mutex_init(&gate_lock, NULL);
+}
+
+/* Under gate_lock, at the first launch: the client, from the environment
+ * `baton run --be` sets. */
+static void gate_open(void)
+{
+	static bool atfork;
+	if (!atfork)
+		pthread_atfork(NULL, NULL, forget_in_child);
+	atfork = true;
+	struct baton_be_options o;
+	baton_be_options_init(&o);
+	o.weight = env_double("BATON_BE_WEIGHT", 1.0);
+	o.cap = env_double("BATON_CAP", 0.0);
+	o.max_wait_ms = (int64_t)env_double("BATON_CUDA_MAX_WAIT_MS", 1000.0);
+	if (o.max_wait_ms <= 0)
+		o.max_wait_ms = 1000;
+	o.probe = gate_probe;
+	char name[BE_NAME_MAX];
+	const char *n = getenv("BATON_NAME");
+	snprintf(name, sizeof(name), "%s",
+	         n && *n ? n : program_invocation_short_name);
+	if (!name[0])
+		snprintf(name, sizeof(name), "cuda");
+	int r = baton_be_open(name, &o, &gate_be);
+	if (r != BATON_BE_OK) {
+		be_log(BE_LOG_CALL, "the CUDA gate is off: %s",
+		       baton_be_strerror(r));
+		gate_off = true;
+		return;
+	}
+	/* Each launch is a task here: GPU grid's per-task restart of the
+	 * quiet count would keep the program periodical forever. */
+	gate_be->keep_mode = true;
+}
+
+/* A kernel's fit: by its handle, which lives as long as its module. */
+static uint32_t kernel_id(CUfunction f)
+{
+	uint64_t v = (uint64_t)(uintptr_t)f;
+	return (uint32_t)(v ^ (v >> 32));
+}
+
+/* Launches l and waits for it; its device time in *ns (events around it
+ * on its stream), -1 where the events failed (the SDK then takes the
+ * wall time since the release). */
+static CUresult timed_launch(const struct launch *l, int64_t *ns)
+{
+	event_create_fn create = (event_create_fn)cu_real(CU_EVENT_CREATE);
+	event_record_fn record = (event_record_fn)cu_real(CU_EVENT_RECORD);
+	event_fn sync = (event_fn)cu_real(CU_EVENT_SYNC);
+	event_fn destroy = (event_fn)cu_real(CU_EVENT_DESTROY);
+	event_elapsed_fn elapsed = (event_elapsed_fn)cu_real(CU_EVENT_ELAPSED);
+	stream_sync_fn ssync = (stream_sync_fn)cu_real(CU_STREAM_SYNC);
+	CUstream s = launch_stream(l);
+	CUevent e0 = NULL, e1 = NULL;
+	bool ev = create && record && sync && destroy && elapsed;
+	/* The end event syncs by blocking, not spinning a core. */
+	ev = ev && create(&e0, CU_EVENT_DEFAULT) == CUDA_SUCCESS;
+	ev = ev && create(&e1, CU_EVENT_BLOCKING_SYNC) == CUDA_SUCCESS;
+	ev = ev && record(e0, s) == CUDA_SUCCESS;
+	CUresult ret = call_real(l);
+	*ns = -1;
+	if (ret == CUDA_SUCCESS) {
+		float ms;
+		if (ev && record(e1, s) == CUDA_SUCCESS &&
+		    sync(e1) == CUDA_SUCCESS &&
+		    elapsed(&ms, e0, e1) == CUDA_SUCCESS && ms >= 0.0f)
+			*ns = (int64_t)((double)ms * 1e6);
+		else if (ssync)
+			ssync(s); /* synchronous still */
+	}
+	if (e0)
+		destroy(e0);
+	if (e1)
+		destroy(e1);
+	return ret;
+}
+
+/* True unless the launch's stream is being captured into a graph. */
+static bool runs_now(const struct launch *l)
+{
+	stream_capturing_fn capturing =
+	    (stream_capturing_fn)cu_real(CU_STREAM_CAPTURING);
+	CUstreamCaptureStatus st;
+	return capturing && capturing(launch_stream(l), &st) == CUDA_SUCCESS &&
+	       st == CU_STREAM_CAPTURE_STATUS_NONE;
+}
+
+/* One launch through the gate, under gate_lock. */
+static CUresult gated(const struct launch *l)
+{
+	if (!runs_now(l))
+		return call_real(l);
+	probe_stream = launch_stream(l);
+	if (baton_be_task_begin(gate_be, kernel_id(l->f), 1) != 0)
+		return call_real(l);
+	int64_t off = 0, cnt = 1;
+	/* < 0: no window within the bound (the SDK logged it): it goes
+	 * now, unreported. 0 cannot happen for a task of one block. */
+	int r = baton_be_next(gate_be, &off, &cnt);
+	if (r == 0)
+		return call_real(l);
+	int64_t ns;
+	CUresult ret = timed_launch(l, &ns);
+	if (ret == CUDA_SUCCESS && r > 0)
+		baton_be_done(gate_be, off, cnt, ns);
+	return ret; /* a failed launch ran nothing: nothing to report */
+}
+
+static CUresult gate_launch(const struct launch *l)
+{
+	if (!cu_real(l->kind))
+		return CUDA_ERROR_NOT_INITIALIZED;
+	pthread_mutex_lock(&gate_lock);
+	if (!gate_be && !gate_off) {
+		probe_stream = launch_stream(l);
+		gate_open();
+	}
+	CUresult ret = gate_off ? call_real(l) : gated(l);
+	pthread_mutex_unlock(&gate_lock);
+	return ret;
+}
+
+static CUresult launch_plain(enum cu_fn kind, CUfunction f, unsigned gx,
+                             unsigned gy, unsigned gz, unsigned bx, unsigned by,
+                             unsigned bz, unsigned shm, CUstream s,
+                             void **params, void **extra)
+{
+	struct launch l = {
+	    .kind = kind,
+	    .f = f,
+	    .grid = {gx, gy, gz},
+	    .block = {bx, by, bz},
+	    .shm = shm,
+	    .stream = s,
+	    .params = params,
+	    .extra = extra,
+	};
+	return gate_launch(&l);
+}
+
+static CUresult launch_ex(enum cu_fn kind, const CUlaunchConfig *config,
+                          CUfunction f, void **params, void **extra)
+{
+	struct launch l = {
+	    .kind = kind,
+	    .f = f,
+	    .stream = config ? config->hStream : NULL,
+	    .config = config,
+	    .params = params,
+	    .extra = extra,
+	};
+	if (!config) /* the driver's error, not ours */
+		return call_real(&l);
+	return gate_launch(&l);
+}
+
+EXPORT CUresult cuLaunchKernel(CUfunction f, unsigned gx, unsigned gy,
+                               unsigned gz, unsigned bx, unsigned by,
+                               unsigned bz, unsigned shm, CUstream s,
+                               void **params, void **extra)
+{
+	return launch_plain(CU_LAUNCH, f, gx, gy, gz, bx, by, bz, shm, s,
+	                    params, extra);
+}
+
+EXPORT CUresult cuLaunchKernel_ptsz(CUfunction f, unsigned gx, unsigned gy,
+                                    unsigned gz, unsigned bx, unsigned by,
+                                    unsigned bz, unsigned shm, CUstream s,
+                                    void **params, void **extra)
+{
+	return launch_plain(CU_LAUNCH_PTSZ, f, gx, gy, gz, bx, by, bz, shm, s,
+	                    params, extra);
+}
+
+EXPORT CUresult cuLaunchKernelEx(const CUlaunchConfig *config, CUfunction f,
+                                 void **params, void **extra)
+{
+	return launch_ex(CU_LAUNCH_EX, config, f, params, extra);
+}
+
+EXPORT CUresult cuLaunchKernelEx_ptsz(const CUlaunchConfig *config,
+                                      CUfunction f, void **params, void **extra)
+{
+	return launch_ex(CU_LAUNCH_EX_PTSZ, config, f, params, extra);
+}
