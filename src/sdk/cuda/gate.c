@@ -290,7 +290,13 @@ static CUresult gated(const struct launch *l)
 	CUresult ret = timed_launch(l, &ns);
 	if (ret == CUDA_SUCCESS && r > 0)
 		baton_be_done(gate_be, off, cnt, ns);
-	return ret; /* a failed launch ran nothing: nothing to report */
+	else if (r > 0)
+		/* A failed launch ran nothing: nothing to report, but the
+		 * SDK must not go on showing it in flight (the stuck rule
+		 * would take it for a hung kernel). Abandoning the task
+		 * clears it. */
+		baton_be_task_begin(gate_be, kernel_id(l->f), 1);
+	return ret;
 }
 
 static CUresult gate_launch(const struct launch *l)

@@ -13,6 +13,8 @@
  *   time, within the wall time around the launch;
  * - a shut window holds a launch (another thread) until it opens;
  * - the _ptsz and Ex forms are gated, the per-thread stream is timed;
+ * - a launch the driver refuses: its error, no record, nothing left
+ *   stamped in flight;
  * - a launch into a capturing stream goes at once, ungated;
  * - batond gone, and never there (a fork child): launches go, each after a
  *   probe of the PTX module (the probe loop, never free). */
@@ -289,6 +291,14 @@ int main(void)
 	CHECK(c1.launches[2] == c0.launches[2] + 1);
 	CHECK(c1.launches[3] == c0.launches[3] + 1);
 	CHECK(fake_batond_records(&b, rec, 64) == 3);
+
+	/* A launch the driver refuses (no parameters): its error back, no
+	 * record, and no sub-launch left stamped in flight for the stuck
+	 * rule to take for a hung kernel. */
+	CHECK(gated_launch(kernel, 1, 1, 1, 32, 1, 1, 0, NULL, NULL, NULL) !=
+	      0);
+	CHECK(fake_batond_records(&b, rec, 64) == 0);
+	CHECK(atomic_load(&b.shm.ring->be_inflight_ns) == 0);
 
 	/* Capturing: no wait with the window shut, no record. */
 	fake_batond_control(&b, 0, 1000000000u, false);
