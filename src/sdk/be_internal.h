@@ -93,6 +93,15 @@ void be_conn_close(struct baton_be *be);
 size_t be_hello_format(char *buf, size_t len, const char *name, double weight,
                        double cap);
 
+/* be_gate.c, for the launch gates: opens *out from the environment
+ * `baton run --be` sets (BATON_NAME, else the program's name, else api;
+ * BATON_BE_WEIGHT, BATON_CAP; the longest wait for a window from
+ * max_wait_env, default 1000 ms), with probe as the probe. Each launch is
+ * its own task (keep_mode). On failure logs "the API gate is off" and
+ * returns the code with *out NULL. */
+int be_gate_open(const char *api, const char *max_wait_env,
+                 baton_be_probe_fn probe, baton_be **out);
+
 /* be_probe.c. Times one probe (ns), < 0 if it failed. */
 int64_t be_probe_once(const struct baton_be *be);
 /* alpha from m probes: the pct percentile times factor; < 0 on failure. */

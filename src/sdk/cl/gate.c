@@ -20,7 +20,6 @@
 #define CL_USE_DEPRECATED_OPENCL_1_2_APIS
 #include <CL/cl.h>
 #include <dlfcn.h>
-#include <errno.h>
 #include <pthread.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -88,22 +87,6 @@ static int gate_probe(void *user)
 	return clFinish(probe_queue) == CL_SUCCESS ? 0 : -1;
 }
 
-static double env_double(const char *name, double def)
-{
-	const char *v = getenv(name);
-	if (!v || !*v)
-		return def;
-	char *end;
-	errno = 0;
-	double x = strtod(v, &end);
-	if (errno || *end) {
-		be_log(BE_LOG_CALL, "%s: '%s' is not a number; using %g", name,
-		       v, def);
-		return def;
-	}
-	return x;
-}
-
 /* A fork child must not report into its parent's memfd nor hold its
  * connection: it opens its own client at its first launch. */
 static void forget_in_child(void)
@@ -125,32 +108,11 @@ static void gate_open(void)
 	if (!atfork)
 		pthread_atfork(NULL, NULL, forget_in_child);
 	atfork = true;
-	struct baton_be_options o;
-	baton_be_options_init(&o);
-	o.weight = env_double("BATON_BE_WEIGHT", 1.0);
-	o.cap = env_double("BATON_CAP", 0.0);
-	o.max_wait_ms = (int64_t)env_double("BATON_CL_MAX_WAIT_MS", 1000.0);
-	if (o.max_wait_ms <= 0)
-		o.max_wait_ms = 1000;
-	o.probe = gate_probe;
 	const char *split = getenv("BATON_CL_SPLIT");
 	snprintf(split_list, sizeof(split_list), ",%s,", split ? split : "");
-	char name[BE_NAME_MAX];
-	const char *n = getenv("BATON_NAME");
-	snprintf(name, sizeof(name), "%s",
-	         n && *n ? n : program_invocation_short_name);
-	if (!name[0])
-		snprintf(name, sizeof(name), "opencl");
-	int r = baton_be_open(name, &o, &gate_be);
-	if (r != BATON_BE_OK) {
-		be_log(BE_LOG_CALL, "the OpenCL gate is off: %s",
-		       baton_be_strerror(r));
+	if (be_gate_open("OpenCL", "BATON_CL_MAX_WAIT_MS", gate_probe,
+	                 &gate_be) != BATON_BE_OK)
 		gate_off = true;
-		return;
-	}
-	/* Each launch is a task here: GPU grid's per-task restart of the
-	 * quiet count would keep an unsplit program periodical forever. */
-	gate_be->keep_mode = true;
 }
 
 /* FNV-1a of the kernel's name: one fit per kernel. */

@@ -23,7 +23,6 @@
  *
  * Written against CUDA 13's cuda.h and tested on a stub driver
  * (tests/unit/sdk/stub_cuda.c); it has not run on an NVIDIA GPU. */
-#include <errno.h>
 #include <pthread.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -156,22 +155,6 @@ static int gate_probe(void *user)
 	return sync(probe_stream) == CUDA_SUCCESS ? 0 : -1;
 }
 
-static double env_double(const char *name, double def)
-{
-	const char *v = getenv(name);
-	if (!v || !*v)
-		return def;
-	char *end;
-	errno = 0;
-	double x = strtod(v, &end);
-	if (errno || *end) {
-		be_log(BE_LOG_CALL, "%s: '%s' is not a number; using %g", name,
-		       v, def);
-		return def;
-	}
-	return x;
-}
-
 /* A fork child must not report into its parent's memfd nor hold its
  * connection: it opens its own client at its first launch. */
 static void forget_in_child(void)
@@ -193,30 +176,9 @@ static void gate_open(void)
 	if (!atfork)
 		pthread_atfork(NULL, NULL, forget_in_child);
 	atfork = true;
-	struct baton_be_options o;
-	baton_be_options_init(&o);
-	o.weight = env_double("BATON_BE_WEIGHT", 1.0);
-	o.cap = env_double("BATON_CAP", 0.0);
-	o.max_wait_ms = (int64_t)env_double("BATON_CUDA_MAX_WAIT_MS", 1000.0);
-	if (o.max_wait_ms <= 0)
-		o.max_wait_ms = 1000;
-	o.probe = gate_probe;
-	char name[BE_NAME_MAX];
-	const char *n = getenv("BATON_NAME");
-	snprintf(name, sizeof(name), "%s",
-	         n && *n ? n : program_invocation_short_name);
-	if (!name[0])
-		snprintf(name, sizeof(name), "cuda");
-	int r = baton_be_open(name, &o, &gate_be);
-	if (r != BATON_BE_OK) {
-		be_log(BE_LOG_CALL, "the CUDA gate is off: %s",
-		       baton_be_strerror(r));
+	if (be_gate_open("CUDA", "BATON_CUDA_MAX_WAIT_MS", gate_probe,
+	                 &gate_be) != BATON_BE_OK)
 		gate_off = true;
-		return;
-	}
-	/* Each launch is a task here: GPU grid's per-task restart of the
-	 * quiet count would keep the program periodical forever. */
-	gate_be->keep_mode = true;
 }
 
 /* A kernel's fit: by its handle, which lives as long as its module. */
