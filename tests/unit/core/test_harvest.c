@@ -9,19 +9,11 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include "assert_near.h"
 #include "core/harvest.h"
 #include "core/harvest_fit.h"
 
 #define EPS 1e-12
-
-/* cmocka's assert_float_equal compares in single precision. */
-#define assert_near(a, b, eps)                                                 \
-	do {                                                                   \
-		double a_ = (a), b_ = (b);                                     \
-		if (!(fabs(a_ - b_) <= (eps)))                                 \
-			fail_msg("%.17g != %.17g (eps %g)", a_, b_,            \
-			         (double)(eps));                               \
-	} while (0)
 
 static struct core_tenant game(double target_fps, double k)
 {

@@ -8,18 +8,10 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include "assert_near.h"
 #include "core/harvest_slot.h"
 
 #define EPS 1e-9
-
-/* cmocka's assert_float_equal compares in single precision. */
-#define assert_near(a, b, eps)                                                 \
-	do {                                                                   \
-		double a_ = (a), b_ = (b);                                     \
-		if (!(fabs(a_ - b_) <= (eps)))                                 \
-			fail_msg("%.17g != %.17g (eps %g)", a_, b_,            \
-			         (double)(eps));                               \
-	} while (0)
 
 /* x and y are the same phase of a period. */
 static void assert_same_phase(double x, double y, double period)
