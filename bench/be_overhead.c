@@ -10,11 +10,19 @@
  *                        run it with and without libbaton_cl.so in
  *                        LD_PRELOAD and take the difference
  *   be_overhead clfake [N]  the same under an in-process fake batond
- *                        whose window is always open (preload the gate)
+ *                        whose window is always open (preload the gate);
+ *                        fails unless each timed launch gave one record
  *
- * Prints the mean and the median per launch in microseconds. */
+ * Prints the mean, the median and the p99 per launch in microseconds,
+ * and the OpenCL platform's name. On the stub runtime (cl_stub.c, whose
+ * folder goes first on LD_LIBRARY_PATH) it also checks that the stub
+ * took every launch. bench/cl_gate_overhead.py runs cl and clfake
+ * alternately, on the stub or on the real runtime, and takes the
+ * difference. */
 #define CL_TARGET_OPENCL_VERSION 120
 #include <CL/cl.h>
+#include <dlfcn.h>
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -105,8 +113,21 @@ static int bench_cl(int n, int64_t *t, bool fake)
 	if (clBuildProgram(p, 1, &dev, NULL, NULL, NULL) != CL_SUCCESS)
 		return 1;
 	cl_kernel k = clCreateKernel(p, "nothing", &e);
+	char plat_name[128] = "?";
+	clGetPlatformInfo(plat, CL_PLATFORM_NAME, sizeof(plat_name), plat_name,
+	                  NULL);
+	plat_name[sizeof(plat_name) - 1] = '\0';
+	/* The stub counts launches; a real runtime has no such symbol. */
+	long (*stub_launches)(void) =
+	    (long (*)(void))dlsym(RTLD_DEFAULT, "baton_cl_stub_launches");
+	long stub0 = 0;
+	uint64_t head0 = 0;
 	size_t one = 1;
 	for (int i = -10; i < n; i++) {
+		if (i == 0 && stub_launches)
+			stub0 = stub_launches();
+		if (i == 0 && fake)
+			head0 = atomic_load(&b.shm.ring->head);
 		int64_t t0 = now_ns();
 		if (clEnqueueNDRangeKernel(q, k, 1, NULL, &one, NULL, 0, NULL,
 		                           NULL) != CL_SUCCESS ||
@@ -121,12 +142,34 @@ static int bench_cl(int n, int64_t *t, bool fake)
 			                    true);
 		}
 	}
-	report(!getenv("LD_PRELOAD") ? "cl launch+finish, plain"
-	       : fake                ? "cl launch+finish, gated, fake batond"
-	                             : "cl launch+finish, gated",
-	       t, n);
-	if (fake)
+	/* The gate's records of the timed launches: one each, with the
+	 * window open; fewer means the gate was not on the path. */
+	long records =
+	    fake ? (long)(atomic_load(&b.shm.ring->head) - head0) : -1;
+	long taken = stub_launches ? stub_launches() - stub0 : -1;
+	char what[256];
+	snprintf(what, sizeof(what), "cl launch+finish, %s (%s)",
+	         !getenv("LD_PRELOAD") ? "plain"
+	         : fake                ? "gated, fake batond"
+	                               : "gated",
+	         plat_name);
+	report(what, t, n);
+	if (fake) {
+		printf("gate records: %ld of %d launches\n", records, n);
 		fake_batond_stop(&b);
+	}
+	if (stub_launches)
+		printf("stub launches: %ld of %d\n", taken, n);
+	if ((fake && records != n) || (stub_launches && taken != n)) {
+		fprintf(stderr,
+		        "be_overhead: %d launches timed, but %s %ld: the "
+		        "%s was not on the path\n",
+		        n,
+		        fake && records != n ? "gate records" : "stub launches",
+		        fake && records != n ? records : taken,
+		        fake && records != n ? "gate" : "stub");
+		return 1;
+	}
 	return 0;
 }
 
