@@ -204,8 +204,11 @@ def main():
     p.add_argument("--xvfb", default="Xvfb")
     p.add_argument("--out", default=None)
     a = p.parse_args()
-    check(a.seconds >= 2, "--seconds must be at least 2")
-    check(a.period_ms > 0, "--period-ms must be positive")
+    if not a.seconds >= 2:
+        p.error("--seconds %g: must be at least 2" % a.seconds)
+    if not a.period_ms >= 0.1:
+        p.error("--period-ms %g: must be at least 0.1 (as the C "
+                "program's)" % a.period_ms)
     exe = os.path.join(a.build, "bench", "probe_accuracy")
     check(os.path.exists(exe), "%s is missing: build first" % exe)
     a.out = a.out or tempfile.mkdtemp(prefix="baton-probe-")
