@@ -60,7 +60,7 @@ HIDDEN _Atomic(dlsym_fn) baton_cuda_real_dlsym;
 /* No sanitizer here: ASan's runtime looks its interceptors up with
  * dlsym(RTLD_NEXT, ...) before its shadow memory exists, and with the
  * gate preloaded that dlsym is ours. */
-__attribute__((no_sanitize_address, no_sanitize_undefined)) static dlsym_fn
+__attribute__((no_sanitize("address", "undefined"))) static dlsym_fn
 real_dlsym(void)
 {
 	dlsym_fn fn =
@@ -203,10 +203,10 @@ EXPORT CUresult cuGetProcAddress(const char *symbol, void **pfn,
  * that RTLD_NEXT means "after the caller", not "after the gate" (a C
  * wrapper would break every other interposer's RTLD_NEXT lookups). The
  * hook calls no sanitized code for the names it does not answer. */
-__attribute__((no_sanitize_address, no_sanitize_undefined)) HIDDEN void *
+__attribute__((no_sanitize("address", "undefined"))) HIDDEN void *
 baton_cuda_dlsym_hook(void *handle, const char *name);
 
-__attribute__((no_sanitize_address, no_sanitize_undefined)) HIDDEN void *
+__attribute__((no_sanitize("address", "undefined"))) HIDDEN void *
 baton_cuda_dlsym_hook(void *handle, const char *name)
 {
 	dlsym_fn sym = real_dlsym();
