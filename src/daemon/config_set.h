@@ -1,0 +1,15 @@
+/* The validators batond's settings share between the command line
+ * (config.c) and the config file (config_file.c). Each returns false,
+ * leaving cfg as it was, for a value out of range. */
+#pragma once
+
+#include <stdbool.h>
+
+#include "daemon/config.h"
+
+bool daemon_config_set_policy(struct daemon_config *cfg, const char *name);
+bool daemon_config_set_sla(struct daemon_config *cfg, double v);
+bool daemon_config_set_epoch(struct daemon_config *cfg, long long ms);
+bool daemon_config_set_socket(struct daemon_config *cfg, const char *path);
+/* A group name, or a gid written as a number. */
+bool daemon_config_set_admin_group(struct daemon_config *cfg, const char *name);
