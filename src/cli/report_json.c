@@ -44,13 +44,19 @@ static json_t *tenant_json(const struct cli_report *r,
 	          set(o, "fps_mean", num(t->fps_mean)) &&
 	          set(o, "fps_p1", num(t->fps_p1)) &&
 	          set(o, "frame_ms_p99", num(t->frame_ms_p99)) &&
+	          set(o, "frame_ms_max", num(t->frame_ms_max)) &&
 	          set(o, "below_sla_pct", num(t->below_sla_pct)) &&
 	          set(o, "gpu_share", num(t->gpu_share)) &&
 	          set(o, "fps_per_s", per_second(t));
 	if (ok && t->be)
 		ok = set(o, "be_blocks_per_s", num(t->be_blocks_per_s)) &&
 		     set(o, "be_p", num(t->be_p)) &&
-		     set(o, "be_q", num(t->be_q));
+		     set(o, "be_q", num(t->be_q)) &&
+		     set(o, "be_stuck_s", num(t->be_stuck_s)) &&
+		     set(o, "be_run_while_stuck_ms",
+		         num(t->be_run_while_stuck_ms)) &&
+		     set(o, "be_launched_while_stuck",
+		         json_integer((json_int_t)t->be_launched_while_stuck));
 	if (ok && cli_uses_capacity(r->sc))
 		ok = set(o, "joined_s",
 		         t->joined_s >= 0 ? json_real(t->joined_s)

@@ -53,6 +53,15 @@ static void harvest(FILE *out, const struct sim_result *res)
 			        "Q %.1f%% continuous, GPU share %.1f%%\n",
 			        t->name, t->be_blocks_per_s, t->be_p * 100.0,
 			        t->be_q * 100.0, t->gpu_share * 100.0);
+		/* The stuck rule (docs/harvesting.md), when it acted. */
+		if (t->be &&
+		    (t->be_stuck_s > 0.0 || t->be_run_while_stuck_ms > 0.0 ||
+		     t->be_launched_while_stuck > 0))
+			fprintf(out,
+			        "    stuck %.2f s; while another was: ran "
+			        "%.1f ms, released %llu sub-launches\n",
+			        t->be_stuck_s, t->be_run_while_stuck_ms,
+			        (unsigned long long)t->be_launched_while_stuck);
 	}
 }
 

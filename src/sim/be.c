@@ -4,6 +4,7 @@
 #include <math.h>
 
 #include "core/harvest_slot.h"
+#include "core/harvest_stuck.h"
 
 static const struct sim_be_act none = {.n_submit = 0, .wake_ns = -1};
 
@@ -25,12 +26,24 @@ void sim_be_init(struct sim_be *b, const struct sim_tenant_spec *spec,
 	b->start_ns = spec->start_s > 0.0 ? llround(spec->start_s * 1e9) : 0;
 	b->stop_ns = spec->stop_s > 0.0 ? llround(spec->stop_s * 1e9) : -1;
 	b->state = SIM_BE_WAITING;
+	b->inflight_ns = -1;
 }
 
 double sim_be_dedicated_rate(const struct sim_tenant_spec *spec)
 {
 	double t = (double)kernel_ns(spec, spec->be.blocks) / 1e9;
 	return t > 0.0 ? (double)spec->be.blocks / t : 0.0;
+}
+
+/* The scenario's hung kernel: hang_s more for the first sub-launch
+ * released at or after hang_at_s. */
+static int64_t hang_ns(struct sim_be *b, int64_t now)
+{
+	const struct sim_be_spec *s = &b->spec->be;
+	if (b->hung || !(s->hang_s > 0.0) || now < llround(s->hang_at_s * 1e9))
+		return 0;
+	b->hung = true;
+	return llround(s->hang_s * 1e9);
 }
 
 /* The next sub-launch, as large as the window the core gives for the
@@ -41,7 +54,10 @@ double sim_be_dedicated_rate(const struct sim_tenant_spec *spec)
 static struct sim_be_act launch(struct sim_be *b, int64_t now,
                                 const struct core_harvest_gpu *hg)
 {
-	double w = core_harvest_window(b->hp, hg, &b->core);
+	/* The stuck rule shuts every window on the GPU (harvest_stuck.h);
+	 * the budget, which it keeps, would give one back here. */
+	double w =
+	    hg->n_stuck > 0 ? 0.0 : core_harvest_window(b->hp, hg, &b->core);
 	if (!b->core.probe && b->core.mode == CORE_HARVEST_PERIODICAL &&
 	    w > 0.0) {
 		double next;
@@ -63,14 +79,20 @@ static struct sim_be_act launch(struct sim_be *b, int64_t now,
 		return none;
 	}
 	b->count = count;
+	b->inflight_ns = now;
+	b->inflight_window_s = w;
+	if (b->others_overran)
+		b->launched_while_stuck++;
 	b->run_mode = b->core.mode;
 	if (b->run_mode == CORE_HARVEST_CONTINUOUS)
 		b->continuous++;
 	else
 		b->periodical++;
 	b->state = SIM_BE_RUNNING;
-	return (struct sim_be_act){
-	    .n_submit = 1, .cost_ns = kernel_ns(b->spec, count), .wake_ns = -1};
+	return (struct sim_be_act){.n_submit = 1,
+	                           .cost_ns = kernel_ns(b->spec, count) +
+	                                      hang_ns(b, now),
+	                           .wake_ns = -1};
 }
 
 /* One iteration of the loop: a new task when the last is done, then the
@@ -116,6 +138,14 @@ struct sim_be_act sim_be_wake(struct sim_be *b, int64_t now,
 	return step(b, now, hg);
 }
 
+bool sim_be_inflight(struct sim_be *b, int64_t now)
+{
+	bool on = b->inflight_ns >= 0 && now > b->inflight_ns;
+	b->core.inflight_s = on ? (double)(now - b->inflight_ns) / 1e9 : 0.0;
+	b->core.inflight_window_s = on ? b->inflight_window_s : 0.0;
+	return core_harvest_overran(b->hp, &b->core);
+}
+
 struct sim_be_act sim_be_tick(struct sim_be *b, int64_t now,
                               const struct core_harvest_gpu *hg)
 {
@@ -147,7 +177,10 @@ struct sim_be_act sim_be_done(struct sim_be *b, int64_t now, int64_t submit_ns,
 		return launch(b, now, hg);
 	}
 	/* The sub-launch finished; the fit learns its execution time (what
-	 * queue profiling or CUDA events report, not the wait before it). */
+	 * queue profiling or CUDA events report, not the wait before it;
+	 * the model's, a hang left out: the fit's care, not the rule's).
+	 * Its record clears the stamp. */
+	b->inflight_ns = -1;
 	double t = (double)kernel_ns(b->spec, b->count) / 1e9;
 	core_harvest_task_done(&b->task, &b->fit, b->count, t);
 	b->blocks += b->count;

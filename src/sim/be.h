@@ -38,6 +38,25 @@ struct sim_be {
 	uint64_t continuous;
 	uint64_t warm_blocks, warm_periodical, warm_continuous; /* at the
 	                                                           warm-up */
+	/* The stuck rule (core/harvest_stuck.h): the sub-launch in flight,
+	 * as the SDK stamps it (its release, -1: none, and the window it
+	 * was given), and whether its scenario's hang has happened. */
+	int64_t inflight_ns;
+	double inflight_window_s;
+	bool hung;
+	/* At the last tick, whether its own sub-launch had overrun
+	 * (core_harvest_overran), and whether another BE tenant's on the
+	 * GPU had, released before its own if it has one (the hung kernel,
+	 * not one queued behind it): the rule on or off, to compare. */
+	bool overran, others_overran;
+	/* Over the measured time (sim.c counts them at each tick): time
+	 * the stage held it stuck; its GPU time while another's sub-launch
+	 * had overrun; sub-launches it released meanwhile (0 under the
+	 * rule: every window is shut). */
+	int64_t stuck_ns;
+	int64_t run_while_stuck_ns;
+	uint64_t launched_while_stuck, warm_launched_while_stuck;
+	int64_t tick_exec_ns; /* its GPU time at the last tick */
 };
 
 /* What the engine must do for it: submit n_submit jobs of cost_ns each
@@ -59,6 +78,10 @@ struct sim_be_act sim_be_wake(struct sim_be *b, int64_t now,
 /* One of its jobs, submitted at submit_ns, finished at now. */
 struct sim_be_act sim_be_done(struct sim_be *b, int64_t now, int64_t submit_ns,
                               const struct core_harvest_gpu *hg);
+/* Sets the stuck rule's inputs at now (core_be_tenant.inflight_s and
+ * inflight_window_s, what batond reads from the SDK's stamp) and returns
+ * whether its sub-launch has overrun (core_harvest_overran). */
+bool sim_be_inflight(struct sim_be *b, int64_t now);
 /* After a tick changed its window: a tenant waiting for one goes on. */
 struct sim_be_act sim_be_tick(struct sim_be *b, int64_t now,
                               const struct core_harvest_gpu *hg);

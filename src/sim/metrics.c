@@ -248,6 +248,10 @@ bool sim_metrics_summarize(struct sim_metrics *m, struct sim_tenant_result *out)
 	 * every frame interval of the run. */
 	out->frame_ms_p99 =
 	    sim_percentile_select(m->intervals_ms, m->n_intervals, 99.0);
+	out->frame_ms_max = 0.0;
+	for (size_t i = 0; i < m->n_intervals; i++)
+		if (m->intervals_ms[i] > out->frame_ms_max)
+			out->frame_ms_max = m->intervals_ms[i];
 
 	/* Whole windows inside measured time only: a window cut by the
 	 * warm-up or the end would read as a drop in FPS. */

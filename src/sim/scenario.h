@@ -72,6 +72,11 @@ struct sim_be_spec {
 	int depth;       /* naive: kernels queued at once */
 	double probe_us; /* probe gate: the empty kernel on an idle GPU */
 	double alpha_us; /* probe gate: k < alpha is a quiet observation */
+	/* A hung kernel (docs/harvesting.md, "A hung sub-launch"): the
+	 * first sub-launch released at or after hang_at_s runs hang_s
+	 * longer than c0 + c1 n. hang_s 0: none. Gated tenants only. */
+	double hang_at_s;
+	double hang_s;
 };
 
 /* From at_s on, the tenant's mean costs change (a scene change). */
@@ -153,6 +158,10 @@ struct sim_scenario {
 	 * not see, GPU grid's setting; BE tenants then probe). */
 	struct core_harvest_params harvest;
 	bool games_seen;
+	/* The stuck rule (core/harvest_stuck.h) on (the default) or off,
+	 * to compare: off, the stage never hears of a sub-launch in
+	 * flight. */
+	bool stuck_rule;
 };
 
 struct sim_error {

@@ -14,9 +14,9 @@ bool sim_be_parse_tenant(struct sim_cfg_ctx *c, const config_setting_t *tg,
                          const struct sim_scenario *sc)
 {
 	static const char *const known[] = {
-	    "name",     "kind",    "gate",   "blocks", "c0_ms",
-	    "c1_ms",    "weight",  "cap",    "depth",  "probe_us",
-	    "alpha_us", "start_s", "stop_s", NULL};
+	    "name",   "kind",      "gate",   "blocks",   "c0_ms",    "c1_ms",
+	    "weight", "cap",       "depth",  "probe_us", "alpha_us", "start_s",
+	    "stop_s", "hang_at_s", "hang_s", NULL};
 	static const char *const kinds[] = {"game", "be", NULL};
 	static const char *const gates[] = {"none", "naive", "probe",
 	                                    "telemetry", NULL};
@@ -49,7 +49,9 @@ bool sim_be_parse_tenant(struct sim_cfg_ctx *c, const config_setting_t *tg,
 	                 NUM_LO_OPEN) ||
 	    !sim_cfg_num(c, tg, "start_s", &t->start_s, 0, sc->duration_s,
 	                 NUM_HI_OPEN) ||
-	    !sim_cfg_num(c, tg, "stop_s", &t->stop_s, 0, 86400, 0))
+	    !sim_cfg_num(c, tg, "stop_s", &t->stop_s, 0, 86400, 0) ||
+	    !sim_cfg_num(c, tg, "hang_at_s", &b->hang_at_s, 0, 86400, 0) ||
+	    !sim_cfg_num(c, tg, "hang_s", &b->hang_s, 0, 3600, 0))
 		return false;
 	if (!t->name[0])
 		return sim_cfg_fail(c, config_setting_get_member(tg, "name"),
@@ -61,6 +63,11 @@ bool sim_be_parse_tenant(struct sim_cfg_ctx *c, const config_setting_t *tg,
 	if (gate == SIM_BE_NONE)
 		return sim_cfg_fail(c, config_setting_get_member(tg, "gate"),
 		                    NULL, "a BE tenant needs a gate");
+	if (b->hang_s > 0 && gate == SIM_BE_NAIVE)
+		return sim_cfg_fail(c, config_setting_get_member(tg, "hang_s"),
+		                    NULL,
+		                    "a naive tenant has no sub-launch to hang: "
+		                    "use gate \"telemetry\" or \"probe\"");
 	if (t->stop_s > 0 && t->stop_s <= t->start_s)
 		return sim_cfg_fail(c, config_setting_get_member(tg, "stop_s"),
 		                    NULL, "%g must be after start_s (%g)",
@@ -82,16 +89,19 @@ bool sim_be_parse_tenant(struct sim_cfg_ctx *c, const config_setting_t *tg,
 bool sim_be_parse_harvest(struct sim_cfg_ctx *c, const config_setting_t *root,
                           struct sim_scenario *sc)
 {
-	static const char *const known[] = {
-	    "margin_ms",        "util_margin", "periodical_ms",
-	    "continuous_ms",    "rest_ms",     "enter_quiet",
-	    "games_seen",       "align",       "slot_min_ms",
-	    "period_tolerance", NULL};
+	static const char *const known[] = {"margin_ms",     "util_margin",
+	                                    "periodical_ms", "continuous_ms",
+	                                    "rest_ms",       "enter_quiet",
+	                                    "games_seen",    "align",
+	                                    "slot_min_ms",   "period_tolerance",
+	                                    "stuck_factor",  "stuck_ms",
+	                                    "stuck",         NULL};
 	struct core_harvest_params *p = &sc->harvest;
 	config_setting_t *g;
 
 	*p = core_harvest_params_default();
 	sc->games_seen = true;
+	sc->stuck_rule = true;
 	if (!sim_cfg_group(c, root, "harvest", &g))
 		return false;
 	if (!g)
@@ -99,6 +109,7 @@ bool sim_be_parse_harvest(struct sim_cfg_ctx *c, const config_setting_t *root,
 	double margin = p->margin_s * 1e3, per = p->periodical_s * 1e3;
 	double cont = p->continuous_s * 1e3, rest = p->rest_s * 1e3;
 	double slot_min = p->slot_min_s * 1e3;
+	double stuck_ms = p->stuck_slack_s * 1e3;
 	long long quiet = p->enter_quiet;
 	if (!sim_cfg_check_known(c, g, known) ||
 	    !sim_cfg_num(c, g, "margin_ms", &margin, 0, 1000, 0) ||
@@ -111,8 +122,12 @@ bool sim_be_parse_harvest(struct sim_cfg_ctx *c, const config_setting_t *root,
 	    !sim_cfg_bool(c, g, "align", &p->align) ||
 	    !sim_cfg_num(c, g, "slot_min_ms", &slot_min, 0, 1000, 0) ||
 	    !sim_cfg_num(c, g, "period_tolerance", &p->period_tolerance, 0, 1,
-	                 0))
+	                 0) ||
+	    !sim_cfg_num(c, g, "stuck_factor", &p->stuck_factor, 1, 1000, 0) ||
+	    !sim_cfg_num(c, g, "stuck_ms", &stuck_ms, 0, 600000, 0) ||
+	    !sim_cfg_bool(c, g, "stuck", &sc->stuck_rule))
 		return false;
+	p->stuck_slack_s = stuck_ms / 1e3;
 	p->slot_min_s = slot_min / 1e3;
 	p->margin_s = margin / 1e3;
 	p->periodical_s = per / 1e3;

@@ -235,6 +235,21 @@ static void on_refill(struct sim *s, int64_t now)
 		push(s, next, EV_REFILL, 0);
 }
 
+/* The stuck rule's figures (be.h) over the epoch ending at now, from what
+ * the last tick found: the time the stage held b stuck, and b's GPU time
+ * while another BE tenant's sub-launch had overrun. */
+static void be_count_stuck(const struct sim *s, struct sim_be *b, int64_t exec,
+                           int64_t now)
+{
+	if (now > s->warmup_ns) {
+		if (b->core.stuck)
+			b->stuck_ns += s->epoch_ns;
+		if (b->others_overran)
+			b->run_while_stuck_ns += exec - b->tick_exec_ns;
+	}
+	b->tick_exec_ns = exec;
+}
+
 /* Stage 6 of the tick (harvest.h): the games on the roster (when their
  * telemetry reaches the stage) and the BE tenants that are running; then
  * a BE tenant waiting for a window goes on. */
@@ -242,13 +257,22 @@ static void harvest_tick(struct sim *s, int64_t now, uint32_t n_games)
 {
 	if (s->n_be == 0)
 		return;
-	uint32_t m = 0;
+	uint32_t m = 0, hung = UINT32_MAX;
 	for (uint32_t i = 0; i < s->n; i++) {
 		struct sim_be *b = &s->be[i];
 		if (!is_be(s, i) || now <= b->start_ns ||
 		    b->state == SIM_BE_STOPPED)
 			continue;
+		be_count_stuck(s, b, sim_gpu_exec_ns(&s->gpu, i, now), now);
+		/* The hung kernel: the oldest that overran. On a FIFO GPU
+		 * the sub-launches queued behind it overrun too. */
+		b->overran = sim_be_inflight(b, now);
+		if (b->overran && (hung == UINT32_MAX ||
+		                   b->inflight_ns < s->be[hung].inflight_ns))
+			hung = i;
 		s->be_roster[m] = b->core;
+		if (!s->sc->stuck_rule) /* the stage hears of no stamp */
+			s->be_roster[m].inflight_s = 0.0;
 		s->be_of[m++] = i;
 	}
 	core_harvest_tick(&s->sc->harvest, s->roster,
@@ -259,6 +283,7 @@ static void harvest_tick(struct sim *s, int64_t now, uint32_t n_games)
 	                  &s->harvest.slot);
 	for (uint32_t j = 0; j < m; j++) {
 		uint32_t i = s->be_of[j];
+		s->be[i].others_overran = hung != UINT32_MAX && hung != i;
 		s->be[i].core = s->be_roster[j];
 		be_apply(s, i, sim_be_tick(&s->be[i], now, &s->harvest), now);
 	}
@@ -393,6 +418,8 @@ static void sample(struct sim *s, int64_t t)
 				b->warm_blocks = b->blocks;
 				b->warm_periodical = b->periodical;
 				b->warm_continuous = b->continuous;
+				b->warm_launched_while_stuck =
+				    b->launched_while_stuck;
 			}
 		}
 		size_t w = s->window;
@@ -582,6 +609,10 @@ static void be_result(const struct sim *s, uint32_t i, double measured_s,
 	uint64_t cont = b->continuous - b->warm_continuous;
 	uint64_t all = cont + b->periodical - b->warm_periodical;
 	r->be_q = all ? (double)cont / (double)all : 0.0;
+	r->be_stuck_s = (double)b->stuck_ns / 1e9;
+	r->be_run_while_stuck_ms = (double)b->run_while_stuck_ns / 1e6;
+	r->be_launched_while_stuck =
+	    b->launched_while_stuck - b->warm_launched_while_stuck;
 }
 
 /* The share of the games' idle GPU time the BE tenants used (PilotFish's

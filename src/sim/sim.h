@@ -15,6 +15,7 @@ struct sim_tenant_result {
 	double fps_mean;      /* frames / measured seconds */
 	double fps_p1;        /* 1st percentile of per-second FPS */
 	double frame_ms_p99;  /* 99th percentile frame interval */
+	double frame_ms_max;  /* the longest (a hung kernel's mark) */
 	double below_sla_pct; /* % of one-second windows under sla_fps */
 	double gpu_share;     /* fraction of GPU time used, 0..1 */
 	double joined_s;      /* when it arrived; -1: never (not admitted) */
@@ -26,6 +27,15 @@ struct sim_tenant_result {
 	double be_blocks_per_s;
 	double be_p;
 	double be_q;
+	/* The stuck rule (core/harvest_stuck.h), over the measured time:
+	 * seconds the stage held it stuck (0 with the rule off); its GPU
+	 * time (ms) while another BE tenant's sub-launch had overrun, the
+	 * rule on or off (under it, at most the sub-launch it had released
+	 * before: on a FIFO GPU it queued behind the hung kernel); the
+	 * sub-launches it released meanwhile (0 under the rule). */
+	double be_stuck_s;
+	double be_run_while_stuck_ms;
+	uint64_t be_launched_while_stuck;
 	/* Per one-second window over the whole run, warm-up included, for
 	 * plots: frames displayed, and the pacing target at the window's end
 	 * (0 = unpaced). n_secs entries each. */
