@@ -290,11 +290,13 @@ bool quality_model_save(const char *path, const struct quality_model_set *set,
 	char tmp[4096];
 	int n = snprintf(tmp, sizeof(tmp), "%s.tmp", path);
 	bool ok = n > 0 && (size_t)n < sizeof(tmp);
-	if (ok && json_dump_file(root, tmp,
-	                         JSON_INDENT(1) | JSON_REAL_PRECISION(17)) != 0)
+	if (ok &&
+	    json_dump_file(root, tmp,
+	                   JSON_INDENT(1) | JSON_REAL_PRECISION(17)) != 0) {
 		ok = fail(err, err_len, path, "cannot write %s: %s", tmp,
 		          strerror(errno));
-	else if (ok && rename(tmp, path) != 0) {
+		unlink(tmp);
+	} else if (ok && rename(tmp, path) != 0) {
 		ok = fail(err, err_len, path, "cannot rename %s: %s", tmp,
 		          strerror(errno));
 		unlink(tmp);

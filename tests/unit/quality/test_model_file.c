@@ -59,6 +59,15 @@ static void round_trip(void **state)
 	assert_false(quality_model_save(path, &s, err, sizeof(err)));
 	assert_non_null(strstr(err, "levels[1].cost.weights[1]: not finite"));
 	assert_int_equal(access(path, F_OK), -1);
+	/* nowhere to write: a clear error, no leftovers */
+	s = sample_set();
+	assert_false(quality_model_save("/nonexistent-baton/m.json", &s, err,
+	                                sizeof(err)));
+	assert_non_null(strstr(err, "/nonexistent-baton/m.json: cannot write"));
+	/* nothing there at all */
+	assert_false(quality_model_load("/nonexistent-baton/m.json", 0, 0,
+	                                &back, err, sizeof(err)));
+	assert_non_null(strstr(err, "/nonexistent-baton/m.json: "));
 }
 
 #define LIN_OK                                                                 \
