@@ -1,0 +1,12 @@
+/* The arena's calls into Baton's game SDK (include/baton/baton.h). */
+#pragma once
+
+#include <stdint.h>
+
+#include "mesh.h"
+
+/* Declares the game, its levels and its object types. */
+void arena_sdk_declare(const char *const *level_names, uint32_t n_levels,
+                       uint32_t default_level, const struct mesh_set *meshes);
+uint32_t arena_sdk_level(uint32_t fallback);
+void arena_sdk_frame(const uint32_t *active, const uint32_t *potential);

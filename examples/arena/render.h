@@ -1,0 +1,46 @@
+/* The arena's renderer: an X11 window with an OpenGL 3.3 core context
+ * through GLX, the quality presets' passes (shadow map, supersampled
+ * scene, downsample) and per-frame GPU timing. */
+#pragma once
+
+#include <stdint.h>
+
+#include "mesh.h"
+#include "world.h"
+
+#define ARENA_N_LEVELS 3
+
+/* What each level changes: the mesh level of detail, the scene's
+ * supersampling factor and the shadow-map pass. */
+struct quality_preset {
+	const char *name;
+	int lod;
+	float supersample;
+	int shadows;
+};
+
+extern const struct quality_preset arena_presets[ARENA_N_LEVELS];
+
+struct renderer;
+
+/* Opens the window and builds every GL object; NULL with a message on
+ * stderr on failure. */
+struct renderer *render_open(int width, int height,
+                             const struct mesh_set *meshes);
+void render_close(struct renderer *r);
+
+/* Draws one frame of world seen by cam at level, counting the objects
+ * the main pass drew (active, after frustum culling) and those within
+ * ARENA_POTENTIAL_RADIUS of the eye (potential, which also includes the
+ * active ones). Does not present. */
+void render_frame(struct renderer *r, const struct world *world,
+                  const struct camera *cam, int level,
+                  uint32_t active[ARENA_N_TYPES],
+                  uint32_t potential[ARENA_N_TYPES]);
+/* Reads the displayed image (width * height * 3 bytes, top row first). */
+void render_read_rgb(struct renderer *r, uint8_t *rgb);
+/* Presents the frame (swap). */
+void render_present(struct renderer *r);
+/* GPU time of the frame drawn `lag` frames ago, in ms: waits for the
+ * query when wait, else -1 while not available; -1 when timing is off. */
+double render_gpu_ms(struct renderer *r, unsigned lag, int wait);
