@@ -1,0 +1,157 @@
+/* The control tick, once per epoch: each game on the roster reports what
+ * its shim would (FPS, frames, sleep, GPU time, gate time) to the
+ * controller batond runs (core_controller_tick), whose pacing targets and
+ * budgets go back to the games and the GPU; then gOver's capacity stage
+ * may admit a waiting tenant, and the harvesting stage (core_harvest_tick,
+ * core_harvest_slot) is fed the BE tenants' state, counts their stuck
+ * figures and lets their loops go on. */
+#include "sim/sim_engine.h"
+
+#include <math.h>
+
+/* gOver's oversell (Sec. 3.3): the first tenant waiting for admission
+ * (in scenario order, past its start_s) arrives when the capacity stage
+ * says one of its profile fits. One arrival per tick: the newcomer joins
+ * the stage at the next tick, which restarts the quiet count. */
+static void admit_next(struct sim *s, int64_t now)
+{
+	for (uint32_t i = 0; i < s->n; i++) {
+		const struct sim_tenant_spec *sp = &s->sc->tenants[i];
+		if (!sp->admit || s->joined_s[i] >= 0.0 ||
+		    llround(sp->start_s * 1e9) > now)
+			continue;
+		double cost =
+		    (sp->profile_ms > 0.0 ? sp->profile_ms : sp->gpu_ms) / 1e3;
+		struct core_admit a = core_caps_admit(
+		    &s->sc->params, &s->core_gpu, cost, sp->sla_fps);
+		if (a.fits) {
+			sim_arrive(s, i, now);
+			s->admitted++;
+		}
+		return;
+	}
+}
+
+/* The stuck rule's figures (be.h) over the epoch ending at now, from what
+ * the last tick found: the time the stage held b stuck, and b's GPU time
+ * while another BE tenant's sub-launch had overrun. */
+static void be_count_stuck(const struct sim *s, struct sim_be *b, int64_t exec,
+                           int64_t now)
+{
+	if (now > s->warmup_ns) {
+		if (b->core.stuck)
+			b->stuck_ns += s->epoch_ns;
+		if (b->others_overran)
+			b->run_while_stuck_ns += exec - b->tick_exec_ns;
+	}
+	b->tick_exec_ns = exec;
+}
+
+/* Stage 6 of the tick (harvest.h): the games on the roster (when their
+ * telemetry reaches the stage) and the BE tenants that are running; then
+ * a BE tenant waiting for a window goes on. */
+static void harvest_tick(struct sim *s, int64_t now, uint32_t n_games)
+{
+	if (s->n_be == 0)
+		return;
+	uint32_t m = 0, hung = UINT32_MAX;
+	for (uint32_t i = 0; i < s->n; i++) {
+		struct sim_be *b = &s->be[i];
+		if (!sim_is_be(s, i) || now <= b->start_ns ||
+		    b->state == SIM_BE_STOPPED)
+			continue;
+		be_count_stuck(s, b, sim_gpu_exec_ns(&s->gpu, i, now), now);
+		/* The hung kernel: the oldest that overran. On a FIFO GPU
+		 * the sub-launches queued behind it overrun too. */
+		b->overran = sim_be_inflight(b, now);
+		if (b->overran && (hung == UINT32_MAX ||
+		                   b->inflight_ns < s->be[hung].inflight_ns))
+			hung = i;
+		s->be_roster[m] = b->core;
+		if (!s->sc->stuck_rule) /* the stage hears of no stamp */
+			s->be_roster[m].inflight_s = 0.0;
+		s->be_of[m++] = i;
+	}
+	core_harvest_tick(&s->sc->harvest, s->roster,
+	                  s->sc->games_seen ? n_games : 0,
+	                  s->core_gpu.other_util, &s->harvest, s->be_roster, m);
+	core_harvest_slot(&s->sc->harvest, s->roster,
+	                  s->sc->games_seen ? n_games : 0, (double)now / 1e9,
+	                  &s->harvest.slot);
+	for (uint32_t j = 0; j < m; j++) {
+		uint32_t i = s->be_of[j];
+		s->be[i].others_overran = hung != UINT32_MAX && hung != i;
+		s->be[i].core = s->be_roster[j];
+		sim_apply_be(s, i, sim_be_tick(&s->be[i], now, &s->harvest),
+		             now);
+	}
+}
+
+/* One control epoch ends at now: vGASA's scheduling controller collecting
+ * FPS and GPU usage from every VM's monitor and sending back what the
+ * schedulers apply (Sec. 2.2), as batond does each tick with what the shims
+ * reported. Tenants not on the roster (not started, or past stop_s) are
+ * left out of the array the core sees, so they weigh in no policy (ESA's
+ * common rate, FSA's donors); their core state is kept and they run
+ * unpaced. */
+void sim_on_tick(struct sim *s, int64_t now)
+{
+	int64_t len = now - (int64_t)s->ticks * s->epoch_ns;
+	int64_t busy = sim_gpu_busy_ns(&s->gpu, now);
+	s->core_gpu.util = (double)(busy - s->tick_busy_ns) / (double)len;
+	s->tick_busy_ns = busy;
+
+	uint32_t k = 0;
+	for (uint32_t i = 0; i < s->n; i++) {
+		struct sim_game *g = &s->games[i];
+		struct core_tenant *t = &s->core[i];
+		int64_t exec = sim_gpu_exec_ns(&s->gpu, i, now);
+		int64_t held = sim_gpu_held_ns(&s->gpu, i, now);
+		struct sim_epoch e;
+		sim_game_end_epoch(g, now, &e);
+		if (sim_is_be(s, i)) {
+			s->tick_exec_ns[i] = exec;
+			continue;
+		}
+		if (sim_game_active(g, now)) {
+			t->sla_fps = g->spec->sla_fps;
+			t->fixed_fps = g->spec->fixed_fps;
+			t->owner = g->spec->owner;
+			t->cap_initial = g->spec->cap;
+			t->work_conserving = g->spec->work_conserving;
+			t->fps = e.fps;
+			t->frames = e.frames;
+			t->paced_frames = e.paced;
+			t->sleep_s = e.sleep_s;
+			t->present_s = (double)g->last_present_ns / 1e9;
+			t->gpu_busy_s =
+			    (double)(exec - s->tick_exec_ns[i]) / 1e9;
+			/* Where the shim's gate makes a frame wait before
+			 * Present, the budget model holds its work off the
+			 * GPU: the same cap-bound signal (reach.h). */
+			t->gate_s = (double)(held - s->tick_held_ns[i]) / 1e9;
+			s->roster[k] = *t;
+			s->roster_of[k++] = i;
+		} else {
+			sim_game_set_target(g, 0.0);
+		}
+		s->tick_exec_ns[i] = exec;
+		s->tick_held_ns[i] = held;
+	}
+	core_controller_tick(s->policy, &s->sc->params, &s->core_gpu, s->roster,
+	                     k);
+	for (uint32_t j = 0; j < k; j++) {
+		uint32_t i = s->roster_of[j];
+		s->core[i] = s->roster[j];
+		sim_game_set_target(&s->games[i], s->roster[j].target_fps);
+		if (s->budget_model && s->sc->caps == SIM_CAPS_DYNAMIC)
+			sim_gpu_set_cap(&s->gpu, i, s->roster[j].caps.budget);
+	}
+	admit_next(s, now);
+	harvest_tick(s, now, k);
+
+	s->ticks++;
+	int64_t next = (int64_t)(s->ticks + 1) * s->epoch_ns;
+	if (next < s->end_ns)
+		sim_push_event(s, next, EV_TICK, 0);
+}
