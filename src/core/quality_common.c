@@ -59,8 +59,8 @@ bool quality_fits(const struct quality_params *p, double total)
 	return p->strict ? total < p->budget : total <= p->budget;
 }
 
-enum quality_status quality_reassign(const struct quality_item *items,
-                                     size_t n, const struct quality_params *p,
+enum quality_status quality_reassign(const struct quality_item *items, size_t n,
+                                     const struct quality_params *p,
                                      unsigned *levels, void *workspace)
 {
 	if (p->exact_reassign)

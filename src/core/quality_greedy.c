@@ -116,10 +116,10 @@ static bool residual_ok(const struct quality_params *p, double R)
 	return p->strict ? R > 0.0 : R >= 0.0;
 }
 
-struct quality_step_result
-quality_epoch_step(const struct quality_item *items, size_t n,
-                   const struct quality_params *p, unsigned *levels,
-                   void *workspace)
+struct quality_step_result quality_epoch_step(const struct quality_item *items,
+                                              size_t n,
+                                              const struct quality_params *p,
+                                              unsigned *levels, void *workspace)
 {
 	struct candidates c = carve_candidates(workspace, n);
 	struct quality_step_result res = {0};
@@ -143,7 +143,8 @@ quality_epoch_step(const struct quality_item *items, size_t n,
 		c.level[m] = r;
 		c.db[m] = db;
 		c.dc[m] = dc;
-		if (down) /* a downgrade that saves nothing goes last, skipped */
+		/* a downgrade that saves nothing goes last, and is skipped */
+		if (down)
 			c.u[m] = dc < 0.0 ? db / dc : INFINITY;
 		else
 			c.u[m] = dc <= 0.0 ? INFINITY : db / dc;

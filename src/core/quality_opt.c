@@ -104,10 +104,10 @@ static unsigned hull(const struct quality_item *it, uint32_t s,
 			continue; /* no gain over a cheaper point */
 		while (nh >= 2) {
 			unsigned a = h[nh - 2], b = h[nh - 1];
-			double s1 = (it->benefit[b] - it->benefit[a]) *
-			            (wc[r] - wc[b]);
-			double s2 = (it->benefit[r] - it->benefit[b]) *
-			            (wc[b] - wc[a]);
+			double s1 =
+			    (it->benefit[b] - it->benefit[a]) * (wc[r] - wc[b]);
+			double s2 =
+			    (it->benefit[r] - it->benefit[b]) * (wc[b] - wc[a]);
 			if (s1 > s2)
 				break; /* b is on the hull */
 			nh--;
@@ -284,7 +284,8 @@ enum quality_status quality_exact(const struct quality_item *items, size_t n,
 			minc = fmin(minc, w.wc[s * L + w.surv[s * L + i]]);
 		/* the per-session bests are spent: from here on sfx_best is
 		 * the suffix sum over free sessions, from the survivors */
-		w.sfx_best[d] = w.score[s * L + w.surv[s * L]] + w.sfx_best[d + 1];
+		w.sfx_best[d] =
+		    w.score[s * L + w.surv[s * L]] + w.sfx_best[d + 1];
 		w.sfx_minc[d] = minc + w.sfx_minc[d + 1];
 	}
 	w.dfs_R[0] = p->budget - fixed_c;

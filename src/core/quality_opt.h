@@ -78,23 +78,24 @@ enum quality_status quality_full_assign(const struct quality_item *items,
                                         unsigned *levels, void *workspace);
 
 /* Full reassignment per p->exact_reassign (exact or full_assign). */
-enum quality_status quality_reassign(const struct quality_item *items,
-                                     size_t n, const struct quality_params *p,
+enum quality_status quality_reassign(const struct quality_item *items, size_t n,
+                                     const struct quality_params *p,
                                      unsigned *levels, void *workspace);
 
 struct quality_step_result {
-	unsigned changed;  /* sessions moved one level */
-	bool over_budget;  /* still over after the step: for Warning/Critical */
+	unsigned changed; /* sessions moved one level */
+	bool over_budget; /* still over after the step: for Warning/Critical */
 };
 
 /* dJay's epoch step (§6.2): with residual budget, upgrade sessions one
  * level by marginal utility, best first; over budget, downgrade one level
  * each, least benefit lost per cost saved first, until it fits. levels is
  * in/out. */
-struct quality_step_result
-quality_epoch_step(const struct quality_item *items, size_t n,
-                   const struct quality_params *p, unsigned *levels,
-                   void *workspace);
+struct quality_step_result quality_epoch_step(const struct quality_item *items,
+                                              size_t n,
+                                              const struct quality_params *p,
+                                              unsigned *levels,
+                                              void *workspace);
 
 enum quality_join_result {
 	QUALITY_JOIN_PLACED,     /* newcomer at the best level that fits */
