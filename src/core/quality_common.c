@@ -25,11 +25,13 @@ struct quality_params quality_params_djay(void)
 }
 
 /* The largest of the solvers' needs (quality_opt.c's and
- * quality_greedy.c's carvings), per session: 8 levels x 2 doubles, 7
+ * quality_greedy.c's carvings), per session: 8 sort keys, 8 levels x 3
+ * doubles, 7
  * increments x 3 doubles, a handful of per-session doubles and indices. */
 size_t quality_workspace_size(size_t n)
 {
-	size_t per = QUALITY_MAX_LEVELS * 3 * sizeof(double) +
+	size_t per = QUALITY_MAX_LEVELS * sizeof(struct quality_key) +
+	             QUALITY_MAX_LEVELS * 3 * sizeof(double) +
 	             (QUALITY_MAX_LEVELS - 1) * 4 * sizeof(double) +
 	             8 * sizeof(double) +
 	             (QUALITY_MAX_LEVELS * 3 + 12) * sizeof(uint32_t);
@@ -76,36 +78,44 @@ void *quality_carve(unsigned char **cursor, size_t count, size_t size)
 	return out;
 }
 
-static void sift_down(uint32_t *idx, size_t root, size_t n,
-                      quality_before_fn before, const void *ctx)
+static inline bool goes_before(const struct quality_key *a,
+                               const struct quality_key *b)
+{
+	if (a->k1 != b->k1)
+		return a->k1 > b->k1;
+	if (a->k2 != b->k2)
+		return a->k2 > b->k2;
+	return a->idx < b->idx;
+}
+
+static void sift_down(struct quality_key *k, size_t root, size_t n)
 {
 	for (;;) {
 		size_t child = 2 * root + 1;
 		if (child >= n)
 			return;
-		/* max-heap on "goes later" so the sort comes out in order */
-		if (child + 1 < n && before(ctx, idx[child], idx[child + 1]))
+		/* a heap of "goes later" so the sort comes out in order */
+		if (child + 1 < n && goes_before(&k[child], &k[child + 1]))
 			child++;
-		if (!before(ctx, idx[root], idx[child]))
+		if (!goes_before(&k[root], &k[child]))
 			return;
-		uint32_t t = idx[root];
-		idx[root] = idx[child];
-		idx[child] = t;
+		struct quality_key t = k[root];
+		k[root] = k[child];
+		k[child] = t;
 		root = child;
 	}
 }
 
-void quality_sort(uint32_t *idx, size_t n, quality_before_fn before,
-                  const void *ctx)
+void quality_sort(struct quality_key *keys, size_t n)
 {
 	if (n < 2)
 		return;
 	for (size_t i = n / 2; i-- > 0;)
-		sift_down(idx, i, n, before, ctx);
+		sift_down(keys, i, n);
 	for (size_t end = n - 1; end > 0; end--) {
-		uint32_t t = idx[0];
-		idx[0] = idx[end];
-		idx[end] = t;
-		sift_down(idx, 0, end, before, ctx);
+		struct quality_key t = keys[0];
+		keys[0] = keys[end];
+		keys[end] = t;
+		sift_down(keys, 0, end);
 	}
 }

@@ -10,22 +10,20 @@
 #include "core/quality_common.h"
 #include "core/quality_opt.h"
 
+/* Candidates are made in (session, level) order, so the keys' last tie
+ * break (index ascending) is the lower session, then the lower level. */
 struct candidates {
-	uint32_t *sess, *level, *idx;
-	double *db, *dc, *u;
-	bool ascending; /* epoch step downgrades: least loss per cost first */
+	struct quality_key *key;
+	uint32_t *sess, *level;
+	double *db, *dc;
 };
 
-static int cand_before(const void *ctx, uint32_t a, uint32_t b)
+/* Best first: u descending (ascending for downgrades: k1 = -u), then the
+ * larger benefit gain (the smaller loss), then the index. */
+static void add_key(struct candidates *c, size_t m, double u, bool ascending)
 {
-	const struct candidates *c = ctx;
-	if (c->u[a] != c->u[b])
-		return c->ascending ? c->u[a] < c->u[b] : c->u[a] > c->u[b];
-	if (c->db[a] != c->db[b])
-		return c->db[a] > c->db[b];
-	if (c->sess[a] != c->sess[b])
-		return c->sess[a] < c->sess[b];
-	return c->level[a] < c->level[b];
+	c->key[m] = (struct quality_key){
+	    .k1 = ascending ? -u : u, .k2 = c->db[m], .idx = (uint32_t)m};
 }
 
 static struct candidates carve_candidates(void *workspace, size_t n)
@@ -33,12 +31,11 @@ static struct candidates carve_candidates(void *workspace, size_t n)
 	unsigned char *cur = workspace;
 	size_t m = n * QUALITY_MAX_LEVELS;
 	struct candidates c = {0};
+	c.key = quality_carve(&cur, m, sizeof(struct quality_key));
 	c.db = quality_carve(&cur, m, sizeof(double));
 	c.dc = quality_carve(&cur, m, sizeof(double));
-	c.u = quality_carve(&cur, m, sizeof(double));
 	c.sess = quality_carve(&cur, m, sizeof(uint32_t));
 	c.level = quality_carve(&cur, m, sizeof(uint32_t));
-	c.idx = quality_carve(&cur, m, sizeof(uint32_t));
 	return c;
 }
 
@@ -89,17 +86,15 @@ enum quality_status quality_full_assign(const struct quality_item *items,
 			c.level[m] = r;
 			c.db[m] = db;
 			c.dc[m] = dc;
-			c.u[m] = dc <= 0.0 ? INFINITY : db / dc;
-			c.idx[m] = (uint32_t)m;
+			add_key(&c, m, dc <= 0.0 ? INFINITY : db / dc, false);
 			m++;
 		}
 	}
-	c.ascending = false;
-	quality_sort(c.idx, m, cand_before, &c);
+	quality_sort(c.key, m);
 	/* A session is picked once its level moved off the cheapest; the
 	 * cheapest is unique per session, so levels[s] != q marks it. */
 	for (size_t k = 0; k < m; k++) {
-		uint32_t i = c.idx[k];
+		uint32_t i = c.key[k].idx;
 		uint32_t s = c.sess[i];
 		if (levels[s] != cheapest(&items[s]))
 			continue;
@@ -145,16 +140,14 @@ struct quality_step_result quality_epoch_step(const struct quality_item *items,
 		c.dc[m] = dc;
 		/* a downgrade that saves nothing goes last, and is skipped */
 		if (down)
-			c.u[m] = dc < 0.0 ? db / dc : INFINITY;
+			add_key(&c, m, dc < 0.0 ? db / dc : INFINITY, true);
 		else
-			c.u[m] = dc <= 0.0 ? INFINITY : db / dc;
-		c.idx[m] = (uint32_t)m;
+			add_key(&c, m, dc <= 0.0 ? INFINITY : db / dc, false);
 		m++;
 	}
-	c.ascending = down;
-	quality_sort(c.idx, m, cand_before, &c);
+	quality_sort(c.key, m);
 	for (size_t k = 0; k < m; k++) {
-		uint32_t i = c.idx[k];
+		uint32_t i = c.key[k].idx;
 		if (down) {
 			if (residual_ok(p, R))
 				break;

@@ -33,9 +33,10 @@
 #define L           QUALITY_MAX_LEVELS
 
 struct exact_ws {
+	struct quality_key *inc_key;
 	double *wc, *score, *inc_dc, *inc_db, *inc_slope;
 	double *sfx_best, *sfx_minc, *dfs_R, *dfs_B;
-	uint32_t *inc_sess, *inc_to, *inc_idx, *surv, *n_surv, *free_s;
+	uint32_t *inc_sess, *inc_to, *surv, *n_surv, *free_s;
 	uint32_t *cur, *inc_lv, *pos, *blocked;
 };
 
@@ -44,6 +45,7 @@ static struct exact_ws carve(void *workspace, size_t n)
 	unsigned char *c = workspace;
 	struct exact_ws w;
 	size_t m = n * (L - 1);
+	w.inc_key = quality_carve(&c, m, sizeof(struct quality_key));
 	w.wc = quality_carve(&c, n * L, sizeof(double));
 	w.score = quality_carve(&c, n * L, sizeof(double));
 	w.inc_dc = quality_carve(&c, m, sizeof(double));
@@ -55,7 +57,6 @@ static struct exact_ws carve(void *workspace, size_t n)
 	w.dfs_B = quality_carve(&c, n + 1, sizeof(double));
 	w.inc_sess = quality_carve(&c, m, sizeof(uint32_t));
 	w.inc_to = quality_carve(&c, m, sizeof(uint32_t));
-	w.inc_idx = quality_carve(&c, m, sizeof(uint32_t));
 	w.surv = quality_carve(&c, n * L, sizeof(uint32_t));
 	w.n_surv = quality_carve(&c, n, sizeof(uint32_t));
 	w.free_s = quality_carve(&c, n, sizeof(uint32_t));
@@ -69,14 +70,6 @@ static struct exact_ws carve(void *workspace, size_t n)
 static bool residual_ok(const struct quality_params *p, double R)
 {
 	return p->strict ? R > 0.0 : R >= 0.0;
-}
-
-static int slope_before(const void *ctx, uint32_t a, uint32_t b)
-{
-	const double *slope = ctx;
-	if (slope[a] != slope[b])
-		return slope[a] > slope[b];
-	return a < b;
 }
 
 /* Session s's upper convex hull from its cheapest (best among equally
@@ -121,7 +114,8 @@ static unsigned hull(const struct quality_item *it, uint32_t s,
 		w->inc_dc[e] = wc[h[i]] - wc[h[i - 1]];
 		w->inc_db[e] = it->benefit[h[i]] - it->benefit[h[i - 1]];
 		w->inc_slope[e] = w->inc_db[e] / w->inc_dc[e];
-		w->inc_idx[e] = (uint32_t)e;
+		w->inc_key[e] = (struct quality_key){.k1 = w->inc_slope[e],
+		                                     .idx = (uint32_t)e};
 	}
 	return h[0];
 }
@@ -137,11 +131,11 @@ static double lp_and_incumbent(const struct quality_item *items, size_t n,
 		w->inc_lv[s] = hull(&items[s], (uint32_t)s, w, &m);
 		w->blocked[s] = 0;
 	}
-	quality_sort(w->inc_idx, m, slope_before, w->inc_slope);
+	quality_sort(w->inc_key, m);
 	double lambda = 0.0, R = p->budget - total_min, Rg = R;
 	bool broke = false;
 	for (size_t k = 0; k < m; k++) {
-		uint32_t e = w->inc_idx[k];
+		uint32_t e = w->inc_key[k].idx;
 		uint32_t s = w->inc_sess[e];
 		if (!broke) {
 			if (w->inc_dc[e] <= R)
@@ -162,14 +156,6 @@ static double lp_and_incumbent(const struct quality_item *items, size_t n,
 	}
 	*incumbent = quality_total_benefit(items, n, w->inc_lv);
 	return lambda;
-}
-
-static int score_before(const void *ctx, uint32_t a, uint32_t b)
-{
-	const double *score = ctx;
-	if (score[a] != score[b])
-		return score[a] > score[b];
-	return a < b;
 }
 
 /* Step 4 over the nf free sessions; improves *inc and w->inc_lv. */
@@ -255,18 +241,22 @@ enum quality_status quality_exact(const struct quality_item *items, size_t n,
 	double fixed_c = 0.0, fixed_b = 0.0;
 	for (size_t s = 0; s < n; s++) {
 		uint32_t *sv = &w.surv[s * L], k = 0;
+		const double *sc = &w.score[s * L];
 		for (unsigned r = 0; r < items[s].n_levels; r++) {
-			double ub = lsum - w.sfx_best[s] + w.score[s * L + r];
-			if (ub > inc + QUALITY_EPS)
-				sv[k++] = (uint32_t)(s * L + r);
+			if (!(lsum - w.sfx_best[s] + sc[r] > inc + QUALITY_EPS))
+				continue;
+			/* insertion by score descending, then level */
+			uint32_t j = k++;
+			while (j > 0 && sc[sv[j - 1]] < sc[r]) {
+				sv[j] = sv[j - 1];
+				j--;
+			}
+			sv[j] = r;
 		}
 		if (k == 0) { /* no level can beat the incumbent */
 			memcpy(levels, w.inc_lv, n * sizeof(*levels));
 			return QUALITY_OK;
 		}
-		quality_sort(sv, k, score_before, w.score);
-		for (uint32_t i = 0; i < k; i++)
-			sv[i] -= (uint32_t)(s * L);
 		w.n_surv[s] = k;
 		if (k == 1) {
 			fixed_c += w.wc[s * L + sv[0]];
