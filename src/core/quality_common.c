@@ -35,7 +35,7 @@ size_t quality_workspace_size(size_t n)
 	             (QUALITY_MAX_LEVELS - 1) * 4 * sizeof(double) +
 	             8 * sizeof(double) +
 	             (QUALITY_MAX_LEVELS * 3 + 12) * sizeof(uint32_t);
-	return (n + 2) * per + 16 * 8;
+	return (n + 2) * per + 16 * 8 + quality_pareto_bytes(n);
 }
 
 double quality_total_cost(const struct quality_item *items, size_t n,
