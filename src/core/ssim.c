@@ -1,0 +1,253 @@
+/* SSIM after Wang et al. 2004 (see ssim.h), streamed over rows.
+ *
+ * Five planes are filtered: the two lumas, their squares and their product
+ * (Eqs. 14-16 with the Gaussian weights of Sec. III-B). The horizontal pass
+ * of each source row goes into a ring of CORE_SSIM_WIN rows; the vertical
+ * pass of output row y reads the ring's rows y-5..y+5 (reflected at the
+ * image's top and bottom, which always lie within 11 consecutive source
+ * rows once the image is at least 11 rows tall), so the working set is
+ * 11 * 5 rows, whatever the height.
+ *
+ * Floats, made accurate enough by shifting the luma by SHIFT before the
+ * squares: sigma^2 = E[(x-s)^2] - (E[x]-s)^2 holds for any s, and a centred
+ * s halves the magnitude the subtraction cancels, so the variances keep
+ * their absolute error well under C2 = (K2 L)^2 = 58.5. */
+#include "core/ssim.h"
+
+#include <math.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#define RADIUS  CORE_SSIM_CROP
+#define PLANES  5 /* x, y, x^2, y^2, xy */
+#define SIGMA   1.5
+#define SHIFT   128.0f
+#define K1      0.01
+#define K2      0.03
+#define L_RANGE 255.0
+
+/* Floats of workspace: the ring, the padded rows, the vertical result and
+ * one SSIM row (used when the caller wants no map). */
+static size_t workspace_floats(size_t width)
+{
+	return (size_t)CORE_SSIM_WIN * PLANES * width +
+	       PLANES * (width + 2 * RADIUS) + PLANES * width + width;
+}
+
+size_t core_ssim_workspace_size(size_t width, size_t height)
+{
+	(void)height; /* the ring makes the height irrelevant */
+	size_t per_col = (size_t)CORE_SSIM_WIN * PLANES + 2 * PLANES + 1;
+	if (width > (SIZE_MAX / sizeof(float) - 2 * RADIUS * PLANES) / per_col)
+		return 0;
+	return workspace_floats(width) * sizeof(float);
+}
+
+const char *core_ssim_status_str(enum core_ssim_status s)
+{
+	switch (s) {
+	case CORE_SSIM_OK:
+		return "ok";
+	case CORE_SSIM_SIZE_MISMATCH:
+		return "images differ in size";
+	case CORE_SSIM_TOO_SMALL:
+		return "image smaller than the 11x11 SSIM window";
+	case CORE_SSIM_BAD_IMAGE:
+		return "bad image (channels not 1, 3 or 4, short stride or no "
+		       "pixels)";
+	case CORE_SSIM_WORKSPACE:
+		return "workspace missing, too small or misaligned";
+	}
+	return "unknown SSIM status";
+}
+
+/* The Gaussian's taps 0..RADIUS (symmetric), normalised over all 2R+1 in
+ * double as scipy.ndimage does, then rounded to float. */
+static void gaussian_taps(float g[RADIUS + 1])
+{
+	double w[RADIUS + 1], sum = 0.0;
+	for (int k = 0; k <= RADIUS; k++) {
+		w[k] = exp(-0.5 * k * k / (SIGMA * SIGMA));
+		sum += k == 0 ? w[k] : 2.0 * w[k];
+	}
+	for (int k = 0; k <= RADIUS; k++)
+		g[k] = (float)(w[k] / sum);
+}
+
+static bool image_ok(const struct core_ssim_image *im)
+{
+	if (!im || !im->pixels)
+		return false;
+	if (im->channels != 1 && im->channels != 3 && im->channels != 4)
+		return false;
+	if (im->width > SIZE_MAX / im->channels)
+		return false;
+	return im->stride >= im->width * im->channels;
+}
+
+/* BT.601 luma of one row, minus SHIFT, into out[0..width). */
+static void luma_row(const struct core_ssim_image *im, size_t row, float *out)
+{
+	const unsigned char *p = im->pixels + row * im->stride;
+	size_t w = im->width;
+	if (im->channels == 1) {
+		for (size_t x = 0; x < w; x++)
+			out[x] = (float)p[x] - SHIFT;
+		return;
+	}
+	unsigned c = im->channels;
+	for (size_t x = 0; x < w; x++) {
+		const unsigned char *q = p + x * c;
+		out[x] = 0.299f * q[0] + 0.587f * q[1] + 0.114f * q[2] - SHIFT;
+	}
+}
+
+/* Half-sample symmetric padding: column -1-i mirrors i, w+i mirrors w-1-i. */
+static void reflect_pad(float *padded, size_t w)
+{
+	float *row = padded + RADIUS;
+	for (size_t i = 0; i < RADIUS; i++) {
+		row[-1 - (ptrdiff_t)i] = row[i];
+		row[w + i] = row[w - 1 - i];
+	}
+}
+
+struct ring {
+	float *rows;   /* CORE_SSIM_WIN slots of PLANES * w */
+	float *padded; /* PLANES rows of w + 2 RADIUS */
+	float *vert;   /* PLANES rows of w */
+	size_t w;
+	float g[RADIUS + 1];
+};
+
+static float *ring_slot(const struct ring *r, size_t src_row)
+{
+	return r->rows + (src_row % CORE_SSIM_WIN) * PLANES * r->w;
+}
+
+/* The five planes of source row `row`, filtered horizontally. */
+static void horizontal_pass(struct ring *r, const struct core_ssim_image *a,
+                            const struct core_ssim_image *b, size_t row)
+{
+	size_t w = r->w, pw = w + 2 * RADIUS;
+	float *px = r->padded + RADIUS, *py = px + pw;
+	float *pxx = py + pw, *pyy = pxx + pw, *pxy = pyy + pw;
+	luma_row(a, row, px);
+	luma_row(b, row, py);
+	for (size_t x = 0; x < w; x++) {
+		pxx[x] = px[x] * px[x];
+		pyy[x] = py[x] * py[x];
+		pxy[x] = px[x] * py[x];
+	}
+	float *out = ring_slot(r, row);
+	const float *g = r->g;
+	for (int c = 0; c < PLANES; c++) {
+		float *in = r->padded + c * pw;
+		reflect_pad(in, w);
+		const float *mid = in + RADIUS;
+		float *o = out + c * w;
+		for (size_t x = 0; x < w; x++)
+			o[x] = g[0] * mid[x];
+		for (ptrdiff_t k = 1; k <= RADIUS; k++) {
+			float gk = g[k];
+			for (size_t x = 0; x < w; x++)
+				o[x] +=
+				    gk * (mid[(ptrdiff_t)x - k] + mid[x + k]);
+		}
+	}
+}
+
+static size_t reflect_row(ptrdiff_t y, size_t h)
+{
+	if (y < 0)
+		return (size_t)(-1 - y);
+	if ((size_t)y >= h)
+		return 2 * h - 1 - (size_t)y;
+	return (size_t)y;
+}
+
+/* The vertical pass of output row y into r->vert, then its SSIM (Eq. 13
+ * with the means of Eq. 14 and the (co)variances of Eqs. 15-16). */
+static void ssim_row(struct ring *r, size_t y, size_t h, float *out)
+{
+	size_t w = r->w;
+	const float *g = r->g;
+	const float *centre = ring_slot(r, y);
+	for (int c = 0; c < PLANES; c++) {
+		float *v = r->vert + c * w;
+		const float *m = centre + c * w;
+		for (size_t x = 0; x < w; x++)
+			v[x] = g[0] * m[x];
+		for (ptrdiff_t k = 1; k <= RADIUS; k++) {
+			const float *up =
+			    ring_slot(r, reflect_row((ptrdiff_t)y - k, h)) +
+			    c * w;
+			const float *dn =
+			    ring_slot(r, reflect_row((ptrdiff_t)y + k, h)) +
+			    c * w;
+			float gk = g[k];
+			for (size_t x = 0; x < w; x++)
+				v[x] += gk * (up[x] + dn[x]);
+		}
+	}
+	const float c1 = (float)((K1 * L_RANGE) * (K1 * L_RANGE));
+	const float c2 = (float)((K2 * L_RANGE) * (K2 * L_RANGE));
+	const float *vx = r->vert, *vy = vx + w, *vxx = vy + w;
+	const float *vyy = vxx + w, *vxy = vyy + w;
+	for (size_t x = 0; x < w; x++) {
+		float sx = vxx[x] - vx[x] * vx[x];
+		float sy = vyy[x] - vy[x] * vy[x];
+		float sxy = vxy[x] - vx[x] * vy[x];
+		float mx = vx[x] + SHIFT, my = vy[x] + SHIFT;
+		float num = (2.0f * mx * my + c1) * (2.0f * sxy + c2);
+		float den = (mx * mx + my * my + c1) * (sx + sy + c2);
+		out[x] = num / den;
+	}
+}
+
+enum core_ssim_status core_ssim(const struct core_ssim_image *a,
+                                const struct core_ssim_image *b,
+                                void *workspace, size_t workspace_bytes,
+                                float *map, double *mean)
+{
+	if (!image_ok(a) || !image_ok(b))
+		return CORE_SSIM_BAD_IMAGE;
+	if (a->width != b->width || a->height != b->height)
+		return CORE_SSIM_SIZE_MISMATCH;
+	size_t w = a->width, h = a->height;
+	if (w < CORE_SSIM_WIN || h < CORE_SSIM_WIN)
+		return CORE_SSIM_TOO_SMALL;
+	size_t need = core_ssim_workspace_size(w, h);
+	if (!workspace || need == 0 || workspace_bytes < need ||
+	    (uintptr_t)workspace % _Alignof(float) != 0)
+		return CORE_SSIM_WORKSPACE;
+
+	struct ring r = {.rows = workspace, .w = w};
+	r.padded = r.rows + (size_t)CORE_SSIM_WIN * PLANES * w;
+	r.vert = r.padded + PLANES * (w + 2 * RADIUS);
+	gaussian_taps(r.g);
+
+	/* Without a map only the rows the mean keeps are needed. */
+	size_t first = map ? 0 : RADIUS;
+	size_t last = map ? h : h - RADIUS;
+	float *scratch = r.vert + PLANES * w;
+	double sum = 0.0;
+	size_t done = 0; /* source rows filtered horizontally so far */
+	for (size_t y = first; y < last; y++) {
+		size_t need_row = y + RADIUS < h ? y + RADIUS : h - 1;
+		while (done <= need_row)
+			horizontal_pass(&r, a, b, done++);
+		float *out = map ? map + y * w : scratch;
+		ssim_row(&r, y, h, out);
+		if (y < RADIUS || y >= h - RADIUS)
+			continue;
+		double row_sum = 0.0;
+		for (size_t x = RADIUS; x < w - RADIUS; x++)
+			row_sum += out[x];
+		sum += row_sum;
+	}
+	if (mean)
+		*mean =
+		    sum / ((double)(w - 2 * RADIUS) * (double)(h - 2 * RADIUS));
+	return CORE_SSIM_OK;
+}
