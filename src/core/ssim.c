@@ -32,8 +32,8 @@ typedef double real;
 #define K2      0.03
 #define L_RANGE 255.0
 
-/* Floats of workspace: the ring, the padded rows, the vertical result and
- * one SSIM row (used when the caller wants no map). */
+/* Reals of workspace: the ring, the padded rows, the vertical result and
+ * one SSIM row (the mean sums it in double before any float map). */
 static size_t workspace_reals(size_t width)
 {
 	return (size_t)CORE_SSIM_WIN * PLANES * width +
@@ -195,7 +195,7 @@ static void filter_column(const real *const m[CORE_SSIM_WIN],
 
 /* The vertical pass of output row y into r->vert, then its SSIM (Eq. 13
  * with the means of Eq. 14 and the (co)variances of Eqs. 15-16). */
-static void ssim_row(struct ring *r, size_t y, size_t h, float *restrict out)
+static void ssim_row(struct ring *r, size_t y, size_t h, real *restrict out)
 {
 	size_t w = r->w;
 	for (int c = 0; c < PLANES; c++) {
@@ -220,7 +220,7 @@ static void ssim_row(struct ring *r, size_t y, size_t h, float *restrict out)
 		real mx = vx[x] + SHIFT, my = vy[x] + SHIFT;
 		real num = (2 * mx * my + c1) * (2 * sxy + c2);
 		real den = (mx * mx + my * my + c1) * (sx + sy + c2);
-		out[x] = (float)(num / den);
+		out[x] = num / den;
 	}
 }
 
@@ -249,20 +249,23 @@ enum core_ssim_status core_ssim(const struct core_ssim_image *a,
 	/* Without a map only the rows the mean keeps are needed. */
 	size_t first = map ? 0 : RADIUS;
 	size_t last = map ? h : h - RADIUS;
-	float *scratch = (float *)(r.vert + PLANES * w);
+	real *row = r.vert + PLANES * w;
 	double sum = 0.0;
 	size_t done = 0; /* source rows filtered horizontally so far */
 	for (size_t y = first; y < last; y++) {
 		size_t need_row = y + RADIUS < h ? y + RADIUS : h - 1;
 		while (done <= need_row)
 			horizontal_pass(&r, a, b, done++);
-		float *out = map ? map + y * w : scratch;
-		ssim_row(&r, y, h, out);
+		ssim_row(&r, y, h, row);
+		if (map) {
+			for (size_t x = 0; x < w; x++)
+				map[y * w + x] = (float)row[x];
+		}
 		if (y < RADIUS || y >= h - RADIUS)
 			continue;
 		double row_sum = 0.0;
 		for (size_t x = RADIUS; x < w - RADIUS; x++)
-			row_sum += out[x];
+			row_sum += row[x];
 		sum += row_sum;
 	}
 	if (mean)
