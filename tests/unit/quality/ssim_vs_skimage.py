@@ -8,7 +8,8 @@ constant images, odd sizes) as PPM/PGM files to a temporary directory, runs
 `baton ssim` on each and requires agreement within 1e-4 with
 skimage.metrics.structural_similarity(gaussian_weights=True, sigma=1.5,
 use_sample_covariance=False, data_range=255) of the BT.601 luma images.
-Exits 77 (skipped) if numpy, scipy or scikit-image is missing.
+Bad inputs (unreadable, not P5/P6, 16-bit, truncated, under 11x11, sizes
+that differ) must exit 2 naming the file. Exits 77 (skipped) if numpy, scipy or scikit-image is missing.
 """
 import os
 import subprocess
@@ -83,10 +84,45 @@ def pairs():
     yield "smooth noise 1920x1080", a, b
 
 
+def bad_inputs(baton, tmp):
+    """Each bad input exits 2 and names the offending file."""
+    good = os.path.join(tmp, "good.ppm")
+    write_pnm(good, np.zeros((20, 20, 3), np.uint8))
+    cases = {
+        "missing.ppm": None,
+        "text.ppm": b"P3\n20 20\n255\n0 0 0\n",
+        "deep.ppm": b"P6\n20 20\n65535\n" + bytes(20 * 20 * 6),
+        "short.ppm": b"P6\n20 20\n255\n" + bytes(100),
+        "header.ppm": b"P6\n20 x\n255\n",
+        "tiny.ppm": b"P6\n10 20\n255\n" + bytes(10 * 20 * 3),
+        "other.ppm": b"P6\n21 20\n255\n" + bytes(21 * 20 * 3),
+    }
+    failures = 0
+    for name, data in cases.items():
+        path = os.path.join(tmp, name)
+        if data is not None:
+            with open(path, "wb") as f:
+                f.write(data)
+        for args in ([good, path], [path, good]):
+            out = subprocess.run([baton, "ssim"] + args, capture_output=True,
+                                 text=True)
+            ok = out.returncode == 2 and name in out.stderr
+            failures += not ok
+            print(f"{'ok  ' if ok else 'FAIL'} bad input {name}: rc "
+                  f"{out.returncode}: {out.stderr.strip()}")
+    tiny = os.path.join(tmp, "tiny.ppm")
+    out = subprocess.run([baton, "ssim", tiny, tiny], capture_output=True,
+                         text=True)
+    ok = out.returncode == 2 and "tiny.ppm: image smaller" in out.stderr
+    print(f"{'ok  ' if ok else 'FAIL'} tiny vs tiny: {out.stderr.strip()}")
+    return failures + (not ok)
+
+
 def main():
     baton = sys.argv[1]
     failures = 0
     with tempfile.TemporaryDirectory() as tmp:
+        failures += bad_inputs(baton, tmp)
         for i, (name, a, b) in enumerate(pairs()):
             ext = "ppm" if a.ndim == 3 else "pgm"
             pa = os.path.join(tmp, f"{i}a.{ext}")
