@@ -6,7 +6,7 @@
  * It matches scikit-image's structural_similarity(a, b,
  * gaussian_weights=True, sigma=1.5, use_sample_covariance=False,
  * data_range=255) on the luma images: an 11-tap Gaussian window (sigma 1.5,
- * Sec. III-B), half-sample symmetric borders (d c b a | a b c d), K1 = 0.01,
+ * Sec. III-C), half-sample symmetric borders (d c b a | a b c d), K1 = 0.01,
  * K2 = 0.03, L = 255, population (co)variances, and the mean of the map
  * with CORE_SSIM_CROP pixels cropped from every border.
  *
