@@ -26,6 +26,8 @@ struct cli_command {
 
 int cmd_sim(int argc, char **argv);
 void cmd_sim_help(FILE *out);
+int cmd_ssim(int argc, char **argv);
+void cmd_ssim_help(FILE *out);
 
 /* One simulated run of a scenario. */
 struct cli_run {

@@ -21,6 +21,8 @@ static const struct cli_command commands[] = {
      cmd_policy_help},
     {"sim", "simulate a scenario and report each tenant's frame rate", cmd_sim,
      cmd_sim_help},
+    {"ssim", "mean SSIM of two PPM/PGM images (the quality lever's metric)",
+     cmd_ssim, cmd_ssim_help},
 };
 
 #define N_COMMANDS (sizeof(commands) / sizeof(commands[0]))
