@@ -1,7 +1,7 @@
 /* baton set [NAME] [--id N] [--uid U] [--all] fps=N|sla=N|cap=C|
- * work_conserving=yes|no|weight=W: pin a tenant's rate, change its SLA,
- * its GPU cap or whether it may run past the cap while the GPU idles; a
- * best-effort tenant's weight. */
+ * work_conserving=yes|no|weight=W|--level N: pin a tenant's rate, change its
+ * SLA, its GPU cap or whether it may run past the cap while the GPU idles; a
+ * best-effort tenant's weight; a game's quality level. */
 #include <errno.h>
 #include <math.h>
 #include <stdbool.h>
@@ -50,6 +50,11 @@ void cmd_set_help(FILE *out)
 	    "            (docs/harvesting.md). A best-effort tenant takes "
 	    "weight and\n"
 	    "            cap only, a game anything but weight\n"
+	    "  --level N|none, level=N|none\n"
+	    "            pin a game that uses the SDK's quality API at its "
+	    "level N\n"
+	    "            (0 = cheapest, as baton status lists them); none "
+	    "unpins\n"
 	    "  --help    this text\n"
 	    "\n"
 	    "N lies in [%g, %g] (fps=0 too). Root, batond's user and members "
@@ -132,6 +137,20 @@ static int build(int argc, char **argv, json_t *req)
 			i++;
 		} else if (strcmp(a, "--all") == 0) {
 			all = true;
+		} else if (strcmp(a, "--level") == 0 ||
+		           strncmp(a, "level=", 6) == 0) {
+			const char *n = a[0] == '-'
+			                    ? (i + 1 < argc ? argv[++i] : NULL)
+			                    : a + 6;
+			bool none = n && strcmp(n, "none") == 0;
+			if (!none && !parse_count(n, 0, 7, &v))
+				return usage("%s needs a level (0 to 7, "
+				             "one the game declared) or none",
+				             a);
+			json_object_set_new(
+			    req, "level",
+			    json_integer(none ? -1 : (json_int_t)v));
+			value = true;
 		} else if (strncmp(a, "fps=", 4) == 0 ||
 		           strncmp(a, "sla=", 4) == 0) {
 			bool fps = a[0] == 'f';

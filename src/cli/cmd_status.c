@@ -145,6 +145,22 @@ static void print_be(FILE *out, json_t *st)
 	}
 }
 
+/* A game with the SDK's quality API: "QUALITY high (pinned)", the level
+ * in force by name. */
+static void quality_note(json_t *t, char *note, size_t size)
+{
+	json_t *q = json_object_get(t, "quality");
+	if (!json_is_object(q))
+		return;
+	json_int_t level = json_integer_value(json_object_get(q, "level"));
+	const char *name = json_string_value(
+	    json_array_get(json_object_get(q, "levels"), (size_t)level));
+	size_t n = strlen(note);
+	snprintf(note + n, size - n, "%sQUALITY %s%s", n ? " " : "",
+	         name ? name : "?",
+	         json_is_true(json_object_get(q, "pinned")) ? " (pinned)" : "");
+}
+
 static void print_table(FILE *out, json_t *st)
 {
 	fprintf(out, "%6s %-20s %8s %6s %7s %7s %7s %8s %6s %5s %6s %11s  %s\n",
@@ -157,7 +173,7 @@ static void print_table(FILE *out, json_t *st)
 	{
 		const char *name =
 		    json_string_value(json_object_get(t, "name"));
-		char note[64] = "", cap[16] = "-", budget[16] = "-";
+		char note[128] = "", cap[16] = "-", budget[16] = "-";
 		if (json_is_true(json_object_get(t, "limited")))
 			snprintf(note, sizeof(note), "LIMITED (reaches %.1f)",
 			         num(t, "reach_fps"));
@@ -169,6 +185,7 @@ static void print_table(FILE *out, json_t *st)
 			snprintf(note + strlen(note),
 			         sizeof(note) - strlen(note), "%sOVERLOADED",
 			         note[0] ? " " : "");
+		quality_note(t, note, sizeof(note));
 		if (num(t, "cap") > 0.0)
 			snprintf(cap, sizeof(cap), "%.2f", num(t, "cap"));
 		if (num(t, "budget") > 0.0)

@@ -220,6 +220,22 @@ static json_t *be_status(const struct daemon *d)
 	return list;
 }
 
+/* A game's quality API (daemon/quality.h): its levels, the level in force
+ * (the pin, else batond's choice, else the game's default), whether it is
+ * pinned, and the level the game says it draws at. */
+static json_t *quality_status(const struct daemon_quality *q)
+{
+	json_t *levels = json_array();
+	for (uint32_t i = 0; levels && i < q->n_levels; i++)
+		json_array_append_new(levels, json_string(q->level_names[i]));
+	uint32_t ctl = daemon_quality_control_level(q);
+	return json_pack("{s:s, s:o, s:i, s:b, s:i, s:i}", "game", q->game_id,
+	                 "levels", levels, "level",
+	                 ctl ? (int)ctl - 1 : (int)q->default_level, "pinned",
+	                 q->pinned >= 0, "in_use", (int)q->level_in_use,
+	                 "types", (int)q->n_types);
+}
+
 json_t *daemon_status(struct daemon *d)
 {
 	json_t *list = json_array();
@@ -269,6 +285,9 @@ json_t *daemon_status(struct daemon *d)
 			              "cap_bound", (int)t->core.cap_bound));
 		if (o)
 			json_object_set_new(o, "kind", json_string("game"));
+		if (o && t->quality.declared)
+			json_object_set_new(o, "quality",
+			                    quality_status(&t->quality));
 	}
 	json_t *be = be_status(d);
 	if (!list || !be) {

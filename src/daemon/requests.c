@@ -153,6 +153,8 @@ static const char *set_misfit(const struct tenant *t,
 			return "fixed_fps";
 		if (m->has_wc)
 			return "work_conserving";
+		if (m->has_level)
+			return "level";
 		return NULL;
 	}
 	return m->has_weight ? "weight" : NULL;
@@ -177,6 +179,12 @@ static void apply_set(struct tenant *t, const struct ipc_msg_set *m)
 	}
 	if (m->has_wc)
 		t->work_conserving = m->work_conserving;
+	if (m->has_level && m->level != t->quality.pinned &&
+	    daemon_quality_pin(&t->quality, m->level))
+		log_info("tenant %llu \"%s\": quality level %s%s",
+		         (unsigned long long)t->id, t->name,
+		         m->level < 0 ? "unpinned" : "pinned to ",
+		         m->level < 0 ? "" : t->quality.level_names[m->level]);
 }
 
 static bool set_matches(const struct tenant *t, const struct ipc_msg_set *m)
@@ -191,9 +199,19 @@ static bool misfit_check(struct server *s, struct conn *c,
                          const struct tenant *t, const struct ipc_msg_set *m)
 {
 	const char *f = set_misfit(t, m);
+	char msg[160];
+	if (!f && m->has_level && !t->be &&
+	    (!t->quality.declared || m->level >= (int)t->quality.n_levels)) {
+		snprintf(msg, sizeof(msg),
+		         "level %d: game tenant %llu declared %u quality "
+		         "levels; nothing changed",
+		         m->level, (unsigned long long)t->id,
+		         t->quality.declared ? t->quality.n_levels : 0u);
+		conn_fail(s, c, BATON_ERR_INVALID, msg);
+		return false;
+	}
 	if (!f)
 		return true;
-	char msg[160];
 	snprintf(msg, sizeof(msg),
 	         "field \"%s\" does not apply to %s tenant %llu; nothing "
 	         "changed",

@@ -24,6 +24,7 @@ struct tenant *tenant_create(uint64_t id, const char *name, pid_t pid,
 	ipc_ring_reader_init(&t->reader, t->shm.ring, t->shm.records,
 	                     t->shm.capacity, ipc_ring_head(t->shm.ring));
 	stats_init(&t->win);
+	daemon_quality_init(&t->quality);
 	t->second_start_ns = now_ns;
 	return t;
 }

@@ -8,6 +8,7 @@
 
 #include "core/harvest.h"
 #include "core/policy.h"
+#include "daemon/quality.h"
 #include "daemon/stats.h"
 #include "ipc/msg.h"
 #include "ipc/ring.h"
@@ -49,6 +50,9 @@ struct tenant {
 	uint64_t below_sla_s;
 
 	bool corrupt; /* the ring failed validation: drop at once */
+
+	/* Games using the SDK's quality API (daemon/quality.h). */
+	struct daemon_quality quality;
 
 	/* A best-effort tenant (role "be", docs/harvesting.md): no frames,
 	 * no SLA, no pacing; it takes no part in the policies or the

@@ -179,8 +179,28 @@ void daemon_write_target(const struct daemon *d, struct tenant *t)
 	    .policy_epoch = d->ticks,
 	    .flags = BATON_CONTROL_VALID,
 	    .cap_ns_per_s = cap_ns(t->core.caps.budget),
+	    .quality_level = daemon_quality_control_level(&t->quality),
 	};
 	ipc_control_write(t->shm.control, &v);
+}
+
+/* The game's quality area (daemon/quality.h): declarations once, then the
+ * epoch's object counts. A bad declaration is logged once and the game
+ * runs on at its default level. */
+static void read_quality(struct tenant *t)
+{
+	char err[128];
+	enum daemon_quality_event ev =
+	    daemon_quality_tick(&t->quality, t->shm.quality, err, sizeof(err));
+	if (ev == DAEMON_QUALITY_REJECTED)
+		log_warn("tenant %llu \"%s\": %s; its quality stays the "
+		         "game's own",
+		         (unsigned long long)t->id, t->name, err);
+	else if (ev == DAEMON_QUALITY_DECLARED)
+		log_info("tenant %llu \"%s\": game \"%s\", %u quality "
+		         "levels, %u object types",
+		         (unsigned long long)t->id, t->name, t->quality.game_id,
+		         t->quality.n_levels, t->quality.n_types);
 }
 
 /* Sub-launch length and budget as the control block's integers. */
@@ -417,6 +437,7 @@ void daemon_tick(struct daemon *d, int64_t now)
 			continue;
 		}
 		busy += gpu;
+		read_quality(t);
 		t->core.sla_fps = daemon_tenant_sla(d, t);
 		t->core.fixed_fps = t->fixed_fps;
 		t->core.owner = t->uid; /* ESA bounds each user's share */

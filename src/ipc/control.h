@@ -22,6 +22,7 @@ struct ipc_control_values {
 	int64_t be_slot_start_ns; /* best-effort tenants: the slot (shm.h) */
 	uint32_t be_slot_len_ns;  /* 0 = none */
 	uint32_t be_slot_period_ns;
+	uint32_t quality_level; /* games: chosen level + 1, 0 = none */
 };
 
 /* Daemon side. Publishes v (v->version is ignored: BATON_SHM_VERSION is

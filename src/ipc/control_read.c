@@ -18,6 +18,7 @@ bool ipc_control_read(const struct baton_control *c,
 	    .be_slot_start_ns = GET(c->be_slot_start_ns),
 	    .be_slot_len_ns = GET(c->be_slot_len_ns),
 	    .be_slot_period_ns = GET(c->be_slot_period_ns),
+	    .quality_level = GET(c->quality_level),
 	    .version = GET(c->version),
 	};
 	/* The field loads must complete before seq is read again. */

@@ -8,6 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ipc/shm.h"
+
 static bool refuse(struct ipc_msg_error *err, const char *code, const char *fmt,
                    ...) __attribute__((format(printf, 3, 4)));
 
@@ -239,7 +241,7 @@ static bool parse_hello(json_t *obj, struct ipc_msg_hello *h,
 static bool parse_set(json_t *obj, struct ipc_msg_set *s,
                       struct ipc_msg_error *err)
 {
-	long long id, uid;
+	long long id, uid, level;
 	s->has_name = json_object_get(obj, "name") != NULL;
 	/* An SLA of 0 means "the default" only at registration; set it to a
 	 * real criterion. A pin of 0 hands the tenant back to the policy. */
@@ -250,8 +252,11 @@ static bool parse_set(json_t *obj, struct ipc_msg_set *s,
 	    !get_fps(obj, "fixed_fps", true, &s->has_fixed, &s->fixed_fps,
 	             err) ||
 	    !get_cap(obj, true, &s->has_cap, &s->cap, err) ||
-	    !get_weight(obj, &s->has_weight, &s->weight, err))
+	    !get_weight(obj, &s->has_weight, &s->weight, err) ||
+	    !get_int(obj, "level", &s->has_level, &level, -1,
+	             (long long)BATON_QUALITY_LEVELS_MAX - 1, err))
 		return false;
+	s->level = (int)level;
 	json_t *wc = json_object_get(obj, "work_conserving");
 	if (wc && !json_is_boolean(wc))
 		return refuse(
@@ -270,10 +275,10 @@ static bool parse_set(json_t *obj, struct ipc_msg_set *s,
 		return refuse(err, BATON_ERR_INVALID,
 		              "\"all\" goes with a \"name\"");
 	if (!s->has_sla && !s->has_fixed && !s->has_cap && !s->has_wc &&
-	    !s->has_weight)
+	    !s->has_weight && !s->has_level)
 		return refuse(err, BATON_ERR_INVALID,
 		              "set needs \"sla_fps\", \"fixed_fps\", \"cap\", "
-		              "\"work_conserving\" or \"weight\"");
+		              "\"work_conserving\", \"weight\" or \"level\"");
 	return true;
 }
 

@@ -59,11 +59,13 @@ struct ipc_msg_set {
 	unsigned long uid;
 	bool all; /* a name may match several users' tenants */
 	/* at least one of these is set */
-	bool has_sla, has_fixed, has_cap, has_wc, has_weight;
+	bool has_sla, has_fixed, has_cap, has_wc, has_weight, has_level;
 	double sla_fps, fixed_fps;
 	double weight; /* best-effort tenants only, (0, IPC_BE_WEIGHT_MAX] */
 	double cap;    /* (0, 1]; 0 = remove the published cap */
 	bool work_conserving; /* may run past its cap while the GPU idles */
+	int level; /* games with the quality API: pin this level (one the
+	              game declared), -1 = unpin */
 };
 
 /* Does one more session fit: of a profile (a configured app, or a program

@@ -42,10 +42,14 @@
  *   {"type":"set","id":7,"cap":0.25}        -> {"type":"ok"}  (0: none)
  *   {"type":"set","id":7,"work_conserving":false} -> {"type":"ok"}
  *   {"type":"set","id":8,"weight":2}        -> {"type":"ok"}
+ *   {"type":"set","id":7,"level":2}         -> {"type":"ok"}  (-1: unpin)
  *
  * A best-effort tenant takes "weight" and "cap" only; a game takes no
  * "weight" (a set that gives a field to a tenant it does not apply to is
- * refused, invalid, nothing changed).
+ * refused, invalid, nothing changed). "level" pins a game that uses the
+ * SDK's quality API (include/baton/baton.h) at one of the levels it
+ * declared, 0 = its cheapest; a game without declarations, or a level it
+ * did not declare, is refused the same way.
  *
  * and any user (no admin needed: aggregate load only) may ask
  *
@@ -71,7 +75,11 @@
  *
  *   {"type":"status","policy":"sa","gpu_util":0.62,"tenants":[{"name":...,
  *    "pid":1234,"sla_fps":30,"target_fps":30.3,"fps":30.2,
- *    "frame_ms_p99":34.1,"gpu_share":0.21,"below_sla_s":0,"kind":"game"}],
+ *    "frame_ms_p99":34.1,"gpu_share":0.21,"below_sla_s":0,"kind":"game",
+ *    "quality":{"game":"arena","levels":["low","high"],"level":1,
+ *    "pinned":false,"in_use":1,"types":2}}],
+ *    ("quality" only for a game that declared its levels; "level" is the
+ *    one in force: the pin, else batond's choice, else the default)
  *    "be":[{"kind":"be","name":"matmul","id":8,"weight":1,"budget":0.4,
  *    "window_ms":7.2,"mode":"periodical","units_per_s":830,
  *    "gpu_share":0.4,"wait_ratio":0.5,...}]}

@@ -5,6 +5,8 @@
  *   [struct baton_control]     64 B   written by batond, read by the shim
  *   [struct baton_ring]        64 B   ring header, head written by the shim
  *   [struct baton_frame] x cap        one record per frame, by the shim
+ *   [struct baton_quality]  6464 B    version 2: the game SDK's quality
+ *                                      declarations and object counts
  *
  * The shim owns the memory, so a daemon that dies or restarts loses
  * nothing: the shim keeps the last target and hands the same memfd to the
@@ -21,9 +23,12 @@
 #include <stdatomic.h>
 #include <stdint.h>
 
-#define BATON_SHM_MAGIC     0x31534d484e544142ULL /* "BATNHMS1" little-endian */
-#define BATON_SHM_VERSION   1u
-#define BATON_RING_CAPACITY 256u /* frames; a power of two */
+#define BATON_SHM_MAGIC   0x31534d484e544142ULL /* "BATNHMS1" little-endian */
+#define BATON_SHM_VERSION 2u
+/* The layout before the quality area; batond still maps it (an older
+ * shim's memfd) and drives no quality for it. */
+#define BATON_SHM_VERSION_V1 1u
+#define BATON_RING_CAPACITY  256u /* frames; a power of two */
 
 struct baton_shm_header {
 	uint64_t magic;          /* BATON_SHM_MAGIC */
@@ -36,7 +41,11 @@ struct baton_shm_header {
 	uint32_t record_size;    /* sizeof(struct baton_frame) */
 	uint32_t capacity;       /* records, a power of two */
 	uint32_t pid;            /* the tenant's pid, informative only */
-	uint64_t reserved[2];
+	/* Version 2 (version 1 wrote both as zero): of struct
+	 * baton_quality, right after the records. */
+	uint32_t quality_offset;
+	uint32_t quality_size;
+	uint64_t reserved[1];
 };
 
 /* Written by batond under a seqlock: seq is odd while a write is under way.
@@ -65,8 +74,15 @@ struct baton_control {
 	uint32_t be_slot_len_ns;    /* its length; 0 = no slot: start any
 	                               time the window allows */
 	uint32_t be_slot_period_ns; /* it recurs every period */
-	uint64_t reserved[1];
+	uint32_t quality_level;     /* games with the SDK's quality API:
+	                               the level batond chose + 1; 0 = none,
+	                               the game keeps its default */
+	uint32_t reserved;
 };
+
+/* quality_level took the control block's last reserved field, which every
+ * daemon before it wrote as zero ("none chosen"): an older daemon leaves
+ * every game at its default level. */
 
 /* A cap of one whole GPU. The cap took the place of a reserved field
  * that every daemon before it wrote as zero ("no cap"), so the layout and
@@ -163,12 +179,52 @@ struct baton_frame {
  * its registration) of it. gpu_ns is bounded as a frame's (< 10 s). */
 #define BATON_FRAME_BE 4u
 
+/* The game SDK's half of the quality API (include/baton/baton.h), written
+ * by libbaton.so in the game, read by batond as hostile. Version 2 only.
+ *
+ * Declarations: the SDK writes every field below decl_seq, then decl_seq
+ * = 1 (release order). batond copies them once, after it sees 1, and
+ * validates the copy; they never change afterwards.
+ *
+ * Object counts: the SDK adds each frame's counts to the running sums
+ * under obj_seq (odd while it adds; it never waits). batond takes the
+ * differences between two of its ticks over the frames between, and keeps
+ * the last epoch's means when a read is torn or runs backwards. */
+struct baton_quality_type {
+	uint32_t id;
+	uint32_t vertices;
+};
+
+#define BATON_QUALITY_LEVELS_MAX 8u
+#define BATON_QUALITY_TYPES_MAX  256u
+#define BATON_QUALITY_NAME_SIZE  32u /* a name of up to 31 bytes + NUL */
+
+struct baton_quality {
+	_Atomic uint32_t decl_seq; /* 0 until declared, then 1 */
+	uint32_t n_levels;         /* 1 to BATON_QUALITY_LEVELS_MAX */
+	uint32_t default_level;    /* < n_levels */
+	uint32_t n_types;          /* 0 to BATON_QUALITY_TYPES_MAX */
+	char game_id[BATON_QUALITY_NAME_SIZE];
+	char level_names[BATON_QUALITY_LEVELS_MAX][BATON_QUALITY_NAME_SIZE];
+	struct baton_quality_type types[BATON_QUALITY_TYPES_MAX];
+	_Atomic uint32_t obj_seq; /* odd while the sums change */
+	uint32_t level_in_use;    /* the level the game last read */
+	uint64_t frames;          /* frames reported, in all */
+	uint64_t active_sum[BATON_QUALITY_TYPES_MAX];
+	uint64_t potential_sum[BATON_QUALITY_TYPES_MAX];
+};
+
+_Static_assert(sizeof(struct baton_quality) == 6464, "quality layout");
+_Static_assert(sizeof(struct baton_quality) % 64 == 0, "quality alignment");
+
 _Static_assert(sizeof(struct baton_shm_header) == 64, "header layout");
 _Static_assert(sizeof(struct baton_control) == 64, "control layout");
 _Static_assert(sizeof(struct baton_ring) == 64, "ring layout");
 _Static_assert(sizeof(struct baton_frame) == 64, "record layout");
 
-#define BATON_SHM_SIZE                                                         \
+#define BATON_SHM_SIZE_V1                                                      \
 	(sizeof(struct baton_shm_header) + sizeof(struct baton_control) +      \
 	 sizeof(struct baton_ring) +                                           \
 	 BATON_RING_CAPACITY * sizeof(struct baton_frame))
+#define BATON_SHM_QUALITY_OFFSET BATON_SHM_SIZE_V1
+#define BATON_SHM_SIZE           (BATON_SHM_SIZE_V1 + sizeof(struct baton_quality))

@@ -23,6 +23,7 @@ void ipc_shm_view(void *base, struct ipc_shm *out)
 	    .ring = (struct baton_ring *)(p + RING_OFFSET),
 	    .records = (struct baton_frame *)(p + RECORDS_OFFSET),
 	    .capacity = BATON_RING_CAPACITY,
+	    .quality = (struct baton_quality *)(p + BATON_SHM_QUALITY_OFFSET),
 	};
 }
 
@@ -64,6 +65,8 @@ int ipc_shm_create(uint32_t pid, struct ipc_shm *out)
 	    .record_size = sizeof(struct baton_frame),
 	    .capacity = BATON_RING_CAPACITY,
 	    .pid = pid,
+	    .quality_offset = BATON_SHM_QUALITY_OFFSET,
+	    .quality_size = sizeof(struct baton_quality),
 	};
 	out->control->version = BATON_SHM_VERSION;
 	return fd;

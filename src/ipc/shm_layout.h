@@ -21,6 +21,8 @@ struct ipc_shm {
 	struct baton_ring *ring;
 	struct baton_frame *records;
 	uint32_t capacity;
+	/* NULL for a version-1 region (an older shim): no quality API. */
+	struct baton_quality *quality;
 };
 
 /* Shim side. Creates a sealed memfd of BATON_SHM_SIZE bytes (MFD_CLOEXEC,
@@ -29,7 +31,8 @@ struct ipc_shm {
  * fills *out, or returns -errno. */
 int ipc_shm_create(uint32_t pid, struct ipc_shm *out);
 
-/* Fills *out with the fixed-offset view of a BATON_SHM_SIZE region at base.
+/* Fills *out with the fixed-offset view of a BATON_SHM_SIZE (version 2)
+ * region at base.
  * Call only on memory whose header passed ipc_shm_check_header or that
  * ipc_shm_create wrote. */
 void ipc_shm_view(void *base, struct ipc_shm *out);
@@ -38,12 +41,14 @@ void ipc_shm_view(void *base, struct ipc_shm *out);
 void ipc_shm_unmap(struct ipc_shm *shm);
 
 /* Daemon side. Checks a header image of `size` bytes: size, magic, version
- * and every offset exactly as this version lays them out. false with the
+ * and every offset exactly as version 2 lays them out, or exactly as
+ * version 1 did (BATON_SHM_SIZE_V1 bytes, no quality area). false with the
  * reason in err otherwise. */
 bool ipc_shm_check_header(const void *base, size_t size, char *err,
                           size_t errlen);
 
-/* Daemon side. Checks that fd is a memfd of exactly BATON_SHM_SIZE bytes
+/* Daemon side. Checks that fd is a memfd of exactly BATON_SHM_SIZE (or
+ * BATON_SHM_SIZE_V1) bytes
  * sealed against shrinking and growing (else the tenant could truncate it
  * and SIGBUS the daemon), maps it read-write and checks the header. Does
  * not take ownership of fd. */

@@ -37,7 +37,7 @@ static bool fail(char *err, size_t len, const char *fmt, ...)
 bool ipc_shm_check_header(const void *base, size_t size, char *err,
                           size_t errlen)
 {
-	if (size != BATON_SHM_SIZE)
+	if (size != BATON_SHM_SIZE && size != BATON_SHM_SIZE_V1)
 		return fail(err, errlen, "region is %zu bytes, expected %zu",
 		            size, (size_t)BATON_SHM_SIZE);
 	/* One copy, so that a tenant rewriting the header concurrently
@@ -47,12 +47,18 @@ bool ipc_shm_check_header(const void *base, size_t size, char *err,
 	if (h.magic != BATON_SHM_MAGIC)
 		return fail(err, errlen, "bad magic 0x%016llx",
 		            (unsigned long long)h.magic);
-	if (h.version != BATON_SHM_VERSION)
+	bool v1 = h.version == BATON_SHM_VERSION_V1;
+	if (h.version != BATON_SHM_VERSION && !v1)
 		return fail(err, errlen,
-		            "shm version %u, this daemon speaks %u", h.version,
-		            BATON_SHM_VERSION);
+		            "shm version %u, this daemon speaks %u and %u",
+		            h.version, BATON_SHM_VERSION_V1, BATON_SHM_VERSION);
+	size_t want = v1 ? BATON_SHM_SIZE_V1 : BATON_SHM_SIZE;
+	if (size != want)
+		return fail(err, errlen,
+		            "region is %zu bytes, version %u needs %zu", size,
+		            h.version, want);
 	EXPECT(header_size, sizeof(struct baton_shm_header));
-	EXPECT(total_size, BATON_SHM_SIZE);
+	EXPECT(total_size, want);
 	EXPECT(control_offset, sizeof(struct baton_shm_header));
 	EXPECT(ring_offset,
 	       sizeof(struct baton_shm_header) + sizeof(struct baton_control));
@@ -61,6 +67,11 @@ bool ipc_shm_check_header(const void *base, size_t size, char *err,
 	                           sizeof(struct baton_ring));
 	EXPECT(record_size, sizeof(struct baton_frame));
 	EXPECT(capacity, BATON_RING_CAPACITY);
+	/* Version 1 wrote these as reserved zeros; ignored there. */
+	if (!v1) {
+		EXPECT(quality_offset, BATON_SHM_QUALITY_OFFSET);
+		EXPECT(quality_size, sizeof(struct baton_quality));
+	}
 	return true;
 }
 
@@ -91,17 +102,23 @@ bool ipc_shm_map(int fd, struct ipc_shm *out, char *err, size_t errlen)
 	if (!S_ISREG(st.st_mode))
 		return fail(err, errlen, "not a memfd (not a regular file)");
 	/* Sealed, so this size is final. */
-	if (st.st_size != (off_t)BATON_SHM_SIZE)
+	if (st.st_size != (off_t)BATON_SHM_SIZE &&
+	    st.st_size != (off_t)BATON_SHM_SIZE_V1)
 		return fail(err, errlen, "memfd is %lld bytes, expected %zu",
 		            (long long)st.st_size, (size_t)BATON_SHM_SIZE);
-	void *base = mmap(NULL, BATON_SHM_SIZE, PROT_READ | PROT_WRITE,
-	                  MAP_SHARED, fd, 0);
+	size_t size = (size_t)st.st_size;
+	void *base =
+	    mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
 	if (base == MAP_FAILED)
 		return fail(err, errlen, "mmap: %s", strerror(errno));
-	if (!ipc_shm_check_header(base, BATON_SHM_SIZE, err, errlen)) {
-		munmap(base, BATON_SHM_SIZE);
+	if (!ipc_shm_check_header(base, size, err, errlen)) {
+		munmap(base, size);
 		return false;
 	}
 	ipc_shm_view(base, out);
+	if (size == BATON_SHM_SIZE_V1) { /* an older shim: no quality area */
+		out->size = size;
+		out->quality = NULL;
+	}
 	return true;
 }

@@ -3,6 +3,7 @@
  * only reads clocks, sleeps and touches memory we own. */
 #include "shim/shim.h"
 
+#include <dlfcn.h>
 #include <pthread.h>
 #include <sched.h>
 #include <stdatomic.h>
@@ -19,6 +20,7 @@
 #include "ipc/control.h"
 #include "ipc/ring.h"
 #include "ipc/shm_layout.h"
+#include "sdk/quality_internal.h"
 #include "shim/shim_config.h"
 #include "shim/shim_conn.h"
 #include "shim/shim_sleep.h"
@@ -161,6 +163,20 @@ static int64_t spin_margin_ns(void)
 	return -1;
 }
 
+/* A game linked with libbaton.so (the quality API, baton.h) gets the
+ * quality area and the control block; one without it never knows. The
+ * symbol is looked up, not linked, so the shim loads into any game. */
+static void attach_quality_sdk(void)
+{
+	void *sym = dlsym(RTLD_DEFAULT, BATON_QUALITY_ATTACH_SYM);
+	if (!sym)
+		return;
+	baton_quality_attach_fn attach;
+	memcpy(&attach, &sym, sizeof(attach));
+	attach(shm.quality, shm.control);
+	shim_log(SHIM_LOG_INFO, "quality API: libbaton.so attached");
+}
+
 static bool setup(enum shim_api api)
 {
 	int expect = PHASE_UNINIT;
@@ -199,8 +215,11 @@ static bool setup(enum shim_api api)
 		shim_log(SHIM_LOG_WARN, "no shared memory (%s): unregistered",
 		         strerror(-shm_fd));
 		shm_fd = -1;
-	} else if (cfg.socket_ok && shim_conn_start(&cfg, api, shm_fd) &&
-	           cfg.sla_fps > 0.0) {
+	} else {
+		attach_quality_sdk();
+	}
+	if (shm_fd >= 0 && cfg.socket_ok &&
+	    shim_conn_start(&cfg, api, shm_fd) && cfg.sla_fps > 0.0) {
 		/* Registration takes a round trip on another thread; until
 		 * batond writes the control block the game runs at its SLA
 		 * rather than free. */

@@ -27,6 +27,8 @@ static const struct baton_shm_header good = {
     .records_offset = 192,
     .record_size = sizeof(struct baton_frame),
     .capacity = BATON_RING_CAPACITY,
+    .quality_offset = BATON_SHM_QUALITY_OFFSET,
+    .quality_size = sizeof(struct baton_quality),
 };
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)

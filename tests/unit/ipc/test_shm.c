@@ -131,7 +131,9 @@ static void test_bad_header_rejected(void **state)
 		const char *why;
 	} cases[] = {
 	    {offsetof(struct baton_shm_header, magic), 0x1234, 8, "magic"},
-	    {offsetof(struct baton_shm_header, version), 2, 4, "version"},
+	    {offsetof(struct baton_shm_header, version), 3, 4, "version"},
+	    /* A version-1 header in a version-2 region. */
+	    {offsetof(struct baton_shm_header, version), 1, 4, "version 1"},
 	    {offsetof(struct baton_shm_header, header_size), 32, 4,
 	     "header_size"},
 	    {offsetof(struct baton_shm_header, total_size), 1 << 20, 8,
@@ -145,6 +147,10 @@ static void test_bad_header_rejected(void **state)
 	    {offsetof(struct baton_shm_header, record_size), 32, 4,
 	     "record_size"},
 	    {offsetof(struct baton_shm_header, capacity), 512, 4, "capacity"},
+	    {offsetof(struct baton_shm_header, quality_offset), 64, 4,
+	     "quality_offset"},
+	    {offsetof(struct baton_shm_header, quality_size), 8, 4,
+	     "quality_size"},
 	};
 	for (size_t k = 0; k < sizeof(cases) / sizeof(cases[0]); k++) {
 		int fd = make_memfd(BATON_SHM_SIZE, 0);
@@ -159,12 +165,67 @@ static void test_bad_header_rejected(void **state)
 	int fd = make_memfd(BATON_SHM_SIZE, 0);
 	uint64_t junk[3] = {~0ULL, ~0ULL, ~0ULL};
 	assert_int_equal(
-	    pwrite(fd, junk, 20, offsetof(struct baton_shm_header, pid)), 20);
+	    pwrite(fd, junk, 4, offsetof(struct baton_shm_header, pid)), 4);
+	assert_int_equal(
+	    pwrite(fd, junk, 8, offsetof(struct baton_shm_header, reserved)),
+	    8);
 	assert_int_equal(fcntl(fd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW),
 	                 0);
 	struct ipc_shm d;
 	assert_true(ipc_shm_map(fd, &d, err, sizeof(err)));
 	ipc_shm_unmap(&d);
+	close(fd);
+}
+
+/* What a version-1 shim hands over: the region without the quality area,
+ * version 1, the quality fields reserved (ignored). Mapped, no quality. */
+static int make_v1_memfd(uint32_t version, uint64_t total)
+{
+	int fd = make_memfd(BATON_SHM_SIZE_V1, 0);
+	uint32_t junk[2] = {~0u, ~0u};
+	assert_int_equal(
+	    pwrite(fd, &version, 4, offsetof(struct baton_shm_header, version)),
+	    4);
+	assert_int_equal(pwrite(fd, &total, 8,
+	                        offsetof(struct baton_shm_header, total_size)),
+	                 8);
+	assert_int_equal(
+	    pwrite(fd, junk, 8,
+	           offsetof(struct baton_shm_header, quality_offset)),
+	    8);
+	assert_int_equal(fcntl(fd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW),
+	                 0);
+	return fd;
+}
+
+static void test_version_1_accepted(void **state)
+{
+	(void)state;
+	int fd = make_v1_memfd(1, BATON_SHM_SIZE_V1);
+	struct ipc_shm d;
+	assert_true(ipc_shm_map(fd, &d, err, sizeof(err)));
+	assert_null(d.quality);
+	assert_int_equal(d.size, BATON_SHM_SIZE_V1);
+	assert_int_equal(d.capacity, BATON_RING_CAPACITY);
+	ipc_shm_unmap(&d);
+	close(fd);
+	/* A version-2 header without the room for its quality area. */
+	expect_rejected(make_v1_memfd(2, BATON_SHM_SIZE_V1), "version 2");
+	/* Version 1 claiming the version-2 size. */
+	expect_rejected(make_v1_memfd(1, BATON_SHM_SIZE), "total_size");
+
+	/* A version-2 region has its quality area at the end. */
+	struct ipc_shm s;
+	fd = ipc_shm_create(1, &s);
+	assert_true(fd >= 0);
+	assert_true(ipc_shm_map(fd, &d, err, sizeof(err)));
+	assert_non_null(d.quality);
+	assert_int_equal((char *)d.quality - (char *)d.base,
+	                 BATON_SHM_QUALITY_OFFSET);
+	s.quality->n_levels = 3;
+	assert_int_equal(d.quality->n_levels, 3);
+	ipc_shm_unmap(&d);
+	ipc_shm_unmap(&s);
 	close(fd);
 }
 
@@ -191,6 +252,7 @@ int main(void)
 	    cmocka_unit_test(test_not_a_memfd_rejected),
 	    cmocka_unit_test(test_bad_header_rejected),
 	    cmocka_unit_test(test_check_header_image),
+	    cmocka_unit_test(test_version_1_accepted),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
