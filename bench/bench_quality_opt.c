@@ -9,20 +9,8 @@
 #include <stdlib.h>
 #include <time.h>
 
+#include "bench_time.h"
 #include "core/quality_opt.h"
-
-static double now_s(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-	return (x > y) - (x < y);
-}
 
 static double uniform(uint64_t *st)
 {

@@ -5,20 +5,8 @@
 #include <stdlib.h>
 #include <time.h>
 
+#include "bench_time.h"
 #include "core/ssim.h"
-
-static double now_s(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-	return (x > y) - (x < y);
-}
 
 /* A frame-like image (smooth bands plus a little hashed noise) and a copy
  * with different noise, so the arithmetic is not on constants. */
