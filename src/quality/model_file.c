@@ -79,9 +79,9 @@ static bool check_set(const struct quality_model_set *s, const char *name,
 	if (s->n_types == 0 || s->n_types > CORE_QM_MAX_TYPES)
 		return fail(err, err_len, name, "n_types: %zu not in 1..%d",
 		            s->n_types, CORE_QM_MAX_TYPES);
-	if (s->n_levels == 0 || s->n_levels > QUALITY_MAX_LEVELS)
+	if (s->n_levels == 0 || s->n_levels > QUALITY_MODEL_MAX_LEVELS)
 		return fail(err, err_len, name, "levels: %zu not in 1..%d",
-		            s->n_levels, QUALITY_MAX_LEVELS);
+		            s->n_levels, QUALITY_MODEL_MAX_LEVELS);
 	for (size_t l = 0; l < s->n_levels; l++) {
 		const struct core_qm_level *lv = &s->level[l];
 		char field[48];
@@ -188,10 +188,10 @@ static bool read_set(json_t *root, const char *name, size_t want_levels,
 		            out->n_types, want_types);
 	json_t *levels = json_object_get(root, "levels");
 	if (!json_is_array(levels) || json_array_size(levels) == 0 ||
-	    json_array_size(levels) > QUALITY_MAX_LEVELS)
+	    json_array_size(levels) > QUALITY_MODEL_MAX_LEVELS)
 		return fail(err, err_len, name,
 		            "levels: not an array of 1..%d levels",
-		            QUALITY_MAX_LEVELS);
+		            QUALITY_MODEL_MAX_LEVELS);
 	out->n_levels = json_array_size(levels);
 	if (want_levels && out->n_levels != want_levels)
 		return fail(err, err_len, name,

@@ -20,14 +20,14 @@
 #include "core/quality_model.h"
 
 #define QUALITY_MODEL_VERSION 1
-#define QUALITY_MAX_LEVELS    16
+#define QUALITY_MODEL_MAX_LEVELS 8 /* baton.h: BATON_QUALITY_MAX_LEVELS */
 #define QUALITY_GAME_MAX      128
 
 struct quality_model_set {
 	char game[QUALITY_GAME_MAX];
 	enum core_qm_mode mode;
 	size_t n_types, n_levels;
-	struct core_qm_level level[QUALITY_MAX_LEVELS];
+	struct core_qm_level level[QUALITY_MODEL_MAX_LEVELS];
 };
 
 /* Parses len bytes of text; name is the file name for messages. want_levels
