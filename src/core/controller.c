@@ -89,6 +89,14 @@ void core_controller_tick(const struct core_policy *policy,
 	measure_demand(params, gpu, tenants, n);
 	/* Stage 2, capacity (gOver): caps, overload, admission (caps.h). */
 	core_caps_tick(params, gpu, tenants, n);
+	/* Stage 3, quality (dJay): levels within the budget caps leave; a
+	 * level change rescales k, so the demand is measured again and
+	 * pacing acts on the cost of the levels just chosen. */
+	if (params->quality_on) {
+		core_quality_tick(params, gpu, tenants, n);
+		if (gpu->quality.changed > 0)
+			measure_demand(params, gpu, tenants, n);
+	}
 
 	policy->assign(params, gpu, tenants, n);
 

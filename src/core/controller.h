@@ -10,12 +10,16 @@
  *   2. the capacity stage (caps.h, gOver): per-tenant caps sampled each
  *      period, overload detection and mitigation, the load admission
  *      reads (core_caps_admit);
- *   3. the policy sets references (ref_fps);
- *   4. the PI loop turns each reference and the measured F_out into the
+ *   3. the quality stage (quality_stage.h, dJay) chooses each game's
+ *      level within the budget caps leave and rescales k to it;
+ *   4. the policy sets references (ref_fps);
+ *   5. the PI loop turns each reference and the measured F_out into the
  *      pacing target (target_fps): pinned tenants get fixed_fps, free ones 0;
  *      a limited tenant's target is not wound up.
  *
- * No I/O, no clock reads, no allocation: O(n) over the caller's array. */
+ * No I/O, no clock reads, no allocation (the quality stage's workspace is
+ * the caller's, core_gpu.quality): O(n) over the caller's array, but
+ * for the quality solver (quality_opt.h). */
 #pragma once
 
 #include "core/policy.h"

@@ -28,6 +28,9 @@ struct core_params core_params_default(void)
 	    .cap_total = 1.0,
 	    .cap_sla_tol = 0.02,
 	    .cap_qos_margin = 0.1,
+	    .quality_on = false,
+	    .quality_paper = false,
+	    .quality = quality_params_default(),
 	};
 }
 

@@ -15,6 +15,7 @@
 
 #include "core/caps.h"
 #include "core/pi.h"
+#include "core/quality_stage.h"
 
 /* Tunables shared by the policies; see core_params_default(). */
 struct core_params {
@@ -62,6 +63,11 @@ struct core_params {
 	                          FPS is under sla x (1 + margin): a tenant
 	                          above that loses surplus frames, not its
 	                          SLA, when its cap binds (docs/capacity.md) */
+	/* Quality (dJay, quality_stage.h). quality.budget is set each tick
+	 * from util_target in Baton mode; the paper mode keeps it (33 ms). */
+	bool quality_on;    /* the quality stage chooses levels */
+	bool quality_paper; /* dJay's own: weight 1, ms, budget 33, '<' */
+	struct quality_params quality;
 };
 
 /* One tenant as the policy core sees it. The driver (simulator or daemon)
@@ -121,7 +127,8 @@ struct core_tenant {
 		double fps;    /* capped: the rate its share affords */
 		bool capped;   /* over its share at the common rate */
 	} esa;
-	struct core_cap_state caps; /* the capacity stage (caps.h) */
+	struct core_cap_state caps;         /* the capacity stage (caps.h) */
+	struct core_quality_tenant quality; /* levels (quality_stage.h) */
 
 	/* output */
 	double target_fps; /* pacing target for the shim; 0 = unpaced; never
@@ -157,7 +164,8 @@ struct core_gpu {
 	                       one yet) */
 	bool overload;      /* output: sla_util > util_target, the budget
 	                       cannot hold every tenant at its SLA */
-	struct core_caps_gpu caps; /* the capacity stage (caps.h) */
+	struct core_caps_gpu caps;       /* the capacity stage (caps.h) */
+	struct core_quality_gpu quality; /* quality_stage.h */
 };
 
 struct core_policy {

@@ -1,0 +1,239 @@
+#include "core/quality_stage.h"
+
+#include <math.h>
+
+#include "core/policy.h"
+#include "core/reach.h"
+
+/* The caller's workspace, carved: the items, their current levels in the
+ * solver's numbering, where each came from (tenant index, level offset),
+ * then the solver's own workspace. */
+struct stage_ws {
+	struct quality_item *items;
+	unsigned *lv;
+	unsigned *base;
+	size_t *map;
+	void *solver;
+};
+
+static size_t round16(size_t b)
+{
+	return (b + 15u) & ~(size_t)15u;
+}
+
+size_t core_quality_workspace_size(size_t n)
+{
+	return round16(n * sizeof(struct quality_item)) +
+	       2 * round16(n * sizeof(unsigned)) + round16(n * sizeof(size_t)) +
+	       quality_workspace_size(n) + 16;
+}
+
+static bool carve(struct core_quality_gpu *g, size_t n, struct stage_ws *w)
+{
+	if (!g->workspace || g->workspace_size < core_quality_workspace_size(n))
+		return false;
+	char *b = g->workspace;
+	w->items = (struct quality_item *)(void *)b;
+	b += round16(n * sizeof(struct quality_item));
+	w->lv = (unsigned *)(void *)b;
+	b += round16(n * sizeof(unsigned));
+	w->base = (unsigned *)(void *)b;
+	b += round16(n * sizeof(unsigned));
+	w->map = (size_t *)(void *)b;
+	b += round16(n * sizeof(size_t));
+	w->solver = b;
+	return true;
+}
+
+static bool has_estimates(const struct core_quality_tenant *q)
+{
+	if (q->n_levels < 2 || q->n_levels > QUALITY_MAX_LEVELS)
+		return false;
+	for (uint32_t l = 0; l < q->n_levels; l++)
+		if (!(q->cost[l] > 0.0) || !isfinite(q->cost[l]) ||
+		    !isfinite(q->benefit[l]))
+			return false;
+	return true;
+}
+
+/* The level it runs now: the stage's last choice, else the game's own. */
+static uint32_t current_level(const struct core_quality_tenant *q)
+{
+	return q->joined ? q->level : q->start_level;
+}
+
+/* The model's costs are in the profile's machine's seconds; k is this
+ * machine's, measured at the level the game runs. Their ratio calibrates
+ * every level (1 while nothing was measured). */
+static double calibration(const struct core_tenant *t)
+{
+	const struct core_quality_tenant *q = &t->quality;
+	uint32_t cur = current_level(q);
+	if (cur >= q->n_levels || !(t->k > 0.0))
+		return 1.0;
+	return t->k / q->cost[cur];
+}
+
+/* One tenant as an item; false if it has nothing to count yet. */
+static bool make_item(const struct core_params *p, const struct core_tenant *t,
+                      struct quality_item *it, unsigned *base, unsigned *cur)
+{
+	const struct core_quality_tenant *q = &t->quality;
+	double unit = p->quality_paper ? 1000.0 : 1.0; /* dJay counts ms */
+	it->weight = p->quality_paper     ? 1.0
+	             : t->fixed_fps > 0.0 ? t->fixed_fps
+	                                  : core_sla_ref(p, t);
+	bool levels = has_estimates(q);
+	double scale = levels ? calibration(t) : 1.0;
+	if (levels && q->pinned > 0 && q->pinned <= q->n_levels) {
+		*base = q->pinned - 1;
+		it->n_levels = 1;
+		it->cost[0] = q->cost[*base] * scale * unit;
+		it->benefit[0] = q->benefit[*base];
+	} else if (levels) {
+		*base = 0;
+		it->n_levels = q->n_levels;
+		for (uint32_t l = 0; l < q->n_levels; l++) {
+			it->cost[l] = q->cost[l] * scale * unit;
+			it->benefit[l] = q->benefit[l];
+		}
+		/* A capped tenant's levels stop where its budget does:
+		 * its gate would hold it under its SLA above that. */
+		double cap = t->caps.budget;
+		while (!p->quality_paper && cap > 0.0 && it->n_levels > 1 &&
+		       it->weight * it->cost[it->n_levels - 1] > cap)
+			it->n_levels--;
+	} else if (t->k > 0.0) {
+		*base = current_level(q);
+		it->n_levels = 1;
+		it->cost[0] = t->k * unit;
+		it->benefit[0] = 1.0; /* one choice: any constant will do */
+	} else {
+		return false;
+	}
+	uint32_t c = current_level(q);
+	c = c > *base ? c - *base : 0;
+	*cur = c < it->n_levels ? c : it->n_levels - 1;
+	return true;
+}
+
+static struct quality_params budget_for(const struct core_params *p,
+                                        const struct core_gpu *gpu)
+{
+	struct quality_params qp = p->quality;
+	if (!p->quality_paper) {
+		double other = gpu->other_util > 0.0 ? gpu->other_util : 0.0;
+		qp.budget = p->util_target - other;
+		if (qp.budget < 0.0)
+			qp.budget = 0.0;
+	}
+	return qp;
+}
+
+/* Items in w, joined tenants first (newcomers join against them one by
+ * one, dJay §6.3). Returns the count; *first_new is where newcomers start. */
+static size_t gather(const struct core_params *p, struct core_tenant *t,
+                     size_t n, struct stage_ws *w, size_t *first_new)
+{
+	size_t m = 0;
+	for (int pass = 0; pass < 2; pass++) {
+		if (pass == 1)
+			*first_new = m;
+		for (size_t i = 0; i < n; i++) {
+			if (t[i].quality.joined != (pass == 0))
+				continue;
+			if (make_item(p, &t[i], &w->items[m], &w->base[m],
+			              &w->lv[m])) {
+				w->map[m] = i;
+				m++;
+			}
+		}
+	}
+	return m;
+}
+
+static void join_newcomers(const struct quality_params *qp,
+                           struct core_quality_gpu *g, struct core_tenant *t,
+                           struct stage_ws *w, size_t first_new, size_t m)
+{
+	for (size_t j = first_new; j < m; j++) {
+		struct core_quality_tenant *q = &t[w->map[j]].quality;
+		switch (
+		    quality_join(w->items, j + 1, j, qp, w->lv, w->solver)) {
+		case QUALITY_JOIN_PLACED:
+			break;
+		case QUALITY_JOIN_REASSIGNED:
+			g->reassignments++;
+			break;
+		case QUALITY_JOIN_REFUSED:
+			/* Baton does not kill a game it cannot fit: it runs
+			 * at its cheapest, and admission counts the failure
+			 * (docs/quality.md). */
+			q->refused = true;
+			w->lv[j] = 0;
+			g->refusals++;
+			break;
+		}
+	}
+}
+
+/* The levels chosen back into the tenants; k follows the level at once. */
+static void apply(const struct core_params *p, struct core_quality_gpu *g,
+                  struct core_tenant *t, const struct stage_ws *w, size_t m)
+{
+	double unit = p->quality_paper ? 1000.0 : 1.0;
+	g->changed = 0;
+	g->total_benefit = 0.0;
+	for (size_t s = 0; s < m; s++) {
+		struct core_tenant *tn = &t[w->map[s]];
+		struct core_quality_tenant *q = &tn->quality;
+		uint32_t was = current_level(q);
+		uint32_t now = w->base[s] + w->lv[s];
+		bool levels = has_estimates(q);
+		if (levels && now != was) {
+			g->changed++;
+			if (tn->k > 0.0 && was < q->n_levels)
+				tn->k *= q->cost[now] / q->cost[was];
+		}
+		q->joined = true;
+		q->chosen = levels;
+		q->level = now;
+		q->est_cost = w->items[s].cost[w->lv[s]] / unit;
+		q->est_benefit = w->items[s].benefit[w->lv[s]];
+		g->total_benefit += q->est_benefit;
+	}
+}
+
+void core_quality_tick(const struct core_params *p, struct core_gpu *gpu,
+                       struct core_tenant *t, size_t n)
+{
+	struct core_quality_gpu *g = &gpu->quality;
+	if (!p->quality_on)
+		return;
+	struct stage_ws w;
+	g->starved = !carve(g, n, &w);
+	if (g->starved)
+		return;
+	struct quality_params qp = budget_for(p, gpu);
+	size_t first_new = 0;
+	size_t m = gather(p, t, n, &w, &first_new);
+	g->budget = qp.budget;
+	g->items = (uint32_t)m;
+	g->verdict = QUALITY_ALARM_NONE;
+	if (first_new < m) {
+		/* A join is this tick's event; the alarms and the epoch
+		 * step see its result next tick. */
+		join_newcomers(&qp, g, t, &w, first_new, m);
+	} else if (m > 0) {
+		double total = quality_total_cost(w.items, m, w.lv);
+		g->verdict = quality_alarm_step(&g->alarm, &qp, total, NULL);
+		if (g->verdict != QUALITY_ALARM_NONE) {
+			quality_reassign(w.items, m, &qp, w.lv, w.solver);
+			g->reassignments++;
+		} else {
+			quality_epoch_step(w.items, m, &qp, w.lv, w.solver);
+		}
+	}
+	g->total_cost = quality_total_cost(w.items, m, w.lv);
+	apply(p, g, t, &w, m);
+}

@@ -1,0 +1,90 @@
+/* The quality stage of the control tick (issue 10 item 5; dJay §6; shared
+ * ARCHITECTURE.md "How the levers compose", stage 3): after capacity and
+ * before pacing, choose each game's quality level so that the games' costs
+ * at their SLAs fit the GPU's budget, then tell the stages after it what
+ * those levels cost.
+ *
+ * Every tenant with a learned cost is an item of the multiple-choice
+ * knapsack (quality_opt.h):
+ *  - a game with per-level estimates (n_levels >= 2: the driver evaluated
+ *    its models on the epoch's potential object list, dJay §5) offers its
+ *    levels; the model's costs are calibrated to this machine by the ratio
+ *    of the measured cost per frame k to the model's cost at the level it
+ *    runs, so that a model fitted elsewhere, or a little off, still adds up
+ *    to what the GPU measures;
+ *  - a game without estimates, and a pinned one (`baton set --level`), is
+ *    an item with one choice: its measured cost k.
+ * The weight is the rate it is held to (its pinned rate, else its SLA
+ * reference) and the budget util_target less the load no tenant reports
+ * (Baton); dJay's paper mode is weight 1, costs in ms, 33 ms, strict '<'.
+ * A capped tenant (caps.h) offers only the levels its budget can pay for.
+ *
+ * Each tick (dJay §6.2-6.3): newcomers join one by one (best level that fits
+ * the residual, else full reassignment, else refused: it runs at its
+ * cheapest level and counts as an admission failure); then Warning/Critical
+ * on the total, which force a full reassignment; else one epoch step (one
+ * level per session, upgrades by marginal utility while there is room,
+ * downgrades while over). A level change rescales k by the model's cost
+ * ratio at once, so demand, caps and the pacing policy of this very tick
+ * act on the cost of the level just chosen, not the last one measured.
+ *
+ * Pure: the workspace is the caller's (core_quality_workspace_size). */
+#pragma once
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "core/quality_opt.h"
+
+/* Per tenant, in struct core_tenant. A zeroed struct is a game without
+ * levels that has not joined. */
+struct core_quality_tenant {
+	/* inputs, set by the driver each tick */
+	uint32_t n_levels; /* levels with estimates; < 2: a single choice */
+	double cost[QUALITY_MAX_LEVELS];    /* model GPU-s per frame */
+	double benefit[QUALITY_MAX_LEVELS]; /* model benefit (SSIM) */
+	uint32_t pinned;      /* level + 1 forced by the user; 0 = none */
+	uint32_t start_level; /* the level it runs before the stage chose
+	                         one (the game's default) */
+
+	/* state and outputs */
+	bool joined;        /* placed once (join or first assignment) */
+	bool refused;       /* its join did not fit even with everyone at the
+	                       cheapest: admission failure (it runs at level 0) */
+	bool chosen;        /* level below is the stage's choice */
+	uint32_t level;     /* the level chosen (or pinned) */
+	double est_cost;    /* calibrated GPU-s per frame at level; 0 = none */
+	double est_benefit; /* model benefit at level; 0 = none */
+};
+
+/* Per GPU, in struct core_gpu. */
+struct core_quality_gpu {
+	/* input: the caller's workspace, core_quality_workspace_size(n)
+	 * bytes aligned for double, for the largest n it ticks with; the
+	 * stage does nothing (and says so in `starved`) when it is short */
+	void *workspace;
+	size_t workspace_size;
+
+	struct quality_alarm alarm;
+	/* outputs of the last tick */
+	bool starved;         /* workspace too small: levels left alone */
+	double budget;        /* what the levels had to fit */
+	double total_cost;    /* sum weight x calibrated cost at the levels */
+	double total_benefit; /* sum of est_benefit of the items */
+	uint32_t items;       /* tenants that took part */
+	uint32_t changed;     /* level changes this tick */
+	enum quality_alarm_verdict verdict;
+	uint64_t reassignments; /* full reassignments (alarms and joins) */
+	uint64_t refusals;      /* joins refused */
+};
+
+struct core_params;
+struct core_tenant;
+struct core_gpu;
+
+size_t core_quality_workspace_size(size_t n);
+
+/* Stage 3 of core_controller_tick; does nothing unless p->quality_on. */
+void core_quality_tick(const struct core_params *p, struct core_gpu *gpu,
+                       struct core_tenant *t, size_t n);

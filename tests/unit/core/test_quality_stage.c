@@ -1,0 +1,258 @@
+/* The quality stage inside the control tick (quality_stage.h): joins, the
+ * epoch step, Critical, refusal, pins, caps, calibration to the measured
+ * cost, and k following a level change into the demand the pacing sees.
+ * Table 1 (dJay §6, spec djay.md §3) runs through the stage in paper mode. */
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <cmocka.h>
+
+#include "core/controller.h"
+#include "core/reach.h"
+
+#define MAX_T 8
+
+struct fixture {
+	struct core_params p;
+	struct core_gpu gpu;
+	struct core_tenant t[MAX_T];
+	void *ws;
+};
+
+static void setup_fixture(struct fixture *f, bool paper)
+{
+	*f = (struct fixture){.p = core_params_default()};
+	f->p.quality_on = true;
+	f->p.quality_paper = paper;
+	if (paper)
+		f->p.quality = quality_params_djay();
+	size_t sz = core_quality_workspace_size(MAX_T);
+	f->ws = malloc(sz);
+	assert_non_null(f->ws);
+	f->gpu.quality.workspace = f->ws;
+	f->gpu.quality.workspace_size = sz;
+}
+
+static void game(struct core_tenant *t, double sla, const double *cost_s,
+                 const double *benefit, uint32_t n_levels)
+{
+	*t = (struct core_tenant){.sla_fps = sla};
+	t->quality.n_levels = n_levels;
+	for (uint32_t l = 0; l < n_levels; l++) {
+		t->quality.cost[l] = cost_s[l];
+		t->quality.benefit[l] = benefit[l];
+	}
+}
+
+static void tick(struct fixture *f, size_t n)
+{
+	core_quality_tick(&f->p, &f->gpu, f->t, n);
+}
+
+/* Table 1 in ms, as seconds for the stage. */
+static const double t1_cost[2][3] = {{0.002, 0.005, 0.029},
+                                     {0.010, 0.014, 0.015}};
+static const double t1_benefit[2][3] = {{0.7, 0.8, 0.95}, {0.9, 0.94, 0.96}};
+
+static void test_table1_through_stage(void **state)
+{
+	(void)state;
+	struct fixture f;
+	setup_fixture(&f, true);
+	game(&f.t[0], 30, t1_cost[0], t1_benefit[0], 3);
+	tick(&f, 1);
+	/* alone, s1 takes its best level: 29 < 33 */
+	assert_int_equal(f.t[0].quality.level, 2);
+	game(&f.t[1], 30, t1_cost[1], t1_benefit[1], 3);
+	tick(&f, 2);
+	/* residual 4 ms fits no level of s2: full reassignment, ME/HI */
+	assert_int_equal(f.t[0].quality.level, 1);
+	assert_int_equal(f.t[1].quality.level, 2);
+	assert_float_equal(f.gpu.quality.total_benefit, 1.76, 1e-12);
+	assert_int_equal(f.gpu.quality.reassignments, 1);
+	tick(&f, 2);
+	assert_int_equal(f.gpu.quality.changed, 0);
+	/* costs double: 40 ms is in the Warning band, so the epoch step
+	 * moves one level each, to LO/ME with the hysteresis */
+	for (int s = 0; s < 2; s++)
+		for (int l = 0; l < 3; l++)
+			f.t[s].quality.cost[l] *= 2.0;
+	tick(&f, 2);
+	assert_int_equal(f.gpu.quality.verdict, QUALITY_ALARM_NONE);
+	assert_int_equal(f.t[0].quality.level, 0);
+	assert_int_equal(f.t[1].quality.level, 1);
+	assert_float_equal(f.gpu.quality.total_benefit, 1.64, 1e-12);
+	assert_true(f.gpu.quality.total_cost < 33.0);
+	free(f.ws);
+}
+
+static const double lv_cost[3] = {0.004, 0.010, 0.020};
+static const double lv_benefit[3] = {0.80, 0.92, 1.0};
+
+static void test_off_and_starved_leave_levels(void **state)
+{
+	(void)state;
+	struct fixture f;
+	setup_fixture(&f, false);
+	game(&f.t[0], 30, lv_cost, lv_benefit, 3);
+	f.t[0].quality.start_level = 1;
+	f.p.quality_on = false;
+	tick(&f, 1);
+	assert_false(f.t[0].quality.joined);
+	f.p.quality_on = true;
+	f.gpu.quality.workspace_size = 8;
+	tick(&f, 1);
+	assert_true(f.gpu.quality.starved);
+	assert_false(f.t[0].quality.joined);
+	f.gpu.quality.workspace_size = core_quality_workspace_size(MAX_T);
+	tick(&f, 1);
+	assert_false(f.gpu.quality.starved);
+	assert_true(f.t[0].quality.joined);
+	assert_int_equal(f.t[0].quality.level, 2);
+	free(f.ws);
+}
+
+/* Baton's budget: sum of SLA x cost <= util_target. At 30.3 FPS (SLA and
+ * margin), HI costs 0.606 of the GPU: one game at HI, two cannot be. */
+static void test_density_trades_levels(void **state)
+{
+	(void)state;
+	struct fixture f;
+	setup_fixture(&f, false);
+	size_t n = 0;
+	for (; n < 5; n++) {
+		game(&f.t[n], 30, lv_cost, lv_benefit, 3);
+		f.t[n].quality.start_level = 2;
+		tick(&f, n + 1);
+		assert_true(f.gpu.quality.total_cost <= f.p.util_target);
+		for (int e = 0; e < 20; e++)
+			tick(&f, n + 1);
+		assert_true(f.gpu.quality.total_cost <= f.p.util_target);
+	}
+	/* five games at 30.3 x 0.004 = 0.12 each fit only at LO or a mix
+	 * with one ME: 0.606 + 4 x 0.121 > 0.95, 2 x 0.303 + 3 x 0.121 =
+	 * 0.97 > 0.95, so one ME at most */
+	unsigned me = 0;
+	for (size_t i = 0; i < n; i++) {
+		assert_false(f.t[i].quality.refused);
+		assert_true(f.t[i].quality.level <= 1);
+		me += f.t[i].quality.level;
+	}
+	assert_int_equal(me, 1);
+	/* a sixth, seventh: all at LO is 0.85; the eighth (0.97) cannot
+	 * join even with everyone at LO, and is refused */
+	for (; n < 8; n++) {
+		game(&f.t[n], 30, lv_cost, lv_benefit, 3);
+		tick(&f, n + 1);
+	}
+	assert_true(f.t[7].quality.refused);
+	assert_int_equal(f.t[7].quality.level, 0);
+	assert_int_equal(f.gpu.quality.refusals, 1);
+	for (size_t i = 0; i < 7; i++)
+		assert_false(f.t[i].quality.refused);
+	free(f.ws);
+}
+
+/* The model was fitted on a machine twice as fast: k measured at ME is
+ * 2 x the model's, every level is calibrated by it, and the game drops to
+ * the level the measured costs afford. The level change rescales k. */
+static void test_calibration_and_k_rescale(void **state)
+{
+	(void)state;
+	struct fixture f;
+	setup_fixture(&f, false);
+	game(&f.t[0], 30, lv_cost, lv_benefit, 3);
+	tick(&f, 1);
+	assert_int_equal(f.t[0].quality.level, 2); /* 0.606 fits */
+	f.t[0].k = 2.0 * lv_cost[2];               /* measured: 0.04 s */
+	tick(&f, 1);
+	/* HI is 30.3 x 0.04 = 1.21 now: over by more than 20 %, Critical
+	 * and a full reassignment to ME (0.61) */
+	assert_int_equal(f.gpu.quality.verdict, QUALITY_ALARM_CRITICAL);
+	assert_int_equal(f.t[0].quality.level, 1);
+	assert_float_equal(f.t[0].k, 2.0 * lv_cost[1], 1e-15);
+	assert_float_equal(f.t[0].quality.est_cost, 2.0 * lv_cost[1], 1e-15);
+	free(f.ws);
+}
+
+/* A pinned game keeps its level and its cost counts; an unmodified game
+ * (no estimates) is one choice of its measured cost; the SDK game fits in
+ * what they leave. */
+static void test_pinned_and_unmodified_count(void **state)
+{
+	(void)state;
+	struct fixture f;
+	setup_fixture(&f, false);
+	game(&f.t[0], 30, lv_cost, lv_benefit, 3);
+	f.t[0].quality.pinned = 3; /* HI: 0.606 */
+	f.t[1] = (struct core_tenant){.sla_fps = 30, .k = 0.005}; /* 0.15 */
+	game(&f.t[2], 30, lv_cost, lv_benefit, 3);
+	tick(&f, 3);
+	for (int e = 0; e < 5; e++)
+		tick(&f, 3);
+	assert_int_equal(f.t[0].quality.level, 2);
+	assert_false(f.t[1].quality.chosen);
+	/* 0.95 - 0.606 - 0.1515 = 0.19: LO (0.12) only */
+	assert_int_equal(f.t[2].quality.level, 0);
+	/* unpinned: HI/LO (0.88) still fits, and the epoch step only moves
+	 * into room (ME/ME would be better: the hysteresis holds) */
+	f.t[0].quality.pinned = 0;
+	for (int e = 0; e < 5; e++)
+		tick(&f, 3);
+	assert_true(f.gpu.quality.total_cost <= f.p.util_target);
+	assert_int_equal(f.t[0].quality.level + f.t[2].quality.level, 2);
+	free(f.ws);
+}
+
+/* A capped tenant is offered only the levels its budget pays for. */
+static void test_cap_bounds_levels(void **state)
+{
+	(void)state;
+	struct fixture f;
+	setup_fixture(&f, false);
+	game(&f.t[0], 30, lv_cost, lv_benefit, 3);
+	f.t[0].caps.budget = 0.4; /* HI needs 0.606 */
+	tick(&f, 1);
+	assert_int_equal(f.t[0].quality.level, 1);
+	free(f.ws);
+}
+
+/* Through the whole tick: the demand the pacing policy sees is the one of
+ * the level just chosen. */
+static void test_demand_follows_level(void **state)
+{
+	(void)state;
+	struct fixture f;
+	setup_fixture(&f, false);
+	game(&f.t[0], 30, lv_cost, lv_benefit, 3);
+	f.t[0].quality.start_level = 2;
+	f.t[0].fps = 30;
+	f.t[0].frames = 3;
+	f.t[0].gpu_busy_s = 3 * 0.040; /* twice the model at HI */
+	core_controller_tick(&core_policy_sa, &f.p, &f.gpu, f.t, 1);
+	/* k came from one frame interval (1/30 s bounds it); HI at that is
+	 * over 1.2 x budget: the join places it at ME at once */
+	assert_int_equal(f.t[0].quality.level, 1);
+	assert_float_equal(f.gpu.sla_util,
+	                   f.t[0].k * core_sla_ref(&f.p, &f.t[0]), 1e-12);
+	assert_true(f.gpu.sla_util <= f.p.util_target);
+	assert_false(f.gpu.overload);
+	free(f.ws);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test(test_table1_through_stage),
+	    cmocka_unit_test(test_off_and_starved_leave_levels),
+	    cmocka_unit_test(test_density_trades_levels),
+	    cmocka_unit_test(test_calibration_and_k_rescale),
+	    cmocka_unit_test(test_pinned_and_unmodified_count),
+	    cmocka_unit_test(test_cap_bounds_levels),
+	    cmocka_unit_test(test_demand_follows_level),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
