@@ -56,10 +56,10 @@ static bool has_estimates(const struct core_quality_tenant *q)
 	return true;
 }
 
-/* The level it runs now: the stage's last choice, else the game's own. */
+/* The level it runs now: the stage's last, else the game's own. */
 static uint32_t current_level(const struct core_quality_tenant *q)
 {
-	return q->joined ? q->level : q->start_level;
+	return q->chosen ? q->level : q->start_level;
 }
 
 /* The model's costs are in the profile's machine's seconds; k is this
@@ -152,34 +152,58 @@ static size_t gather(const struct core_params *p, struct core_tenant *t,
 	return m;
 }
 
-static void join_newcomers(const struct quality_params *qp,
-                           struct core_quality_gpu *g, struct core_tenant *t,
-                           struct stage_ws *w, size_t first_new, size_t m)
+static void swap_items(struct stage_ws *w, size_t a, size_t b)
 {
+	if (a == b)
+		return;
+	struct quality_item it = w->items[a];
+	w->items[a] = w->items[b];
+	w->items[b] = it;
+	unsigned u = w->lv[a];
+	w->lv[a] = w->lv[b];
+	w->lv[b] = u;
+	u = w->base[a];
+	w->base[a] = w->base[b];
+	w->base[b] = u;
+	size_t i = w->map[a];
+	w->map[a] = w->map[b];
+	w->map[b] = i;
+}
+
+/* Newcomers join one by one against those placed (dJay §6.3). A refused
+ * one moves past the placed items: it takes no part in the knapsack, so
+ * that a game that cannot fit (or a peer reporting absurd counts) never
+ * drags the others' levels down; it runs at its cheapest and asks again
+ * next tick. Returns how many items are placed; [placed, m) refused. */
+static size_t join_newcomers(const struct quality_params *qp,
+                             struct core_quality_gpu *g, struct stage_ws *w,
+                             size_t first_new, size_t m)
+{
+	size_t in = first_new;
 	for (size_t j = first_new; j < m; j++) {
-		struct core_quality_tenant *q = &t[w->map[j]].quality;
+		swap_items(w, in, j);
 		switch (
-		    quality_join(w->items, j + 1, j, qp, w->lv, w->solver)) {
-		case QUALITY_JOIN_PLACED:
-			break;
+		    quality_join(w->items, in + 1, in, qp, w->lv, w->solver)) {
 		case QUALITY_JOIN_REASSIGNED:
 			g->reassignments++;
+			in++;
+			break;
+		case QUALITY_JOIN_PLACED:
+			in++;
 			break;
 		case QUALITY_JOIN_REFUSED:
-			/* Baton does not kill a game it cannot fit: it runs
-			 * at its cheapest, and admission counts the failure
-			 * (docs/quality.md). */
-			q->refused = true;
-			w->lv[j] = 0;
-			g->refusals++;
+			w->lv[in] = 0;
 			break;
 		}
 	}
+	return in;
 }
 
-/* The levels chosen back into the tenants; k follows the level at once. */
+/* The levels chosen back into the tenants; k follows the level at once.
+ * Items [placed, m) were refused. */
 static void apply(const struct core_params *p, struct core_quality_gpu *g,
-                  struct core_tenant *t, const struct stage_ws *w, size_t m)
+                  struct core_tenant *t, const struct stage_ws *w,
+                  size_t placed, size_t m)
 {
 	double unit = p->quality_paper ? 1000.0 : 1.0;
 	g->changed = 0;
@@ -189,18 +213,22 @@ static void apply(const struct core_params *p, struct core_quality_gpu *g,
 		struct core_quality_tenant *q = &tn->quality;
 		uint32_t was = current_level(q);
 		uint32_t now = w->base[s] + w->lv[s];
-		bool levels = has_estimates(q);
-		if (levels && now != was) {
+		if (has_estimates(q) && now != was) {
 			g->changed++;
 			if (tn->k > 0.0 && was < q->n_levels)
 				tn->k *= q->cost[now] / q->cost[was];
 		}
-		q->joined = true;
-		q->chosen = levels;
+		bool refused = s >= placed;
+		if (refused && !q->refused)
+			g->refusals++;
+		q->refused = refused;
+		q->joined = !refused;
+		q->chosen = true;
 		q->level = now;
 		q->est_cost = w->items[s].cost[w->lv[s]] / unit;
 		q->est_benefit = w->items[s].benefit[w->lv[s]];
-		g->total_benefit += q->est_benefit;
+		if (!refused)
+			g->total_benefit += q->est_benefit;
 	}
 }
 
@@ -218,12 +246,12 @@ void core_quality_tick(const struct core_params *p, struct core_gpu *gpu,
 	size_t first_new = 0;
 	size_t m = gather(p, t, n, &w, &first_new);
 	g->budget = qp.budget;
-	g->items = (uint32_t)m;
 	g->verdict = QUALITY_ALARM_NONE;
+	size_t placed = m;
 	if (first_new < m) {
 		/* A join is this tick's event; the alarms and the epoch
 		 * step see its result next tick. */
-		join_newcomers(&qp, g, t, &w, first_new, m);
+		placed = join_newcomers(&qp, g, &w, first_new, m);
 	} else if (m > 0) {
 		double total = quality_total_cost(w.items, m, w.lv);
 		g->verdict = quality_alarm_step(&g->alarm, &qp, total, NULL);
@@ -234,6 +262,7 @@ void core_quality_tick(const struct core_params *p, struct core_gpu *gpu,
 			quality_epoch_step(w.items, m, &qp, w.lv, w.solver);
 		}
 	}
-	g->total_cost = quality_total_cost(w.items, m, w.lv);
-	apply(p, g, t, &w, m);
+	g->items = (uint32_t)placed;
+	g->total_cost = quality_total_cost(w.items, placed, w.lv);
+	apply(p, g, t, &w, placed, m);
 }

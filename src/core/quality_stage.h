@@ -21,12 +21,13 @@
  *
  * Each tick (dJay §6.2-6.3): newcomers join one by one (best level that fits
  * the residual, else full reassignment, else refused: it runs at its
- * cheapest level and counts as an admission failure); then Warning/Critical
- * on the total, which force a full reassignment; else one epoch step (one
- * level per session, upgrades by marginal utility while there is room,
- * downgrades while over). A level change rescales k by the model's cost
- * ratio at once, so demand, caps and the pacing policy of this very tick
- * act on the cost of the level just chosen, not the last one measured.
+ * cheapest level outside the knapsack, counts as an admission failure and
+ * asks again next tick); then Warning/Critical on the total, which force a
+ * full reassignment; else one epoch step (one level per session, upgrades by
+ * marginal utility while there is room, downgrades while over). A level
+ * change rescales k by the model's cost ratio at once, so the demand and the
+ * pacing policy of this very tick act on the cost of the level just chosen,
+ * not the last one measured.
  *
  * Pure: the workspace is the caller's (core_quality_workspace_size). */
 #pragma once
@@ -49,11 +50,13 @@ struct core_quality_tenant {
 	                         one (the game's default) */
 
 	/* state and outputs */
-	bool joined;        /* placed once (join or first assignment) */
-	bool refused;       /* its join did not fit even with everyone at the
-	                       cheapest: admission failure (it runs at level 0) */
-	bool chosen;        /* level below is the stage's choice */
-	uint32_t level;     /* the level chosen (or pinned) */
+	bool joined;        /* placed by a join, and not refused since */
+	bool refused;       /* its join did not fit even with everyone else at
+	                       the cheapest: an admission failure. It runs at its
+	                       cheapest level outside the knapsack and asks to
+	                       join again each tick. */
+	bool chosen;        /* level below is in force (chosen or pinned) */
+	uint32_t level;     /* the level in force */
 	double est_cost;    /* calibrated GPU-s per frame at level; 0 = none */
 	double est_benefit; /* model benefit at level; 0 = none */
 };
@@ -76,7 +79,8 @@ struct core_quality_gpu {
 	uint32_t changed;     /* level changes this tick */
 	enum quality_alarm_verdict verdict;
 	uint64_t reassignments; /* full reassignments (alarms and joins) */
-	uint64_t refusals;      /* joins refused */
+	uint64_t refusals;      /* tenants refused (counted once per refusal
+	                           spell, not per retry) */
 };
 
 struct core_params;

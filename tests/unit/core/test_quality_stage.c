@@ -151,8 +151,20 @@ static void test_density_trades_levels(void **state)
 	assert_true(f.t[7].quality.refused);
 	assert_int_equal(f.t[7].quality.level, 0);
 	assert_int_equal(f.gpu.quality.refusals, 1);
+	/* outside the knapsack, it drags no one: the seven keep a total
+	 * within budget, and its retries count no new refusal */
+	for (int e = 0; e < 5; e++)
+		tick(&f, n);
+	assert_int_equal(f.gpu.quality.items, 7);
+	assert_true(f.gpu.quality.total_cost <= f.p.util_target);
+	assert_int_equal(f.gpu.quality.refusals, 1);
 	for (size_t i = 0; i < 7; i++)
 		assert_false(f.t[i].quality.refused);
+	/* one leaves: the eighth joins on its next try */
+	f.t[0] = f.t[7];
+	tick(&f, 7);
+	assert_false(f.t[0].quality.refused);
+	assert_true(f.t[0].quality.joined);
 	free(f.ws);
 }
 
@@ -194,7 +206,7 @@ static void test_pinned_and_unmodified_count(void **state)
 	for (int e = 0; e < 5; e++)
 		tick(&f, 3);
 	assert_int_equal(f.t[0].quality.level, 2);
-	assert_false(f.t[1].quality.chosen);
+	assert_float_equal(f.t[1].quality.est_cost, 0.005, 1e-15);
 	/* 0.95 - 0.606 - 0.1515 = 0.19: LO (0.12) only */
 	assert_int_equal(f.t[2].quality.level, 0);
 	/* unpinned: HI/LO (0.88) still fits, and the epoch step only moves
