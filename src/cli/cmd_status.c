@@ -33,7 +33,15 @@ void cmd_status_help(FILE *out)
 	        "\"gpu_share\", \"wait_ratio\",\n"
 	        "            \"units\", \"bad_records\", \"stuck\", "
 	        "\"inflight_ms\"}], \"slot_ms\",\n"
-	        "            \"slot_period_ms\"}\n"
+	        "            \"slot_period_ms\", \"quality\": {\"mode\", "
+	        "\"budget\", \"total_cost\",\n"
+	        "            \"total_benefit\", \"items\", "
+	        "\"reassignments\", \"refusals\"}}\n"
+	        "            (a game with levels has \"quality\": {\"game\", "
+	        "\"levels\", \"level\",\n"
+	        "            \"pinned\", \"in_use\", \"types\", "
+	        "\"models\", \"est_cost_ms\",\n"
+	        "            \"est_benefit\", \"refused\"})\n"
 	        "            (game rows carry \"kind\": \"game\")\n"
 	        "  --watch   redraw every second until interrupted (with "
 	        "--json, one\n"
@@ -156,9 +164,15 @@ static void quality_note(json_t *t, char *note, size_t size)
 	const char *name = json_string_value(
 	    json_array_get(json_object_get(q, "levels"), (size_t)level));
 	size_t n = strlen(note);
-	snprintf(note + n, size - n, "%sQUALITY %s%s", n ? " " : "",
+	snprintf(note + n, size - n, "%sQUALITY %s%s%s", n ? " " : "",
 	         name ? name : "?",
-	         json_is_true(json_object_get(q, "pinned")) ? " (pinned)" : "");
+	         json_is_true(json_object_get(q, "pinned")) ? " (pinned)" : "",
+	         json_is_true(json_object_get(q, "refused")) ? " (REFUSED)"
+	                                                     : "");
+	n = strlen(note);
+	if (num(q, "est_cost_ms") > 0.0)
+		snprintf(note + n, size - n, " est %.1f ms, benefit %.3f",
+		         num(q, "est_cost_ms"), num(q, "est_benefit"));
 }
 
 static void print_table(FILE *out, json_t *st)
@@ -173,7 +187,7 @@ static void print_table(FILE *out, json_t *st)
 	{
 		const char *name =
 		    json_string_value(json_object_get(t, "name"));
-		char note[128] = "", cap[16] = "-", budget[16] = "-";
+		char note[192] = "", cap[16] = "-", budget[16] = "-";
 		if (json_is_true(json_object_get(t, "limited")))
 			snprintf(note, sizeof(note), "LIMITED (reaches %.1f)",
 			         num(t, "reach_fps"));
@@ -228,6 +242,21 @@ static void print_table(FILE *out, json_t *st)
 		        (long long)json_integer_value(
 		            json_object_get(st, "overloaded")));
 	fputc('\n', out);
+	json_t *q = json_object_get(st, "quality");
+	const char *mode = json_string_value(json_object_get(q, "mode"));
+	if (mode && strcmp(mode, "off") != 0)
+		fprintf(
+		    out,
+		    "QUALITY %s: %lld games use %.2f of a budget of %.2f, "
+		    "benefit %.3f; %lld reassignments, %lld refusals\n",
+		    mode,
+		    (long long)json_integer_value(json_object_get(q, "items")),
+		    num(q, "total_cost"), num(q, "budget"),
+		    num(q, "total_benefit"),
+		    (long long)json_integer_value(
+		        json_object_get(q, "reassignments")),
+		    (long long)json_integer_value(
+		        json_object_get(q, "refusals")));
 }
 
 /* Drops the protocol's "type" so that --json prints just the report. */

@@ -26,6 +26,7 @@ bool daemon_config_defaults(struct daemon_config *cfg)
 	    .max_tenants_per_uid = DAEMON_DEFAULT_MAX_TENANTS_PER_UID,
 	};
 	cfg->params.epoch_s = cfg->epoch_ms / 1000.0;
+	daemon_config_set_models(cfg, DAEMON_DEFAULT_MODELS);
 	daemon_config_metrics(cfg, DAEMON_DEFAULT_METRICS);
 	return ipc_socket_path(cfg->socket_path, sizeof(cfg->socket_path));
 }
@@ -96,6 +97,34 @@ bool daemon_config_set_socket(struct daemon_config *cfg, const char *path)
 	return true;
 }
 
+bool daemon_config_set_quality(struct daemon_config *cfg, const char *mode)
+{
+	struct core_params *p = &cfg->params;
+	if (strcmp(mode, "off") == 0) {
+		p->quality_on = false;
+	} else if (strcmp(mode, "baton") == 0) {
+		p->quality_on = true;
+		p->quality_paper = false;
+		p->quality = quality_params_default();
+	} else if (strcmp(mode, "paper") == 0) {
+		p->quality_on = true;
+		p->quality_paper = true;
+		p->quality = quality_params_djay();
+	} else {
+		return false;
+	}
+	return true;
+}
+
+bool daemon_config_set_models(struct daemon_config *cfg, const char *dir)
+{
+	size_t n = strlen(dir);
+	if (n == 0 || dir[0] != '/' || n >= sizeof(cfg->models_dir))
+		return false;
+	memcpy(cfg->models_dir, dir, n + 1);
+	return true;
+}
+
 /* A group name, or a gid written as a number. */
 bool daemon_config_set_admin_group(struct daemon_config *cfg, const char *name)
 {
@@ -129,6 +158,13 @@ void daemon_usage(FILE *out)
 	    "                    $XDG_RUNTIME_DIR/baton/batond.sock or\n"
 	    "                    /run/baton/batond.sock)\n"
 	    "  --policy NAME     sa, fsa, esa or none (default sa)\n"
+	    "  --quality MODE    the quality lever (docs/quality.md): off "
+	    "(default),\n"
+	    "                    baton, or paper (dJay's 33 ms budget and "
+	    "greedy)\n"
+	    "  --models DIR      games' model files, DIR/GAME.json from "
+	    "`baton profile`\n"
+	    "                    (default %s)\n"
 	    "  --sla FPS         SLA of tenants that register without one "
 	    "(default %g)\n"
 	    "  --epoch-ms N      control epoch in ms (default %d)\n"
@@ -149,6 +185,7 @@ void daemon_usage(FILE *out)
 	    "                    (default: none)\n"
 	    "  --config FILE     libconfig file with the same keys "
 	    "(socket, policy,\n"
+	    "                    quality, models, "
 	    "                    sla, epoch_ms, metrics, "
 	    "max_tenants_per_uid,\n"
 	    "                    admin_group), metrics_names (true: "
@@ -194,9 +231,9 @@ void daemon_usage(FILE *out)
 	    "2 on a usage or configuration error (an unsafe socket "
 	    "directory\n"
 	    "included).\n",
-	    DAEMON_DEFAULT_SLA, DAEMON_DEFAULT_EPOCH_MS, DAEMON_DEFAULT_METRICS,
-	    DAEMON_DEFAULT_MAX_TENANTS_PER_UID, DAEMON_DEFAULT_CONNS_PER_UID,
-	    DAEMON_DEFAULT_HELLO_MS);
+	    DAEMON_DEFAULT_MODELS, DAEMON_DEFAULT_SLA, DAEMON_DEFAULT_EPOCH_MS,
+	    DAEMON_DEFAULT_METRICS, DAEMON_DEFAULT_MAX_TENANTS_PER_UID,
+	    DAEMON_DEFAULT_CONNS_PER_UID, DAEMON_DEFAULT_HELLO_MS);
 }
 
 enum daemon_args_result daemon_config_args(struct daemon_config *cfg, int argc,
@@ -205,6 +242,8 @@ enum daemon_args_result daemon_config_args(struct daemon_config *cfg, int argc,
 	enum {
 		O_SOCKET = 256,
 		O_POLICY,
+		O_QUALITY,
+		O_MODELS,
 		O_SLA,
 		O_EPOCH,
 		O_METRICS,
@@ -217,6 +256,8 @@ enum daemon_args_result daemon_config_args(struct daemon_config *cfg, int argc,
 	static const struct option opts[] = {
 	    {"socket", required_argument, NULL, O_SOCKET},
 	    {"policy", required_argument, NULL, O_POLICY},
+	    {"quality", required_argument, NULL, O_QUALITY},
+	    {"models", required_argument, NULL, O_MODELS},
 	    {"sla", required_argument, NULL, O_SLA},
 	    {"epoch-ms", required_argument, NULL, O_EPOCH},
 	    {"metrics", required_argument, NULL, O_METRICS},
@@ -284,6 +325,22 @@ enum daemon_args_result daemon_config_args(struct daemon_config *cfg, int argc,
 		    err_out,
 		    "batond: --policy: \"%s\" is not sa, fsa, esa or none\n",
 		    given[O_POLICY]);
+		return DAEMON_ARGS_USAGE;
+	}
+	if (given[O_QUALITY] &&
+	    !daemon_config_set_quality(cfg, given[O_QUALITY])) {
+		fprintf(err_out,
+		        "batond: --quality: \"%s\" is not off, baton or "
+		        "paper\n",
+		        given[O_QUALITY]);
+		return DAEMON_ARGS_USAGE;
+	}
+	if (given[O_MODELS] &&
+	    !daemon_config_set_models(cfg, given[O_MODELS])) {
+		fprintf(err_out,
+		        "batond: --models: \"%s\" is not an absolute path "
+		        "under %zu bytes\n",
+		        given[O_MODELS], sizeof(cfg->models_dir));
 		return DAEMON_ARGS_USAGE;
 	}
 	if (given[O_SLA]) {

@@ -23,6 +23,8 @@
 #define DAEMON_DEFAULT_CONNS_PER_UID 64
 /* From accept to a complete hello. */
 #define DAEMON_DEFAULT_HELLO_MS 2000
+/* Where `baton profile` models are looked up: DIR/GAME_ID.json. */
+#define DAEMON_DEFAULT_MODELS "/var/lib/baton/models"
 
 /* Per-application entries (apps = ( { name = "glmark2"; ... } );) and
  * per-user caps (user_caps = ( { uid = 1000; cap = 0.5; } );). */
@@ -63,6 +65,8 @@ struct daemon_config {
 	size_t n_apps;
 	struct core_owner_cap user_caps[DAEMON_MAX_USER_CAPS];
 	size_t n_user_caps;
+	/* The quality lever's model files (params.quality_on: --quality) */
+	char models_dir[256];
 };
 
 /* The app entry of that tenant name, or NULL. */

@@ -327,6 +327,16 @@ static bool file_setting(struct file_ctx *f, struct daemon_config *cfg,
 			return file_error(f, s,
 			                  "must be \"sa\", \"fsa\", \"esa\" or "
 			                  "\"none\"");
+	} else if (strcmp(name, "quality") == 0) {
+		if (!str || !daemon_config_set_quality(cfg, str))
+			return file_error(f, s,
+			                  "must be \"off\", \"baton\" or "
+			                  "\"paper\"");
+	} else if (strcmp(name, "models") == 0) {
+		if (!str || !daemon_config_set_models(cfg, str))
+			return file_error(f, s,
+			                  "must be an absolute directory path "
+			                  "under 256 bytes");
 	} else if (strcmp(name, "sla") == 0) {
 		if (!number(s, &v) || !daemon_config_set_sla(cfg, v))
 			return file_error(f, s,

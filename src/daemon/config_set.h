@@ -11,5 +11,10 @@ bool daemon_config_set_policy(struct daemon_config *cfg, const char *name);
 bool daemon_config_set_sla(struct daemon_config *cfg, double v);
 bool daemon_config_set_epoch(struct daemon_config *cfg, long long ms);
 bool daemon_config_set_socket(struct daemon_config *cfg, const char *path);
+/* "off", "baton" (Baton's budget and exact reassignment) or "paper"
+ * (dJay's 33 ms, greedy): params.quality_on / quality_paper / quality. */
+bool daemon_config_set_quality(struct daemon_config *cfg, const char *mode);
+/* An absolute directory path that fits models_dir. */
+bool daemon_config_set_models(struct daemon_config *cfg, const char *dir);
 /* A group name, or a gid written as a number. */
 bool daemon_config_set_admin_group(struct daemon_config *cfg, const char *name);

@@ -41,6 +41,7 @@ void daemon_finish(struct daemon *d)
 	free(d->be_core);
 	free(d->snap);
 	free(d->be_snap);
+	free(d->gpu.quality.workspace);
 	free(d->intervals);
 	free(d->frames);
 	*d = (struct daemon){0};
@@ -75,6 +76,13 @@ static bool grow(struct daemon *d, size_t want)
 	if (!bs)
 		return false;
 	d->be_snap = bs;
+	/* The quality stage's workspace (core/quality_stage.h). */
+	size_t qsz = core_quality_workspace_size(cap);
+	void *qw = realloc(d->gpu.quality.workspace, qsz);
+	if (!qw)
+		return false;
+	d->gpu.quality.workspace = qw;
+	d->gpu.quality.workspace_size = qsz;
 	d->cap_tenants = cap;
 	return true;
 }
@@ -223,17 +231,38 @@ static json_t *be_status(const struct daemon *d)
 /* A game's quality API (daemon/quality.h): its levels, the level in force
  * (the pin, else batond's choice, else the game's default), whether it is
  * pinned, and the level the game says it draws at. */
-static json_t *quality_status(const struct daemon_quality *q)
+static json_t *quality_status(const struct daemon_quality *q,
+                              const struct core_quality_tenant *cq)
 {
 	json_t *levels = json_array();
 	for (uint32_t i = 0; levels && i < q->n_levels; i++)
 		json_array_append_new(levels, json_string(q->level_names[i]));
 	uint32_t ctl = daemon_quality_control_level(q);
-	return json_pack("{s:s, s:o, s:i, s:b, s:i, s:i}", "game", q->game_id,
-	                 "levels", levels, "level",
+	/* The stage's estimates at that level (core/quality_stage.h):
+	 * calibrated GPU ms per frame and the model's benefit (SSIM); 0
+	 * while the quality lever is off or nothing was estimated. */
+	return json_pack("{s:s, s:o, s:i, s:b, s:i, s:i, s:b, s:f, s:f, s:b}",
+	                 "game", q->game_id, "levels", levels, "level",
 	                 ctl ? (int)ctl - 1 : (int)q->default_level, "pinned",
 	                 q->pinned >= 0, "in_use", (int)q->level_in_use,
-	                 "types", (int)q->n_types);
+	                 "types", (int)q->n_types, "models", q->models != NULL,
+	                 "est_cost_ms", cq->est_cost * 1e3, "est_benefit",
+	                 cq->est_benefit, "refused", (int)cq->refused);
+}
+
+/* The quality stage on this GPU (core/quality_stage.h). */
+static json_t *quality_gpu_status(const struct daemon *d)
+{
+	const struct core_params *p = &d->cfg.params;
+	const struct core_quality_gpu *g = &d->gpu.quality;
+	return json_pack(
+	    "{s:s, s:f, s:f, s:f, s:i, s:I, s:I}", "mode",
+	    !p->quality_on     ? "off"
+	    : p->quality_paper ? "paper"
+	                       : "baton",
+	    "budget", g->budget, "total_cost", g->total_cost, "total_benefit",
+	    g->total_benefit, "items", (int)g->items, "reassignments",
+	    (json_int_t)g->reassignments, "refusals", (json_int_t)g->refusals);
 }
 
 json_t *daemon_status(struct daemon *d)
@@ -286,8 +315,9 @@ json_t *daemon_status(struct daemon *d)
 		if (o)
 			json_object_set_new(o, "kind", json_string("game"));
 		if (o && t->quality.declared)
-			json_object_set_new(o, "quality",
-			                    quality_status(&t->quality));
+			json_object_set_new(
+			    o, "quality",
+			    quality_status(&t->quality, &t->core.quality));
 	}
 	json_t *be = be_status(d);
 	if (!list || !be) {
@@ -298,7 +328,7 @@ json_t *daemon_status(struct daemon *d)
 	const struct core_caps_gpu *g = &d->gpu.caps;
 	return json_pack(
 	    "{s:s, s:s, s:f, s:f, s:f, s:f, s:b, s:f, s:b, s:I, s:f, s:o, s:o, "
-	    "s:f, s:f}",
+	    "s:f, s:f, s:o}",
 	    "type", "status", "policy", d->policy->name, "gpu_util",
 	    d->gpu.util, "other_util", d->gpu.other_util, "common_fps",
 	    d->gpu.common_fps, "sla_util", d->gpu.sla_util, "overload",
@@ -311,5 +341,6 @@ json_t *daemon_status(struct daemon *d)
 	    /* best-effort tenants (docs/harvesting.md) and the slot their
 	     * periodical sub-launches start in (core/harvest_slot.h) */
 	    "be", be, "slot_ms", d->harvest_gpu.slot.len_s * 1e3,
-	    "slot_period_ms", d->harvest_gpu.slot.period_s * 1e3);
+	    "slot_period_ms", d->harvest_gpu.slot.period_s * 1e3, "quality",
+	    quality_gpu_status(d));
 }

@@ -2,6 +2,7 @@
 #include "daemon/quality.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #define GET(src) __atomic_load_n(&(src), __ATOMIC_RELAXED)
@@ -15,6 +16,12 @@ void daemon_quality_init(struct daemon_quality *q)
 	memset(q, 0, sizeof(*q));
 	q->pinned = -1;
 	q->chosen = -1;
+}
+
+void daemon_quality_release(struct daemon_quality *q)
+{
+	free(q->models);
+	q->models = NULL;
 }
 
 static bool id_char(char c)

@@ -40,9 +40,15 @@ struct daemon_quality {
 
 	int32_t pinned; /* -1: none */
 	int32_t chosen; /* the optimizer's choice, -1: none */
+
+	/* Its models, from the models directory (quality_models.h); NULL:
+	 * none. Owned: daemon_quality_release frees them. */
+	struct quality_model_set *models;
 };
 
 void daemon_quality_init(struct daemon_quality *q);
+/* Frees what init and the tick took (the models). */
+void daemon_quality_release(struct daemon_quality *q);
 
 /* Checks a copy of the declarations; false with the field in err. */
 bool daemon_quality_validate(const struct baton_quality *copy, char *err,

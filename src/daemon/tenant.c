@@ -34,6 +34,7 @@ void tenant_destroy(struct tenant *t)
 	if (!t)
 		return;
 	ipc_shm_unmap(&t->shm);
+	daemon_quality_release(&t->quality);
 	free(t);
 }
 

@@ -13,6 +13,7 @@
 #include "core/controller.h"
 #include "core/harvest_slot.h"
 #include "daemon/be_stuck.h"
+#include "daemon/quality_models.h"
 #include "ipc/control.h"
 #include "util/log.h"
 
@@ -187,7 +188,7 @@ void daemon_write_target(const struct daemon *d, struct tenant *t)
 /* The game's quality area (daemon/quality.h): declarations once, then the
  * epoch's object counts. A bad declaration is logged once and the game
  * runs on at its default level. */
-static void read_quality(struct tenant *t)
+static void read_quality(struct daemon *d, struct tenant *t)
 {
 	char err[128];
 	enum daemon_quality_event ev =
@@ -201,6 +202,27 @@ static void read_quality(struct tenant *t)
 		         "levels, %u object types",
 		         (unsigned long long)t->id, t->name, t->quality.game_id,
 		         t->quality.n_levels, t->quality.n_types);
+	if (ev == DAEMON_QUALITY_DECLARED && d->cfg.params.quality_on) {
+		char who[IPC_NAME_MAX + 32];
+		snprintf(who, sizeof(who), "tenant %llu \"%s\"",
+		         (unsigned long long)t->id, t->name);
+		daemon_quality_load_models(&t->quality, d->cfg.models_dir, who);
+	}
+	if (d->cfg.params.quality_on)
+		daemon_quality_inputs(&t->quality, &t->core.quality);
+}
+
+/* The quality stage's level back into what the control block publishes. */
+static void take_quality(struct tenant *t)
+{
+	if (!daemon_quality_take_choice(&t->quality, &t->core.quality))
+		return;
+	const struct core_quality_tenant *cq = &t->core.quality;
+	log_info("tenant %llu \"%s\": quality %s (estimated %.2f ms a "
+	         "frame, benefit %.3f)",
+	         (unsigned long long)t->id, t->name,
+	         t->quality.level_names[cq->level], cq->est_cost * 1e3,
+	         cq->est_benefit);
 }
 
 /* Sub-launch length and budget as the control block's integers. */
@@ -437,7 +459,7 @@ void daemon_tick(struct daemon *d, int64_t now)
 			continue;
 		}
 		busy += gpu;
-		read_quality(t);
+		read_quality(d, t);
 		t->core.sla_fps = daemon_tenant_sla(d, t);
 		t->core.fixed_fps = t->fixed_fps;
 		t->core.owner = t->uid; /* ESA bounds each user's share */
@@ -479,6 +501,7 @@ void daemon_tick(struct daemon *d, int64_t now)
 			continue;
 		bool was = t->core.caps.overloaded;
 		t->core = d->core[k++];
+		take_quality(t);
 		if (t->core.caps.overloaded && !was)
 			log_info("tenant %llu \"%s\" overloaded: u %.2f of its "
 			         "cap %.3f (budget %.3f), %.1f FPS",

@@ -29,6 +29,29 @@ static void sleep_until(int64_t t)
 		;
 }
 
+/* libbaton's frame path (src/sdk/quality.c) in short: the level at a
+ * frame boundary, then the sums under the seqlock. */
+static int64_t game_frame(struct fake_tenant *t,
+                          const struct ipc_control_values *ctl)
+{
+	const struct fake_game *g = t->game;
+	struct baton_quality *a = t->shm.quality;
+	uint32_t lv =
+	    ctl->quality_level > 0 && ctl->quality_level <= g->n_levels
+	        ? ctl->quality_level - 1
+	        : g->default_level;
+	atomic_store(&t->level, lv);
+	uint32_t s = atomic_load_explicit(&a->obj_seq, memory_order_relaxed);
+	atomic_store_explicit(&a->obj_seq, s + 1, memory_order_relaxed);
+	atomic_thread_fence(memory_order_release);
+	a->level_in_use = lv;
+	a->frames++;
+	a->active_sum[0] += g->objects;
+	a->potential_sum[0] += g->objects;
+	atomic_store_explicit(&a->obj_seq, s + 2, memory_order_release);
+	return (int64_t)(g->gpu_ms[lv] * 1e6);
+}
+
 static void *render(void *arg)
 {
 	struct fake_tenant *t = arg;
@@ -53,7 +76,7 @@ static void *render(void *arg)
 		    .cpu_ns = base / 2,
 		    .sleep_ns = period > base ? period - base : 0,
 		    .target_period_ns = period,
-		    .gpu_ns = 2000000,
+		    .gpu_ns = t->game ? game_frame(t, &ctl) : 2000000,
 		    .gpu_frame = seq,
 		};
 		ipc_ring_push(t->shm.ring, t->shm.records, &f);
@@ -164,6 +187,35 @@ bool fake_tenant_start(struct fake_tenant *t, const char *socket_path,
 {
 	if (!fake_tenant_register(t, socket_path, name, sla_fps, err, errlen))
 		return false;
+	t->base_fps = base_fps;
+	if (pthread_create(&t->thread, NULL, render, t) != 0) {
+		snprintf(err, errlen, "pthread_create failed");
+		fake_tenant_stop(t);
+		return false;
+	}
+	t->running = true;
+	return true;
+}
+
+bool fake_tenant_start_game(struct fake_tenant *t, const char *socket_path,
+                            const char *name, double sla_fps, double base_fps,
+                            const struct fake_game *game, char *err,
+                            size_t errlen)
+{
+	if (!fake_tenant_register(t, socket_path, name, sla_fps, err, errlen))
+		return false;
+	struct baton_quality *a = t->shm.quality;
+	snprintf(a->game_id, sizeof(a->game_id), "%s", game->id);
+	a->n_levels = game->n_levels;
+	a->default_level = game->default_level;
+	for (uint32_t l = 0; l < game->n_levels; l++)
+		snprintf(a->level_names[l], sizeof(a->level_names[l]), "l%u",
+		         l);
+	a->n_types = 1;
+	a->types[0] = (struct baton_quality_type){.id = 1, .vertices = 1000};
+	atomic_store_explicit(&a->decl_seq, 1u, memory_order_release);
+	t->game = game;
+	atomic_store(&t->level, game->default_level);
 	t->base_fps = base_fps;
 	if (pthread_create(&t->thread, NULL, render, t) != 0) {
 		snprintf(err, errlen, "pthread_create failed");

@@ -28,6 +28,18 @@ struct fake_tenant {
 	/* The control block as the welcome found it: valid, and its period */
 	bool start_valid;
 	int64_t start_period_ns;
+	/* A game with quality levels (fake_tenant_start_game): the GPU ms
+	 * a frame costs at each level, and the objects of its one type
+	 * each frame reports, as libbaton would. */
+	const struct fake_game *game;
+	atomic_uint level; /* the level it draws at */
+};
+
+struct fake_game {
+	const char *id; /* game id it declares */
+	uint32_t n_levels, default_level;
+	double gpu_ms[8];
+	uint32_t objects; /* per frame, active and potential */
 };
 
 /* Registers as name (written into the JSON string as given, so escape
@@ -36,6 +48,14 @@ struct fake_tenant {
 bool fake_tenant_start(struct fake_tenant *t, const char *socket_path,
                        const char *name, double sla_fps, double base_fps,
                        char *err, size_t errlen);
+
+/* The same for a game that declares game's levels and one object type,
+ * reports its objects every frame and draws (reports GPU time) at the
+ * level batond publishes, else its default. */
+bool fake_tenant_start_game(struct fake_tenant *t, const char *socket_path,
+                            const char *name, double sla_fps, double base_fps,
+                            const struct fake_game *game, char *err,
+                            size_t errlen);
 
 /* Registers only: no frames, no thread (for many tenants at once). */
 bool fake_tenant_register(struct fake_tenant *t, const char *socket_path,
