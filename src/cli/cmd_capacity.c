@@ -33,7 +33,10 @@ void cmd_capacity_help(FILE *out)
 	        "\"reason\", \"source\",\n"
 	        "                  \"cost_ms\", \"sla_fps\", \"load\", "
 	        "\"newcomer\", \"limit\",\n"
-	        "                  \"severe\", \"overloaded\"[, \"profile\"]}\n"
+	        "                  \"severe\", \"overloaded\"[, \"profile\"]"
+	        "[, \"quality\":\n"
+	        "                  {\"fits\", \"more\", \"floor\", \"need\", "
+	        "\"budget\", \"refusals\"}]}\n"
 	        "  --help          this text\n"
 	        "\n"
 	        "It fits when no tenant was overloaded for cap_quiet periods "
@@ -42,7 +45,11 @@ void cmd_capacity_help(FILE *out)
 	        "newcomer's\n"
 	        "(cost x SLA) stays under U_l (docs/capacity.md). Any user "
 	        "may ask: the\n"
-	        "answer shows only the GPU's aggregate load.\n"
+	        "answer shows only the GPU's aggregate load. With batond's "
+	        "quality lever on,\n"
+	        "a second answer counts on every game going down to its "
+	        "cheapest level\n"
+	        "(docs/quality.md); the exit status follows the first.\n"
 	        "Exit status: 0 it fits, %d it does not, 1 error reply (no "
 	        "such profile)\n"
 	        "or I/O failure, 2 usage error, 4 batond not running.\n",
@@ -93,6 +100,18 @@ void cli_capacity_print(FILE *out, json_t *r)
 	        "%.2f overhead], limit %.2f)\n",
 	        num(r, "load"), num(r, "newcomer"), num(r, "cost_ms"),
 	        num(r, "sla_fps"), num(r, "overhead"), num(r, "limit"));
+	json_t *q = json_object_get(r, "quality");
+	if (!json_is_object(q))
+		return;
+	long long more =
+	    (long long)json_integer_value(json_object_get(q, "more"));
+	fprintf(out,
+	        "with quality levels lowered: %s%lld more (games at their "
+	        "cheapest %.2f + %.3f each, budget %.2f); %lld joins "
+	        "refused so far\n",
+	        json_is_true(json_object_get(q, "fits")) ? "fits, " : "no, ",
+	        more, num(q, "floor"), num(q, "need"), num(q, "budget"),
+	        (long long)json_integer_value(json_object_get(q, "refusals")));
 }
 
 int cli_capacity_ask(struct cli_client *cl, const char *profile, double cost_ms,

@@ -39,7 +39,7 @@ void cmd_status_help(FILE *out)
 	        "\"reassignments\", \"refusals\"}}\n"
 	        "            (a game with levels has \"quality\": {\"game\", "
 	        "\"levels\", \"level\",\n"
-	        "            \"pinned\", \"in_use\", \"types\", "
+	        "            \"pinned\", \"chosen\", \"in_use\", \"types\", "
 	        "\"models\", \"est_cost_ms\",\n"
 	        "            \"est_benefit\", \"refused\"})\n"
 	        "            (game rows carry \"kind\": \"game\")\n"

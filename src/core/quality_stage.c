@@ -264,5 +264,36 @@ void core_quality_tick(const struct core_params *p, struct core_gpu *gpu,
 	}
 	g->items = (uint32_t)placed;
 	g->total_cost = quality_total_cost(w.items, placed, w.lv);
+	g->floor = 0.0;
+	for (size_t s = 0; s < placed; s++) {
+		double c = w.items[s].cost[0];
+		for (unsigned l = 1; l < w.items[s].n_levels; l++)
+			c = fmin(c, w.items[s].cost[l]);
+		g->floor += w.items[s].weight * c;
+	}
 	apply(p, g, t, &w, placed, m);
+}
+
+struct core_quality_admit core_quality_admit(const struct core_params *p,
+                                             const struct core_gpu *gpu,
+                                             double cost_s, double sla_fps)
+{
+	const struct core_quality_gpu *g = &gpu->quality;
+	struct core_quality_admit a = {.floor = g->floor, .budget = g->budget};
+	if (!(cost_s > 0.0) || !(sla_fps > 0.0) || !isfinite(cost_s) ||
+	    !isfinite(sla_fps))
+		return a;
+	a.need = p->quality_paper ? cost_s * 1000.0
+	                          : cost_s * sla_fps * (1.0 + p->sla_margin);
+	double room = g->budget - g->floor;
+	if (room <= 0.0 || !(a.need > 0.0))
+		return a;
+	double more = floor(room / a.need);
+	/* Eq. 2 is strict in paper mode: a newcomer that exactly fills the
+	 * budget does not fit. */
+	if (p->quality.strict && more * a.need >= room)
+		more -= 1.0;
+	a.more = more > 1e6 ? 1000000u : more > 0.0 ? (uint32_t)more : 0u;
+	a.fits = a.more > 0;
+	return a;
 }

@@ -75,6 +75,9 @@ struct core_quality_gpu {
 	double budget;        /* what the levels had to fit */
 	double total_cost;    /* sum weight x calibrated cost at the levels */
 	double total_benefit; /* sum of est_benefit of the items */
+	double floor;         /* the total with every placed game at its
+	                         cheapest level: what admission can count
+	                         on (core_quality_admit) */
 	uint32_t items;       /* tenants that took part */
 	uint32_t changed;     /* level changes this tick */
 	enum quality_alarm_verdict verdict;
@@ -88,6 +91,21 @@ struct core_tenant;
 struct core_gpu;
 
 size_t core_quality_workspace_size(size_t n);
+
+/* Admission with the quality lever (dJay §6.3, issue 10: a refused join is
+ * an admission failure): does a newcomer of cost_s GPU-s per frame at
+ * sla_fps fit if every placed game went down to its cheapest level, and
+ * how many such. From the last tick's floor; pure. */
+struct core_quality_admit {
+	bool fits;
+	uint32_t more;
+	double floor;  /* the placed games at their cheapest (budget units) */
+	double need;   /* the newcomer's (budget units) */
+	double budget; /* the last tick's */
+};
+struct core_quality_admit core_quality_admit(const struct core_params *p,
+                                             const struct core_gpu *gpu,
+                                             double cost_s, double sla_fps);
 
 /* Stage 3 of core_controller_tick; does nothing unless p->quality_on. */
 void core_quality_tick(const struct core_params *p, struct core_gpu *gpu,

@@ -398,6 +398,19 @@ static void capacity(struct server *s, struct conn *c,
 	    (json_int_t)d->gpu.caps.n_overloaded);
 	if (o && m->has_profile)
 		json_object_set_new(o, "profile", json_string(m->profile));
+	/* With the quality lever (core/quality_stage.h): whether it would
+	 * fit with every game at its cheapest level, and the joins the
+	 * stage refused so far (dJay's admission failures). */
+	if (o && d->cfg.params.quality_on) {
+		struct core_quality_admit q =
+		    core_quality_admit(&d->cfg.params, &d->gpu, cost_s, sla);
+		json_object_set_new(
+		    o, "quality",
+		    json_pack("{s:b, s:I, s:f, s:f, s:f, s:I}", "fits",
+		              (int)q.fits, "more", (json_int_t)q.more, "floor",
+		              q.floor, "need", q.need, "budget", q.budget,
+		              "refusals", (json_int_t)d->gpu.quality.refusals));
+	}
 	conn_send_line(s, c, ipc_msg_encode(o));
 }
 

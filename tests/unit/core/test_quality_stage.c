@@ -142,6 +142,13 @@ static void test_density_trades_levels(void **state)
 		me += f.t[i].quality.level;
 	}
 	assert_int_equal(me, 1);
+	/* admission counts on everyone going down to LO: 5 x 0.121 leaves
+	 * room for two more at LO */
+	struct core_quality_admit a =
+	    core_quality_admit(&f.p, &f.gpu, lv_cost[0], 30);
+	assert_true(a.fits);
+	assert_int_equal(a.more, 2);
+	assert_float_equal(a.floor, 5 * 30.3 * lv_cost[0], 1e-12);
 	/* a sixth, seventh: all at LO is 0.85; the eighth (0.97) cannot
 	 * join even with everyone at LO, and is refused */
 	for (; n < 8; n++) {
@@ -156,6 +163,8 @@ static void test_density_trades_levels(void **state)
 	for (int e = 0; e < 5; e++)
 		tick(&f, n);
 	assert_int_equal(f.gpu.quality.items, 7);
+	assert_false(core_quality_admit(&f.p, &f.gpu, lv_cost[0], 30).fits);
+	assert_false(core_quality_admit(&f.p, &f.gpu, NAN, 30).fits);
 	assert_true(f.gpu.quality.total_cost <= f.p.util_target);
 	assert_int_equal(f.gpu.quality.refusals, 1);
 	for (size_t i = 0; i < 7; i++)
