@@ -63,15 +63,20 @@ static uint32_t current_level(const struct core_quality_tenant *q)
 }
 
 /* The model's costs are in the profile's machine's seconds; k is this
- * machine's, measured at the level the game runs. Their ratio calibrates
- * every level (1 while nothing was measured). */
+ * machine's, measured at the level the game runs on the frames it drew.
+ * The ratio of k to the model on those frames (the active counts)
+ * calibrates every level's estimate on the potential counts (1 while
+ * nothing was measured). */
 static double calibration(const struct core_tenant *t)
 {
 	const struct core_quality_tenant *q = &t->quality;
 	uint32_t cur = current_level(q);
 	if (cur >= q->n_levels || !(t->k > 0.0))
 		return 1.0;
-	return t->k / q->cost[cur];
+	double drawn = q->cost_active[cur];
+	if (!(drawn > 0.0) || !isfinite(drawn))
+		drawn = q->cost[cur];
+	return t->k / drawn;
 }
 
 /* One tenant as an item; false if it has nothing to count yet. */

@@ -10,8 +10,11 @@
  *    its models on the epoch's potential object list, dJay §5) offers its
  *    levels; the model's costs are calibrated to this machine by the ratio
  *    of the measured cost per frame k to the model's cost at the level it
- *    runs, so that a model fitted elsewhere, or a little off, still adds up
- *    to what the GPU measures;
+ *    runs on the frames k measured (the ACTIVE list), so that a model
+ *    fitted elsewhere, or a little off, still adds up to what the GPU
+ *    measures, while a heavier potential list still raises the estimate
+ *    before the heavy frames are drawn (the anticipation dJay's POL is
+ *    for);
  *  - a game without estimates, and a pinned one (`baton set --level`), is
  *    an item with one choice: its measured cost k.
  * The weight is the rate it is held to (its pinned rate, else its SLA
@@ -45,6 +48,9 @@ struct core_quality_tenant {
 	uint32_t n_levels; /* levels with estimates; < 2: a single choice */
 	double cost[QUALITY_MAX_LEVELS];    /* model GPU-s per frame */
 	double benefit[QUALITY_MAX_LEVELS]; /* model benefit (SSIM) */
+	/* The model's cost per level on the epoch's active counts (what
+	 * the frames k measured drew); 0: unknown, cost[] stands in. */
+	double cost_active[QUALITY_MAX_LEVELS];
 	uint32_t pinned;      /* level + 1 forced by the user; 0 = none */
 	uint32_t start_level; /* the level it runs before the stage chose
 	                         one (the game's default) */

@@ -72,12 +72,15 @@ void daemon_quality_inputs(const struct daemon_quality *q,
 		cq->n_levels = 0;
 		return;
 	}
-	double counts[CORE_QM_MAX_TYPES];
-	for (size_t i = 0; i < m->n_types; i++)
-		counts[i] = q->potential_mean[i];
+	double pol[CORE_QM_MAX_TYPES], aol[CORE_QM_MAX_TYPES];
+	for (size_t i = 0; i < m->n_types; i++) {
+		pol[i] = q->potential_mean[i];
+		aol[i] = q->active_mean[i];
+	}
 	for (size_t l = 0; l < m->n_levels; l++) {
-		cq->cost[l] = core_qm_cost(&m->level[l], counts);
-		cq->benefit[l] = core_qm_benefit(&m->level[l], counts);
+		cq->cost[l] = core_qm_cost(&m->level[l], pol);
+		cq->benefit[l] = core_qm_benefit(&m->level[l], pol);
+		cq->cost_active[l] = core_qm_cost(&m->level[l], aol);
 	}
 	cq->n_levels = (uint32_t)m->n_levels;
 }

@@ -199,6 +199,45 @@ static void test_calibration_and_k_rescale(void **state)
 	free(f.ws);
 }
 
+/* dJay's potential list foresees a heavy area: the model on the potential
+ * counts doubles while the frames drawn (active counts, what k measured)
+ * are still light. Calibrated on the active counts, the estimate doubles
+ * and the game steps down before a heavy frame is drawn. */
+static void test_potential_list_anticipates(void **state)
+{
+	(void)state;
+	struct fixture f;
+	setup_fixture(&f, false);
+	game(&f.t[0], 30, lv_cost, lv_benefit, 3);
+	game(&f.t[1], 30, lv_cost, lv_benefit, 3);
+	tick(&f, 2); /* HI + ME: 0.91 */
+	assert_int_equal(f.t[0].quality.level + f.t[1].quality.level, 3);
+	int hi = f.t[0].quality.level == 2 ? 0 : 1;
+	f.t[hi].k = lv_cost[2]; /* measured: as the model says */
+	for (int l = 0; l < 3; l++) {
+		f.t[hi].quality.cost_active[l] = lv_cost[l];
+		f.t[hi].quality.cost[l] = 2.0 * lv_cost[l];
+	}
+	tick(&f, 2);
+	assert_int_equal(f.gpu.quality.verdict, QUALITY_ALARM_CRITICAL);
+	assert_true(f.t[hi].quality.level < 2);
+	assert_true(f.gpu.quality.total_cost <= f.p.util_target);
+	/* without the active counts, k cancels the potential list: the
+	 * estimate stays the measured cost and nothing moves */
+	struct fixture g;
+	setup_fixture(&g, false);
+	game(&g.t[0], 30, lv_cost, lv_benefit, 3);
+	game(&g.t[1], 30, lv_cost, lv_benefit, 3);
+	tick(&g, 2);
+	g.t[hi].k = lv_cost[2];
+	for (int l = 0; l < 3; l++)
+		g.t[hi].quality.cost[l] = 2.0 * lv_cost[l];
+	tick(&g, 2);
+	assert_int_equal(g.t[hi].quality.level, 2);
+	free(f.ws);
+	free(g.ws);
+}
+
 /* A pinned game keeps its level and its cost counts; an unmodified game
  * (no estimates) is one choice of its measured cost; the SDK game fits in
  * what they leave. */
@@ -271,6 +310,7 @@ int main(void)
 	    cmocka_unit_test(test_off_and_starved_leave_levels),
 	    cmocka_unit_test(test_density_trades_levels),
 	    cmocka_unit_test(test_calibration_and_k_rescale),
+	    cmocka_unit_test(test_potential_list_anticipates),
 	    cmocka_unit_test(test_pinned_and_unmodified_count),
 	    cmocka_unit_test(test_cap_bounds_levels),
 	    cmocka_unit_test(test_demand_follows_level),
