@@ -301,12 +301,43 @@ static void test_model_file(void **state)
 	sim_scenario_finish(&sc);
 }
 
+/* Areas by frames and by time, looped: each begins where the last ended
+ * (the frame after its count, the instant after its duration). */
+static void test_areas(void **state)
+{
+	(void)state;
+	struct sim_scenario sc;
+	struct sim_error err;
+	const char *text =
+	    "name = \"a\"; duration_s = 12.0; warmup_s = 1.0;\n"
+	    "quality = { mode = \"all-hi\"; };\n"
+	    "tenants = ( { name = \"g\"; sla_fps = 30.0; fixed_fps = 30.0; "
+	    "cpu_ms = 1.0; " LEVELS "areas_loop = true; areas = ( "
+	    "{ frames = 100; active = [1.0]; }, "
+	    "{ duration_s = 2.5; active = [4.0]; } ); } );";
+	if (!sim_scenario_parse(text, "a.cfg", NULL, &sc, &err))
+		fail_msg("%s: %s", err.field, err.msg);
+	struct sim_result r = test_run(&sc);
+	const struct sim_quality_result *q = r.tenants[0].quality;
+	assert_true(q->n_areas >= 4);
+	assert_int_equal(q->areas[1].area, 1);
+	assert_int_equal(q->areas[1].frame, 101);
+	assert_int_equal(q->areas[2].area, 0);
+	assert_true(fabs(q->areas[2].t_s - q->areas[1].t_s - 2.5) < 1e-9);
+	assert_int_equal(q->areas[3].frame, q->areas[2].frame + 100);
+	/* 30 FPS at 2 or 8 ms a frame: under the SLA nowhere. */
+	assert_true(q->secs_below == 0 && q->min_fps >= 29);
+	sim_result_finish(&r);
+	sim_scenario_finish(&sc);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_table1), cmocka_unit_test(test_fig11),
 	    cmocka_unit_test(test_fig12),  cmocka_unit_test(test_fig13),
 	    cmocka_unit_test(test_errors), cmocka_unit_test(test_model_file),
+	    cmocka_unit_test(test_areas),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
