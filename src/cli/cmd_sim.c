@@ -16,6 +16,7 @@
 /* Long-only options get values outside the char range. */
 enum {
 	OPT_PLOT = 256,
+	OPT_QUALITY = 257,
 };
 
 static const struct option long_options[] = {
@@ -24,6 +25,7 @@ static const struct option long_options[] = {
     {"duration", required_argument, NULL, 'd'},
     {"json", no_argument, NULL, 'j'},
     {"plot", required_argument, NULL, OPT_PLOT},
+    {"quality", required_argument, NULL, OPT_QUALITY},
     {"quiet", no_argument, NULL, 'q'},
     {"list", no_argument, NULL, 'l'},
     {"help", no_argument, NULL, 'h'},
@@ -36,7 +38,8 @@ static const char short_options[] = ":p:s:d:jqlh";
 
 struct sim_opts {
 	const char *scenario;
-	const char *policy; /* NULL: the scenario's */
+	const char *policy;  /* NULL: the scenario's */
+	const char *quality; /* NULL: the scenario's */
 	bool have_seed;
 	uint64_t seed;
 	double duration_s; /* 0: the scenario's */
@@ -67,6 +70,10 @@ void cmd_sim_help(FILE *out)
 	    "  -p, --policy NAME    pacing policy (see below)\n"
 	    "  -s, --seed N         random seed (non-negative integer)\n"
 	    "  -d, --duration S     simulated seconds, warm-up included\n"
+	    "      --quality MODE   who picks quality levels: off, djay, "
+	    "djay-paper,\n"
+	    "                       all-lo, all-me, all-hi "
+	    "(docs/scenarios.md)\n"
 	    "  -j, --json           print the results as JSON\n"
 	    "      --plot FILE      draw per-second FPS and GPU "
 	    "utilization to FILE\n"
@@ -182,6 +189,15 @@ static int parse_args(int argc, char **argv, struct sim_opts *o)
 		case 'j':
 			o->json = true;
 			break;
+		case OPT_QUALITY: {
+			struct sim_scenario probe = {0};
+			if (!sim_quality_set_mode(&probe, optarg))
+				return usage_error("--quality: unknown mode "
+				                   "'%s' (see --help)",
+				                   optarg);
+			o->quality = optarg;
+			break;
+		}
 		case OPT_PLOT:
 			if (plot_format_of(optarg) == PLOT_NONE)
 				return usage_error(
@@ -252,6 +268,8 @@ static int apply_overrides(const struct sim_opts *o, struct sim_scenario *sc)
 		snprintf(sc->policy, sizeof(sc->policy), "%s", o->policy);
 	if (o->have_seed)
 		sc->seed = o->seed;
+	if (o->quality)
+		sim_quality_set_mode(sc, o->quality);
 	if (o->duration_s > 0) {
 		if (o->duration_s <= sc->warmup_s) {
 			return usage_error("--duration: %g s is not longer "

@@ -5,6 +5,7 @@
 #include <math.h>
 
 #include "cli/cli.h"
+#include "sim/sim_quality_report.h"
 
 /* jansson refuses NaN and infinities; a figure that could not be computed
  * is null rather than a broken document. */
@@ -57,6 +58,8 @@ static json_t *tenant_json(const struct cli_report *r,
 		         num(t->be_run_while_stuck_ms)) &&
 		     set(o, "be_launched_while_stuck",
 		         json_integer((json_int_t)t->be_launched_while_stuck));
+	if (ok && t->quality)
+		ok = set(o, "quality", sim_quality_tenant_json(t));
 	if (ok && cli_uses_capacity(r->sc))
 		ok = set(o, "joined_s",
 		         t->joined_s >= 0 ? json_real(t->joined_s)
@@ -90,6 +93,8 @@ static bool add_run(json_t *obj, const struct cli_report *r,
 	    !set(obj, "tenants", tenants))
 		return false;
 	if (res->harvest >= 0.0 && !set(obj, "harvest", num(res->harvest)))
+		return false;
+	if (res->quality && !set(obj, "quality", sim_quality_run_json(res)))
 		return false;
 	if (cli_uses_capacity(r->sc) &&
 	    (!set(obj, "qos_broken_pct", num(res->qos_broken_pct)) ||

@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "cli/cli.h"
+#include "sim/sim_quality_report.h"
 
 static void header(FILE *out, const struct cli_report *r,
                    const struct sim_result *res)
@@ -126,6 +127,7 @@ void report_text(FILE *out, const struct cli_report *r)
 			capacity(out, &run->result);
 		if (run->result.harvest >= 0.0)
 			harvest(out, &run->result);
+		sim_quality_report_text(out, &run->result);
 		if (r->sweep)
 			sweep_figures(out, r, &run->result);
 	}

@@ -2,6 +2,7 @@
 #include "sim/game.h"
 
 #include <math.h>
+#include <stdlib.h>
 
 #include "core/pacing.h"
 
@@ -12,7 +13,7 @@ static int64_t ms_to_ns(double ms)
 
 bool sim_game_init(struct sim_game *g, const struct sim_tenant_spec *spec,
                    uint64_t seed, size_t index, int64_t warmup_ns,
-                   int64_t end_ns)
+                   int64_t end_ns, enum sim_quality_mode mode)
 {
 	*g = (struct sim_game){0};
 	g->spec = spec;
@@ -28,12 +29,24 @@ bool sim_game_init(struct sim_game *g, const struct sim_tenant_spec *spec,
 	g->cpu_mean_ms = spec->cpu_ms;
 	g->gpu_mean_ms = spec->gpu_ms;
 	g->state = SIM_GAME_CPU;
-	return sim_metrics_init(&g->metrics, warmup_ns, end_ns);
+	if (!sim_metrics_init(&g->metrics, warmup_ns, end_ns))
+		return false;
+	if (!spec->quality)
+		return true;
+	g->q = malloc(sizeof(*g->q));
+	return g->q &&
+	       sim_qgame_init(g->q, spec->quality,
+	                      sim_quality_first_level(spec->quality, mode),
+	                      g->metrics.n_secs);
 }
 
 void sim_game_finish(struct sim_game *g)
 {
 	sim_metrics_finish(&g->metrics);
+	if (g->q)
+		sim_qgame_finish(g->q);
+	free(g->q);
+	g->q = NULL;
 }
 
 /* Mean times a lognormal factor of mean 1: exp(j z - j^2 / 2) with z
@@ -58,7 +71,17 @@ bool sim_game_begin_frame(struct sim_game *g, int64_t now)
 		g->state = SIM_GAME_STOPPED;
 		return false;
 	}
-	if (s->n_trace > 0) {
+	if (g->q) {
+		/* dJay: the level's model on the area's active objects,
+		 * with the scenario's noise (jitter). */
+		double cpu_ms = g->cpu_mean_ms;
+		double gpu_ms =
+		    sim_qgame_frame_ms(g->q, now, g->start_ns, g->frame + 1);
+		jitter_costs(g, &cpu_ms, &gpu_ms);
+		g->cpu_ns = ms_to_ns(cpu_ms);
+		g->gpu_ns = ms_to_ns(gpu_ms);
+		sim_qgame_push(g->q, (double)g->gpu_ns / 1e9);
+	} else if (s->n_trace > 0) {
 		size_t i = (size_t)(g->frame % s->n_trace);
 		g->cpu_ns = ms_to_ns(s->trace_cpu_ms[i]);
 		g->gpu_ns = ms_to_ns(s->trace_gpu_ms[i]);
@@ -142,7 +165,9 @@ bool sim_game_displayed(struct sim_game *g, int64_t now, int64_t submit_ns)
 	}
 	g->last_display_ns = now;
 	g->displayed = true;
-	return sim_metrics_frame(&g->metrics, now);
+	if (g->q && now < g->metrics.end_ns)
+		sim_qgame_displayed(g->q, now);
+	return sim_metrics_frame(&g->metrics, now) && !(g->q && g->q->oom);
 }
 
 void sim_game_end_epoch(struct sim_game *g, int64_t now, struct sim_epoch *e)

@@ -12,6 +12,7 @@
 #include "sim/metrics.h"
 #include "sim/rng.h"
 #include "sim/scenario.h"
+#include "sim/sim_quality.h"
 
 enum sim_game_state {
 	SIM_GAME_CPU,      /* CPU phase; its end is scheduled */
@@ -46,13 +47,15 @@ struct sim_game {
 	int64_t last_display_ns; /* valid if displayed */
 	bool displayed;
 	struct sim_metrics metrics;
+	struct sim_qgame *q; /* quality levels; NULL: none */
 };
 
 /* index: the tenant's position in the scenario, which with seed picks its
- * random stream. Measured time is [warmup_ns, end_ns). */
+ * random stream. Measured time is [warmup_ns, end_ns). A game with
+ * quality levels starts at the mode's first level (sim_quality.h). */
 bool sim_game_init(struct sim_game *g, const struct sim_tenant_spec *spec,
                    uint64_t seed, size_t index, int64_t warmup_ns,
-                   int64_t end_ns);
+                   int64_t end_ns, enum sim_quality_mode mode);
 void sim_game_finish(struct sim_game *g);
 
 /* Starts a frame at now: draws its costs. False (state STOPPED) if the game

@@ -17,6 +17,7 @@
 
 #include "sim/scenario_be.h"
 #include "sim/scenario_parse.h"
+#include "sim/scenario_quality.h"
 
 static bool parse_sweep(struct sim_cfg_ctx *c, const config_setting_t *root,
                         struct sim_scenario *sc)
@@ -49,8 +50,8 @@ static bool parse_root(struct sim_cfg_ctx *c, const config_setting_t *root,
                        struct sim_scenario *sc)
 {
 	static const char *const known[] = {
-	    "name",   "description", "duration_s", "warmup_s", "seed", "gpu",
-	    "policy", "tenants",     "sweep",      "harvest",  NULL};
+	    "name",   "description", "duration_s", "warmup_s", "seed",    "gpu",
+	    "policy", "tenants",     "sweep",      "harvest",  "quality", NULL};
 	long long seed = 1;
 
 	sc->duration_s = 60.0;
@@ -84,6 +85,7 @@ static bool parse_root(struct sim_cfg_ctx *c, const config_setting_t *root,
 	       sim_scenario_parse_policy(c, root, sc) &&
 	       sim_be_parse_harvest(c, root, sc) &&
 	       sim_scenario_parse_tenants(c, root, sc) &&
+	       sim_scenario_parse_quality(c, root, sc) &&
 	       parse_sweep(c, root, sc);
 }
 
@@ -150,6 +152,7 @@ void sim_scenario_finish(struct sim_scenario *sc)
 		free(sc->tenants[i].scenes);
 		free(sc->tenants[i].trace_cpu_ms);
 		free(sc->tenants[i].trace_gpu_ms);
+		sim_quality_spec_free(sc->tenants[i].quality);
 	}
 	free(sc->tenants);
 	free(sc->sweep);

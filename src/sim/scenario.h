@@ -10,6 +10,8 @@
 
 #include "core/harvest.h"
 #include "core/policy.h"
+#include "core/quality_model.h"
+#include "core/quality_opt.h"
 
 #define SIM_NAME_MAX 32
 
@@ -86,6 +88,44 @@ struct sim_scene {
 	double gpu_ms;
 };
 
+/* Quality levels (dJay, docs/scenarios.md "Quality"): who picks each
+ * quality game's level. */
+enum sim_quality_mode {
+	SIM_QUALITY_OFF = 0,    /* every game at its start_level */
+	SIM_QUALITY_DJAY,       /* the core's quality stage, Baton's budget */
+	SIM_QUALITY_DJAY_PAPER, /* the stage in dJay's paper mode (33 ms) */
+	SIM_QUALITY_ALL_LO,     /* every game pinned at its lowest level */
+	SIM_QUALITY_ALL_ME,     /* ... at its middle level (n_levels / 2) */
+	SIM_QUALITY_ALL_HI,     /* ... at its best level */
+};
+
+/* A stretch of play in one place (dJay Fig. 9's town, house, panorama,
+ * dungeon): the per-type object counts of the frames drawn there (the
+ * active object list) and of what may come into view soon (the potential
+ * list, dJay §5, which the stage's estimates use). It lasts duration_s of
+ * the game's time, or `frames` of its frames. */
+struct sim_area {
+	char name[SIM_NAME_MAX];
+	double duration_s; /* > 0, or 0 when frames is set */
+	uint64_t frames;
+	double active[CORE_QM_MAX_TYPES];
+	double potential[CORE_QM_MAX_TYPES];
+};
+
+/* A game with quality levels: per-level linear models of GPU seconds and
+ * SSIM per frame over its object types (core/quality_model.h), and the
+ * areas it walks through, in order from its start (the last one lasts
+ * for ever unless loop). */
+struct sim_quality_spec {
+	size_t n_levels; /* 2..QUALITY_MAX_LEVELS, level 0 the lowest */
+	size_t n_types;
+	struct core_qm_level level[QUALITY_MAX_LEVELS];
+	uint32_t start_level; /* the game's own default: its best level */
+	struct sim_area *areas;
+	size_t n_areas;
+	bool loop;
+};
+
 struct sim_tenant_spec {
 	char name[SIM_NAME_MAX];
 	double sla_fps;   /* > 0 */
@@ -131,6 +171,10 @@ struct sim_tenant_spec {
 	bool admit;
 	double profile_ms;
 	struct sim_be_spec be; /* be.gate != SIM_BE_NONE: a BE tenant */
+	/* Quality levels (gpu_ms, scenes and trace are then unused: the
+	 * GPU cost of a frame is its level's model on its area's counts,
+	 * with jitter); NULL: a game without levels. */
+	struct sim_quality_spec *quality;
 };
 
 /* A kp/ki pair to sweep (vGASA Fig. 8). */
@@ -162,7 +206,21 @@ struct sim_scenario {
 	 * to compare: off, the stage never hears of a sub-launch in
 	 * flight. */
 	bool stuck_rule;
+	/* Quality (dJay): who picks the levels, and the stale-frame
+	 * penalty of the displayed SSIM (docs/scenarios.md "Quality"); the
+	 * stage's own parameters are params.quality, set from the mode by
+	 * sim_quality_set_mode. */
+	enum sim_quality_mode quality;
+	double stale_penalty;
 };
+
+/* "off", "djay", "djay-paper", "all-lo", "all-me", "all-hi"; false if the
+ * name is unknown. Sets sc->quality and params.quality_on/quality_paper,
+ * and params.quality's budget, strictness and reassignment to the mode's
+ * (the alarm's epochs and ratio are kept). */
+bool sim_quality_set_mode(struct sim_scenario *sc, const char *name);
+/* The mode's name. */
+const char *sim_quality_mode_name(enum sim_quality_mode m);
 
 struct sim_error {
 	char file[256]; /* the scenario file, or "<builtin NAME>" */

@@ -2,6 +2,7 @@
  * cap and admission, its scenes, and the checks between its fields. */
 #include "sim/scenario_be.h"
 #include "sim/scenario_parse.h"
+#include "sim/scenario_quality.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -62,6 +63,11 @@ static bool parse_tenant(struct sim_cfg_ctx *c, const config_setting_t *tg,
 	                                    "admit",
 	                                    "profile_ms",
 	                                    "work_conserving",
+	                                    "levels",
+	                                    "model",
+	                                    "start_level",
+	                                    "areas",
+	                                    "areas_loop",
 	                                    NULL};
 	static const char *const pacers[] = {"grid", "relative", NULL};
 	config_setting_t *name_s, *trace_s;
@@ -99,10 +105,14 @@ static bool parse_tenant(struct sim_cfg_ctx *c, const config_setting_t *tg,
 	long long mif = t->max_in_flight, owner = 0;
 	int pacer = (int)t->pacer;
 	unsigned cost_flags = trace ? 0 : NUM_REQUIRED;
+	/* A game with quality levels: its models give the GPU cost. */
+	bool levels = config_setting_get_member(tg, "levels") ||
+	              config_setting_get_member(tg, "model");
 	if (!sim_cfg_num(c, tg, "sla_fps", &t->sla_fps, 0, 10000,
 	                 NUM_REQUIRED | NUM_LO_OPEN) ||
 	    !sim_cfg_num(c, tg, "cpu_ms", &t->cpu_ms, 0, 10000, cost_flags) ||
-	    !sim_cfg_num(c, tg, "gpu_ms", &t->gpu_ms, 0, 10000, cost_flags) ||
+	    !sim_cfg_num(c, tg, "gpu_ms", &t->gpu_ms, 0, 10000,
+	                 levels ? 0 : cost_flags) ||
 	    !sim_cfg_num(c, tg, "jitter", &t->jitter, 0, 2, 0) ||
 	    !sim_cfg_num(c, tg, "cpu_stretch", &t->cpu_stretch, 0, 100, 0) ||
 	    !sim_cfg_num(c, tg, "fixed_fps", &t->fixed_fps, 0, 10000, 0) ||
@@ -145,7 +155,9 @@ static bool parse_tenant(struct sim_cfg_ctx *c, const config_setting_t *tg,
 		    t->stop_s, t->start_s);
 	/* A frame that costs nothing would repeat forever at one instant of
 	 * virtual time. */
-	if (!trace && !(t->cpu_ms + t->gpu_ms > 0))
+	if (!sim_scenario_parse_tenant_quality(c, tg, t))
+		return false;
+	if (!trace && !t->quality && !(t->cpu_ms + t->gpu_ms > 0))
 		return sim_cfg_fail(c, config_setting_get_member(tg, "gpu_ms"),
 		                    NULL, "cpu_ms + gpu_ms must be > 0");
 	if (!parse_scenes(c, tg, t))

@@ -33,6 +33,8 @@ static void sim_free(struct sim *s)
 	free(s->be);
 	free(s->be_roster);
 	free(s->be_of);
+	free(s->quality_ws);
+	free(s->q_benefit_per_s);
 	sim_gpu_finish(&s->gpu);
 	sim_heap_finish(&s->heap);
 }
@@ -67,15 +69,22 @@ static bool sim_setup(struct sim *s, const struct sim_scenario *sc)
 	s->be_of = calloc(n, sizeof(*s->be_of));
 	s->budget_model = sc->gpu.model == SIM_GPU_BUDGET;
 	uint32_t *caps = calloc(n, sizeof(*caps));
+	/* The quality stage's workspace, for the most tenants a tick sees. */
+	size_t qws = core_quality_workspace_size(n);
+	s->quality_ws = malloc(qws);
+	s->core_gpu.quality.workspace = s->quality_ws;
+	s->core_gpu.quality.workspace_size = s->quality_ws ? qws : 0;
+	s->q_benefit_per_s = calloc(s->n_secs + 1, sizeof(double));
 	bool ok = s->games && s->core && s->roster && s->roster_of &&
 	          s->tick_exec_ns && s->tick_held_ns && s->warm_exec_ns &&
 	          s->util_per_s && s->joined_s && s->broken_per_s &&
-	          s->counted_per_s && s->be && s->be_roster && s->be_of && caps;
+	          s->counted_per_s && s->be && s->be_roster && s->be_of &&
+	          caps && s->quality_ws && s->q_benefit_per_s;
 	for (uint32_t i = 0; ok && i < n; i++) {
 		int mif = sc->tenants[i].max_in_flight;
 		caps[i] = mif > 0 ? (uint32_t)mif : 1;
 		ok = sim_game_init(&s->games[i], &sc->tenants[i], sc->seed, i,
-		                   s->warmup_ns, s->end_ns);
+		                   s->warmup_ns, s->end_ns, sc->quality);
 		sim_be_init(&s->be[i], &sc->tenants[i], &sc->harvest);
 		if (sim_is_be(s, i))
 			s->n_be++;
@@ -209,7 +218,7 @@ static bool collect(struct sim *s, struct sim_result *out)
 			be_result(s, i, measured_s, r);
 	}
 	out->harvest = harvest_share(s, out);
-	return true;
+	return sim_quality_collect(s, out);
 }
 
 bool sim_run(const struct sim_scenario *sc, struct sim_result *out,
@@ -237,6 +246,7 @@ bool sim_run(const struct sim_scenario *sc, struct sim_result *out,
 
 void sim_result_finish(struct sim_result *r)
 {
+	sim_quality_result_free(r);
 	if (r->tenants) {
 		for (size_t i = 0; i < r->n_tenants; i++) {
 			free(r->tenants[i].fps_per_s);

@@ -8,6 +8,49 @@
 
 #include "sim/scenario.h"
 
+/* A quality game's level changes and area changes (dJay Figs. 12-13): when,
+ * and how many frames it had started by then. */
+struct sim_level_change {
+	double t_s;
+	uint64_t frame; /* frames started before it: frame + 1 runs at level */
+	uint32_t level;
+};
+struct sim_area_change {
+	double t_s;
+	uint64_t frame; /* the first frame drawn in the area */
+	uint32_t area;
+};
+
+/* Figures of a quality game (docs/scenarios.md "Quality"), over its
+ * counted windows: whole one-second windows in measured time from one
+ * second after it started until it stopped. */
+struct sim_quality_result {
+	double mean_ssim;    /* mean displayed SSIM of its windows */
+	double min_fps;      /* fewest frames displayed in a window */
+	double secs_below;   /* windows more than one frame short of the SLA */
+	double windows;      /* counted windows */
+	bool refused;        /* the stage refused its join */
+	uint32_t level;      /* its level at the end */
+	double *ssim_per_s;  /* per window of the run; NaN where not counted */
+	double *level_per_s; /* level at each window's end; NaN before start */
+	struct sim_level_change *changes;
+	size_t n_changes;
+	struct sim_area_change *areas;
+	size_t n_areas;
+};
+
+/* The quality games, between one game's start and the next's (dJay Fig.
+ * 11: players join one by one): figures over the counted windows from a
+ * second after the phase began to its end. */
+struct sim_quality_phase {
+	double t0_s, t1_s;
+	uint32_t players; /* quality games running in the phase */
+	double mean_ssim; /* over those games' windows */
+	double min_fps;
+	double secs_below; /* game-windows below their SLA */
+	double windows;    /* game-windows counted */
+};
+
 struct sim_tenant_result {
 	char name[SIM_NAME_MAX];
 	double sla_fps;
@@ -42,6 +85,7 @@ struct sim_tenant_result {
 	double *fps_per_s;
 	double *target_per_s;
 	size_t n_secs;
+	struct sim_quality_result *quality; /* NULL: a game without levels */
 };
 
 struct sim_result {
@@ -63,6 +107,18 @@ struct sim_result {
 	 * time less the games' GPU time) the BE tenants used, 0..1; -1 when
 	 * there is no BE tenant. */
 	double harvest;
+	/* Quality (dJay), where some game has levels: the mode, the mean of
+	 * the quality games' mean displayed SSIM, the density (games admitted
+	 * and held at their SLA: at most 1 % of their windows below), joins
+	 * refused, the stage's estimated total benefit at each window's end,
+	 * and the phases by player count. */
+	bool quality;
+	char quality_mode[16];
+	double q_mean_ssim;
+	uint32_t q_games, q_density, q_refusals;
+	double *q_benefit_per_s;
+	struct sim_quality_phase *q_phases;
+	size_t q_n_phases;
 };
 
 /* Runs the scenario as given (policy, seed, duration, gains from *sc). On

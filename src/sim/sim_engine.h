@@ -84,6 +84,11 @@ struct sim {
 	uint32_t n_be;
 	struct core_harvest_gpu harvest;
 
+	/* Quality (dJay): the quality stage's workspace (core_gpu.quality),
+	 * and its estimated total benefit at each window's end. */
+	void *quality_ws;
+	double *q_benefit_per_s;
+
 	uint64_t events;
 	/* The event being handled is still the heap's top: the first event
 	 * the handler schedules takes its place in one sift (most handlers
@@ -111,6 +116,11 @@ void sim_arrive(struct sim *s, uint32_t i, int64_t now);
 void sim_plan_next_sample(struct sim *s);
 /* Handles every event before end_ns, then takes the samples due at it. */
 void sim_run_events(struct sim *s);
+
+/* sim_quality_collect.c */
+/* The quality games' figures (sim.h) into out; false if out of memory. */
+bool sim_quality_collect(struct sim *s, struct sim_result *out);
+void sim_quality_result_free(struct sim_result *r);
 
 /* sim_tick.c */
 /* One control epoch ends at now. */

@@ -199,9 +199,14 @@ static void sample(struct sim *s, int64_t t)
 			s->util_per_s[w] =
 			    (double)(busy - s->window_busy_ns) / (double)len;
 			s->window_busy_ns = busy;
-			for (uint32_t i = 0; i < s->n; i++)
-				s->games[i].metrics.target_per_s[w] =
-				    s->games[i].target_fps;
+			for (uint32_t i = 0; i < s->n; i++) {
+				struct sim_game *g = &s->games[i];
+				g->metrics.target_per_s[w] = g->target_fps;
+				if (g->q && g->start_ns < at)
+					sim_qgame_sample(g->q, w);
+			}
+			s->q_benefit_per_s[w] =
+			    s->core_gpu.quality.total_benefit;
 			judge_window(s, w, at);
 			s->window++;
 		}

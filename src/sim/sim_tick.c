@@ -130,6 +130,13 @@ void sim_on_tick(struct sim *s, int64_t now)
 			 * Present, the budget model holds its work off the
 			 * GPU: the same cap-bound signal (reach.h). */
 			t->gate_s = (double)(held - s->tick_held_ns[i]) / 1e9;
+			if (g->q) {
+				/* A quality game: the stage's inputs, and the
+				 * GPU time of the frames it displayed, as its
+				 * shim's timer queries report them. */
+				t->gpu_busy_s =
+				    sim_qgame_fill(g->q, &t->quality);
+			}
 			s->roster[k] = *t;
 			s->roster_of[k++] = i;
 		} else {
@@ -143,7 +150,12 @@ void sim_on_tick(struct sim *s, int64_t now)
 	for (uint32_t j = 0; j < k; j++) {
 		uint32_t i = s->roster_of[j];
 		s->core[i] = s->roster[j];
-		sim_game_set_target(&s->games[i], s->roster[j].target_fps);
+		struct sim_game *g = &s->games[i];
+		sim_game_set_target(g, s->roster[j].target_fps);
+		/* The level chosen holds from the game's next frame on. */
+		if (g->q && s->roster[j].quality.chosen)
+			sim_qgame_set_level(g->q, s->roster[j].quality.level,
+			                    now, g->frame);
 		if (s->budget_model && s->sc->caps == SIM_CAPS_DYNAMIC)
 			sim_gpu_set_cap(&s->gpu, i, s->roster[j].caps.budget);
 	}

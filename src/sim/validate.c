@@ -124,6 +124,26 @@ bool sim_validate(const struct sim_scenario *sc, struct sim_error *err)
 			}
 			continue;
 		}
+		if (t->quality) {
+			/* Its models give the GPU cost, which an empty area
+			 * makes 0: the CPU phase keeps the clock moving. */
+			const struct sim_quality_spec *q = t->quality;
+			if (!(t->cpu_ms > 0.0) || q->n_levels < 2 ||
+			    q->n_levels > QUALITY_MAX_LEVELS ||
+			    q->n_areas == 0 || !q->areas ||
+			    q->start_level >= q->n_levels) {
+				snprintf(field, sizeof(field),
+				         "tenants.[%zu].levels", i);
+				set_error(
+				    err, field,
+				    "a game with levels needs cpu_ms > 0, "
+				    "2 to %d levels, a start_level among "
+				    "them and at least one area",
+				    QUALITY_MAX_LEVELS);
+				return false;
+			}
+			continue;
+		}
 		if (t->n_trace == 0 && !(t->cpu_ms + t->gpu_ms > 0.0)) {
 			snprintf(field, sizeof(field), "tenants.[%zu].gpu_ms",
 			         i);
