@@ -13,6 +13,7 @@ struct stage_ws {
 	unsigned *lv;
 	unsigned *base;
 	size_t *map;
+	unsigned char *refused; /* its join was refused this tick */
 	void *solver;
 };
 
@@ -25,7 +26,7 @@ size_t core_quality_workspace_size(size_t n)
 {
 	return round16(n * sizeof(struct quality_item)) +
 	       2 * round16(n * sizeof(unsigned)) + round16(n * sizeof(size_t)) +
-	       quality_workspace_size(n) + 16;
+	       round16(n) + quality_workspace_size(n) + 16;
 }
 
 static bool carve(struct core_quality_gpu *g, size_t n, struct stage_ws *w)
@@ -41,6 +42,8 @@ static bool carve(struct core_quality_gpu *g, size_t n, struct stage_ws *w)
 	b += round16(n * sizeof(unsigned));
 	w->map = (size_t *)(void *)b;
 	b += round16(n * sizeof(size_t));
+	w->refused = (unsigned char *)b;
+	b += round16(n);
 	w->solver = b;
 	return true;
 }
@@ -173,31 +176,47 @@ static void swap_items(struct stage_ws *w, size_t a, size_t b)
 	size_t i = w->map[a];
 	w->map[a] = w->map[b];
 	w->map[b] = i;
+	unsigned char r = w->refused[a];
+	w->refused[a] = w->refused[b];
+	w->refused[b] = r;
 }
 
 /* Newcomers join one by one against those placed (dJay §6.3). A refused
- * one moves past the placed items: it takes no part in the knapsack, so
- * that a game that cannot fit (or a peer reporting absurd counts) never
- * drags the others' levels down; it runs at its cheapest and asks again
- * next tick. Returns how many items are placed; [placed, m) refused. */
+ * one runs anyway, at its cheapest level, and asks again next tick. Its
+ * cost is real load, so it stays in the knapsack as a single choice (the
+ * others fit in what it leaves, or everyone goes to the cheapest) once
+ * its cost is anchored to a measurement (k); before that, its estimate is
+ * its own unchecked claim, and it stays out so that absurd counts from a
+ * peer cannot drag the others down. Returns how many items are in the
+ * knapsack ([0, in)); [in, m) are refused and out. *joins counts the
+ * newcomers placed. */
 static size_t join_newcomers(const struct quality_params *qp,
-                             struct core_quality_gpu *g, struct stage_ws *w,
-                             size_t first_new, size_t m)
+                             struct core_quality_gpu *g,
+                             const struct core_tenant *t, struct stage_ws *w,
+                             size_t first_new, size_t m, unsigned *joins)
 {
 	size_t in = first_new;
 	for (size_t j = first_new; j < m; j++) {
 		swap_items(w, in, j);
+		w->refused[in] = 0;
 		switch (
 		    quality_join(w->items, in + 1, in, qp, w->lv, w->solver)) {
 		case QUALITY_JOIN_REASSIGNED:
 			g->reassignments++;
+			(*joins)++;
 			in++;
 			break;
 		case QUALITY_JOIN_PLACED:
+			(*joins)++;
 			in++;
 			break;
 		case QUALITY_JOIN_REFUSED:
+			w->refused[in] = 1;
 			w->lv[in] = 0;
+			if (t[w->map[in]].k > 0.0) {
+				w->items[in].n_levels = 1;
+				in++;
+			}
 			break;
 		}
 	}
@@ -205,10 +224,10 @@ static size_t join_newcomers(const struct quality_params *qp,
 }
 
 /* The levels chosen back into the tenants; k follows the level at once.
- * Items [placed, m) were refused. */
+ * Items [in, m) are out of the knapsack. */
 static void apply(const struct core_params *p, struct core_quality_gpu *g,
-                  struct core_tenant *t, const struct stage_ws *w,
-                  size_t placed, size_t m)
+                  struct core_tenant *t, const struct stage_ws *w, size_t in,
+                  size_t m)
 {
 	double unit = p->quality_paper ? 1000.0 : 1.0;
 	g->changed = 0;
@@ -223,7 +242,7 @@ static void apply(const struct core_params *p, struct core_quality_gpu *g,
 			if (tn->k > 0.0 && was < q->n_levels)
 				tn->k *= q->cost[now] / q->cost[was];
 		}
-		bool refused = s >= placed;
+		bool refused = w->refused[s] != 0;
 		if (refused && !q->refused)
 			g->refusals++;
 		q->refused = refused;
@@ -232,7 +251,7 @@ static void apply(const struct core_params *p, struct core_quality_gpu *g,
 		q->level = now;
 		q->est_cost = w->items[s].cost[w->lv[s]] / unit;
 		q->est_benefit = w->items[s].benefit[w->lv[s]];
-		if (!refused)
+		if (s < in)
 			g->total_benefit += q->est_benefit;
 	}
 }
@@ -252,31 +271,36 @@ void core_quality_tick(const struct core_params *p, struct core_gpu *gpu,
 	size_t m = gather(p, t, n, &w, &first_new);
 	g->budget = qp.budget;
 	g->verdict = QUALITY_ALARM_NONE;
-	size_t placed = m;
-	if (first_new < m) {
-		/* A join is this tick's event; the alarms and the epoch
-		 * step see its result next tick. */
-		placed = join_newcomers(&qp, g, &w, first_new, m);
-	} else if (m > 0) {
-		double total = quality_total_cost(w.items, m, w.lv);
+	for (size_t s = 0; s < m; s++)
+		w.refused[s] = 0;
+	size_t in = m;
+	unsigned joins = 0;
+	if (first_new < m)
+		in = join_newcomers(&qp, g, t, &w, first_new, m, &joins);
+	if (joins == 0 && in > 0) {
+		/* A join is the tick's event: the alarms and the epoch step
+		 * see its result next tick. A refused game asking again is
+		 * not one, or a game that never fits would freeze the
+		 * others' levels. */
+		double total = quality_total_cost(w.items, in, w.lv);
 		g->verdict = quality_alarm_step(&g->alarm, &qp, total, NULL);
 		if (g->verdict != QUALITY_ALARM_NONE) {
-			quality_reassign(w.items, m, &qp, w.lv, w.solver);
+			quality_reassign(w.items, in, &qp, w.lv, w.solver);
 			g->reassignments++;
 		} else {
-			quality_epoch_step(w.items, m, &qp, w.lv, w.solver);
+			quality_epoch_step(w.items, in, &qp, w.lv, w.solver);
 		}
 	}
-	g->items = (uint32_t)placed;
-	g->total_cost = quality_total_cost(w.items, placed, w.lv);
+	g->items = (uint32_t)in;
+	g->total_cost = quality_total_cost(w.items, in, w.lv);
 	g->floor = 0.0;
-	for (size_t s = 0; s < placed; s++) {
+	for (size_t s = 0; s < in; s++) {
 		double c = w.items[s].cost[0];
 		for (unsigned l = 1; l < w.items[s].n_levels; l++)
 			c = fmin(c, w.items[s].cost[l]);
 		g->floor += w.items[s].weight * c;
 	}
-	apply(p, g, t, &w, placed, m);
+	apply(p, g, t, &w, in, m);
 }
 
 struct core_quality_admit core_quality_admit(const struct core_params *p,

@@ -24,10 +24,12 @@
  *
  * Each tick (dJay §6.2-6.3): newcomers join one by one (best level that fits
  * the residual, else full reassignment, else refused: it runs at its
- * cheapest level outside the knapsack, counts as an admission failure and
- * asks again next tick); then Warning/Critical on the total, which force a
- * full reassignment; else one epoch step (one level per session, upgrades by
- * marginal utility while there is room, downgrades while over). A level
+ * cheapest level, counts as an admission failure and asks again next tick;
+ * its measured cost stays in the knapsack as a single choice, its
+ * unmeasured claim does not); then Warning/Critical on the total, which
+ * force a full reassignment; else one epoch step (one level per session,
+ * upgrades by marginal utility while there is room, downgrades while over).
+ * A level
  * change rescales k by the model's cost ratio at once, so the demand and the
  * pacing policy of this very tick act on the cost of the level just chosen,
  * not the last one measured.
@@ -59,8 +61,9 @@ struct core_quality_tenant {
 	bool joined;        /* placed by a join, and not refused since */
 	bool refused;       /* its join did not fit even with everyone else at
 	                       the cheapest: an admission failure. It runs at its
-	                       cheapest level outside the knapsack and asks to
-	                       join again each tick. */
+	                       cheapest level, asks to join again each tick,
+	                       and its measured cost (k > 0) counts as a
+	                       single choice meanwhile. */
 	bool chosen;        /* level below is in force (chosen or pinned) */
 	uint32_t level;     /* the level in force */
 	double est_cost;    /* calibrated GPU-s per frame at level; 0 = none */
@@ -84,7 +87,8 @@ struct core_quality_gpu {
 	double floor;         /* the total with every placed game at its
 	                         cheapest level: what admission can count
 	                         on (core_quality_admit) */
-	uint32_t items;       /* tenants that took part */
+	uint32_t items;       /* tenants in the knapsack (a refused one with a
+	                         measured cost included) */
 	uint32_t changed;     /* level changes this tick */
 	enum quality_alarm_verdict verdict;
 	uint64_t reassignments; /* full reassignments (alarms and joins) */

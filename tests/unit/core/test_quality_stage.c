@@ -169,6 +169,18 @@ static void test_density_trades_levels(void **state)
 	assert_int_equal(f.gpu.quality.refusals, 1);
 	for (size_t i = 0; i < 7; i++)
 		assert_false(f.t[i].quality.refused);
+	/* once its cost is measured, the refused one's load counts: the
+	 * total is over the budget and everyone goes to the cheapest, as
+	 * with it in (a Warning takes warn_epochs; run them) */
+	f.t[7].k = lv_cost[0];
+	tick(&f, n);
+	assert_int_equal(f.gpu.quality.items, 8);
+	assert_true(f.t[7].quality.refused);
+	for (unsigned e = 0; e <= f.p.quality.warn_epochs; e++)
+		tick(&f, n);
+	for (size_t i = 0; i < n; i++)
+		assert_int_equal(f.t[i].quality.level, 0);
+	assert_int_equal(f.gpu.quality.refusals, 1);
 	/* one leaves: the eighth joins on its next try */
 	f.t[0] = f.t[7];
 	tick(&f, 7);
