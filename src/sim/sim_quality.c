@@ -111,8 +111,10 @@ double sim_qgame_frame_ms(struct sim_qgame *q, int64_t now, int64_t start_ns,
 		enter_area(q, next, t0, frame);
 	}
 	const struct sim_area *a = &s->areas[q->area];
-	for (size_t j = 0; j < s->n_types; j++)
+	for (size_t j = 0; j < s->n_types; j++) {
 		q->ep_pot[j] += a->potential[j];
+		q->ep_act[j] += a->active[j];
+	}
 	q->ep_pot_frames++;
 	const struct core_qm_level *lv = &s->level[q->level];
 	double ssim = core_qm_benefit(lv, a->active);
@@ -153,20 +155,29 @@ double sim_qgame_fill(struct sim_qgame *q, struct core_quality_tenant *t)
 	/* dJay §6.2: the epoch's mean of the per-frame estimates, which
 	 * are linear in the counts: the model on the mean counts. */
 	const double *src = s->areas[q->area].potential;
+	const double *drawn = s->areas[q->area].active;
+	double act[CORE_QM_MAX_TYPES];
 	if (q->ep_pot_frames > 0) {
-		for (size_t j = 0; j < s->n_types; j++)
+		for (size_t j = 0; j < s->n_types; j++) {
 			pot[j] = q->ep_pot[j] / q->ep_pot_frames;
+			act[j] = q->ep_act[j] / q->ep_pot_frames;
+		}
 		src = pot;
+		drawn = act;
 	}
 	t->n_levels = (uint32_t)s->n_levels;
 	for (size_t l = 0; l < s->n_levels; l++) {
 		t->cost[l] = core_qm_cost(&s->level[l], src);
 		t->benefit[l] = core_qm_benefit(&s->level[l], src);
+		/* the frames k measured: the stage calibrates on these, so
+		 * that the potential list still anticipates (quality_stage.h) */
+		t->cost_active[l] = core_qm_cost(&s->level[l], drawn);
 	}
 	t->start_level = s->start_level;
 	t->pinned = 0;
 	double busy = q->ep_cost_s;
 	memset(q->ep_pot, 0, sizeof(q->ep_pot));
+	memset(q->ep_act, 0, sizeof(q->ep_act));
 	q->ep_pot_frames = 0;
 	q->ep_cost_s = 0.0;
 	return busy;

@@ -29,6 +29,7 @@ struct sim_qgame {
 	/* this control epoch: potential counts summed over frames started,
 	 * GPU seconds of the frames displayed */
 	double ep_pot[CORE_QM_MAX_TYPES];
+	double ep_act[CORE_QM_MAX_TYPES]; /* active counts, the same way */
 	uint32_t ep_pot_frames;
 	double ep_cost_s;
 	double last_ssim;

@@ -199,6 +199,35 @@ static void test_fig13(void **state)
 	sim_scenario_finish(&sc);
 }
 
+/* djay-fig13-pol: the potential list holds the crowd 0.5 s before the
+ * move; the stage lowers s1 to LO before the crowd's first frame and no
+ * second falls under the SLA (djay-fig13, without the look-ahead, loses
+ * one). */
+static void test_fig13_pol(void **state)
+{
+	(void)state;
+	struct sim_result r = run("djay-fig13-pol", NULL, NULL);
+	struct sim_result late = run("djay-fig13", NULL, NULL);
+	const struct sim_quality_result *s1 = r.tenants[0].quality;
+	assert_true(s1->n_areas >= 3);
+	double crowd = s1->areas[2].t_s;
+	const struct sim_level_change *lo = NULL;
+	for (size_t c = 0; c < s1->n_changes && !lo; c++)
+		if (s1->changes[c].level == 0)
+			lo = &s1->changes[c];
+	assert_non_null(lo);
+	print_message("fig13-pol: LO at %.3f s, the crowd at %.3f s; "
+	              "seconds below %g (without the look-ahead %g)\n",
+	              lo->t_s, crowd, r.q_phases[0].secs_below,
+	              late.q_phases[0].secs_below);
+	assert_true(lo->t_s < crowd);
+	assert_true(r.q_phases[0].secs_below == 0);
+	assert_true(late.q_phases[0].secs_below > 0);
+	assert_int_equal(s1->level, 0);
+	sim_result_finish(&r);
+	sim_result_finish(&late);
+}
+
 /* Scenario errors name the key. */
 static void expect_error(const char *text, const char *field)
 {
@@ -334,10 +363,10 @@ static void test_areas(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_table1), cmocka_unit_test(test_fig11),
-	    cmocka_unit_test(test_fig12),  cmocka_unit_test(test_fig13),
-	    cmocka_unit_test(test_errors), cmocka_unit_test(test_model_file),
-	    cmocka_unit_test(test_areas),
+	    cmocka_unit_test(test_table1),     cmocka_unit_test(test_fig11),
+	    cmocka_unit_test(test_fig12),      cmocka_unit_test(test_fig13),
+	    cmocka_unit_test(test_fig13_pol),  cmocka_unit_test(test_errors),
+	    cmocka_unit_test(test_model_file), cmocka_unit_test(test_areas),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
