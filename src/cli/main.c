@@ -23,6 +23,8 @@ static const struct cli_command commands[] = {
      cmd_sim_help},
     {"ssim", "mean SSIM of two PPM/PGM images (the quality lever's metric)",
      cmd_ssim, cmd_ssim_help},
+    {"profile", "run an SDK game at each quality level, fit its models",
+     cmd_profile, cmd_profile_help},
 };
 
 #define N_COMMANDS (sizeof(commands) / sizeof(commands[0]))
@@ -48,17 +50,19 @@ static void usage(FILE *out)
 	for (size_t i = 0; i < N_COMMANDS; i++)
 		fprintf(out, "  %-10s %s\n", commands[i].name,
 		        commands[i].summary);
-	fprintf(out,
-	        "\n"
-	        "Run 'baton help COMMAND' or 'baton COMMAND --help' for its "
-	        "options.\n"
-	        "\n"
-	        "Exit status: 0 success, 1 runtime failure, 2 usage error, "
-	        "3 invalid scenario,\n4 batond not running, 5 no room (baton "
-	        "capacity, "
-	        "baton run --wait);\nbaton run: 126/127 "
-	        "when the command cannot be run\nor is not found, else the "
-	        "command's own status.\n");
+	fprintf(
+	    out,
+	    "\n"
+	    "Run 'baton help COMMAND' or 'baton COMMAND --help' for its "
+	    "options.\n"
+	    "\n"
+	    "Exit status: 0 success, 1 runtime failure, 2 usage error, "
+	    "3 invalid scenario,\n4 batond not running, 5 no room (baton "
+	    "capacity, "
+	    "baton run --wait), 6 the profiled game failed (baton profile);\n"
+	    "baton run and baton profile: 126/127 "
+	    "when the command cannot be run\nor is not found, else the "
+	    "command's own status.\n");
 }
 
 static int unknown_command(const char *name)
