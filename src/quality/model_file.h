@@ -19,9 +19,9 @@
 
 #include "core/quality_model.h"
 
-#define QUALITY_MODEL_VERSION 1
+#define QUALITY_MODEL_VERSION    1
 #define QUALITY_MODEL_MAX_LEVELS 8 /* baton.h: BATON_QUALITY_MAX_LEVELS */
-#define QUALITY_GAME_MAX      128
+#define QUALITY_GAME_MAX         128
 
 struct quality_model_set {
 	char game[QUALITY_GAME_MAX];
