@@ -20,7 +20,7 @@ struct popts {
 	size_t levels, warmup;
 	enum core_qm_mode mode;
 	bool json;
-	const char *game, *out, *model_dir, *keep;
+	const char *game, *out, *model_dir, *keep, *from;
 	char **cmd;
 };
 
@@ -53,6 +53,9 @@ void cmd_profile_help(FILE *out)
 	    "  --paper          fit in dJay's paper mode (OLS, no intercept)\n"
 	    "                   instead of Baton's (intercept + NNLS)\n"
 	    "  --json           print the table as JSON on stdout\n"
+	    "  --from DIR       analyse DIR, kept by an earlier --keep, "
+	    "instead\n"
+	    "                   of running a CMD (needs --game)\n"
 	    "  --keep DIR       keep the captures and CSVs in DIR (default: a\n"
 	    "                   temporary directory, removed at the end)\n\n"
 	    "Exit status: 0 ok, 1 runtime failure (I/O, memory, fit), 2 usage "
@@ -97,6 +100,7 @@ static int parse(int argc, char **argv, struct popts *o)
 		                    : !strcmp(a, "--out")       ? &o->out
 		                    : !strcmp(a, "--model-dir") ? &o->model_dir
 		                    : !strcmp(a, "--keep")      ? &o->keep
+		                    : !strcmp(a, "--from")      ? &o->from
 		                                                : NULL;
 		bool warm = !strcmp(a, "--warmup");
 		if (!slot && !warm && strcmp(a, "--levels") != 0)
@@ -123,6 +127,17 @@ static int parse(int argc, char **argv, struct popts *o)
 		    n > QUALITY_MODEL_MAX_LEVELS)
 			return usage_error("--levels: not 2 to 8: ", v);
 		o->levels = n;
+	}
+	if (o->from) {
+		if (i < argc)
+			return usage_error("--from analyses a kept "
+			                   "directory; no CMD: ",
+			                   argv[i]);
+		if (!o->game || o->keep)
+			return usage_error("--from needs --game and no "
+			                   "--keep",
+			                   NULL);
+		return 0;
 	}
 	if (i >= argc)
 		return usage_error("no game command (baton profile [options] "
@@ -176,16 +191,17 @@ static int collect(const struct popts *o, struct profile_run *run, size_t l,
 	snprintf(best_csv, sizeof(best_csv), "%s/frames.csv", best_dir);
 	struct profile_level *lv = &run->lv[l];
 	if (!profile_csv_read(csv, &lv->csv, err, sizeof(err))) {
-		if (errno == ENOENT)
+		int e = errno; /* fprintf may change it */
+		if (e == ENOENT)
 			fprintf(
 			    stderr,
 			    "baton profile: level %zu: %s wrote no %s (does "
 			    "it implement BATON_PROFILE_DIR?)\n",
-			    l, o->cmd[0], csv);
+			    l, o->cmd ? o->cmd[0] : "the game", csv);
 		else
 			fprintf(stderr, "baton profile: %s\n", err);
-		return errno == EINVAL || errno == ENOENT ? CLI_EXIT_INVALID
-		                                          : CLI_EXIT_FAILURE;
+		return e == EINVAL || e == ENOENT ? CLI_EXIT_INVALID
+		                                  : CLI_EXIT_FAILURE;
 	}
 	if (lv->csv.level >= 0 && (size_t)lv->csv.level != l) {
 		fprintf(stderr,
@@ -228,14 +244,15 @@ static int profile(const struct popts *o, const char *root,
 		size_t l = o->levels - step;
 		char dir[DIR_MAX];
 		snprintf(dir, sizeof(dir), "%s/level-%zu", root, l);
-		if (mkdir(dir, 0700) != 0 && errno != EEXIST) {
+		if (!o->from && mkdir(dir, 0700) != 0 && errno != EEXIST) {
 			fprintf(stderr, "baton profile: %s: %s\n", dir,
 			        strerror(errno));
 			return CLI_EXIT_FAILURE;
 		}
 		size_t total = step == 1 ? 0 : run->lv[o->levels - 1].csv.rows;
-		int rc =
-		    profile_exec(o->cmd, l, step, o->levels, dir, total, tty);
+		int rc = o->from ? 0
+		                 : profile_exec(o->cmd, l, step, o->levels, dir,
+		                                total, tty);
 		if (rc == 0)
 			rc = collect(o, run, l, root, tty);
 		if (rc != 0)
@@ -282,7 +299,7 @@ int cmd_profile(int argc, char **argv)
 	int rc = parse(argc, argv, &o);
 	if (rc)
 		return rc < 0 ? CLI_EXIT_OK : rc;
-	const char *base = strrchr(o.cmd[0], '/');
+	const char *base = o.cmd ? strrchr(o.cmd[0], '/') : NULL;
 	const char *game = o.game ? o.game : base ? base + 1 : o.cmd[0];
 	if (!game_id_ok(game))
 		return usage_error(o.game ? "--game: not 1 to 31 letters, "
@@ -296,9 +313,12 @@ int cmd_profile(int argc, char **argv)
 	else
 		snprintf(model_path, sizeof(model_path), "%s/%s.json",
 		         o.model_dir ? o.model_dir : ".", game);
-	if (o.keep && strlen(o.keep) >= ROOT_MAX - 1)
-		return usage_error("--keep: path too long: ", o.keep);
-	if (o.keep) {
+	const char *given = o.from ? o.from : o.keep;
+	if (given && strlen(given) >= ROOT_MAX - 1)
+		return usage_error("path too long: ", given);
+	if (o.from) {
+		snprintf(root, sizeof(root), "%s", o.from);
+	} else if (o.keep) {
 		snprintf(root, sizeof(root), "%s", o.keep);
 		if (mkdir(root, 0700) != 0 && errno != EEXIST) {
 			fprintf(stderr, "baton profile: --keep %s: %s\n", root,
@@ -329,7 +349,7 @@ int cmd_profile(int argc, char **argv)
 		}
 		free(run);
 	}
-	if (!o.keep)
+	if (!o.keep && !o.from)
 		remove_tree(root);
 	return rc;
 }

@@ -50,19 +50,17 @@ static void usage(FILE *out)
 	for (size_t i = 0; i < N_COMMANDS; i++)
 		fprintf(out, "  %-10s %s\n", commands[i].name,
 		        commands[i].summary);
-	fprintf(
-	    out,
-	    "\n"
-	    "Run 'baton help COMMAND' or 'baton COMMAND --help' for its "
-	    "options.\n"
-	    "\n"
-	    "Exit status: 0 success, 1 runtime failure, 2 usage error, "
-	    "3 invalid scenario,\n4 batond not running, 5 no room (baton "
-	    "capacity, "
-	    "baton run --wait), 6 the profiled game failed (baton profile);\n"
-	    "baton run and baton profile: 126/127 "
-	    "when the command cannot be run\nor is not found, else the "
-	    "command's own status.\n");
+	fprintf(out,
+	        "\n"
+	        "Run 'baton help COMMAND' or 'baton COMMAND --help' for its "
+	        "options.\n"
+	        "\n"
+	        "Exit status: 0 success, 1 runtime failure, 2 usage error, 3 "
+	        "invalid scenario\nor input, 4 batond not running, 5 no room "
+	        "(baton capacity, baton run --wait),\n6 the game failed (baton "
+	        "profile); 126/127 when the command cannot be run\nor is not "
+	        "found (baton run, baton profile), else baton run gives the\n"
+	        "command's own status.\n");
 }
 
 static int unknown_command(const char *name)

@@ -8,8 +8,9 @@ Checks:
     level's benefit estimate is 1 (its SSIM against itself), the lower
     levels have a lower measured SSIM and a lower cost than the best;
     the JSON table has every level x {town, panorama, all} with finite
-    errors; --keep keeps each level's frames.csv and captures, and
-    without it the temporary directory is removed;
+    errors; --keep keeps each level's frames.csv and captures (and
+    --from on them writes the same model file), and without it the
+    temporary directory is removed;
   - the text table (a fake game), and the errors: CMD not found (127),
     a game that writes no frames.csv (3), a game that fails (6), frame
     counts that differ between levels (3), a malformed CSV line (3, the
@@ -167,6 +168,14 @@ def check_arena(args, env, tmp):
         if not os.path.exists(os.path.join(keep, "level-%d" % lv,
                                            "frame_000200.ppm")):
             raise Fail("--keep: level %d's frame 200 is missing" % lv)
+    # --from re-analyses the kept runs: the same data, the same model.
+    again = os.path.join(tmp, "again.json")
+    profile(args, env, ["--from", keep, "--game", "arena", "--out", again],
+            0)
+    with open(model, "rb") as a, open(again, "rb") as b:
+        if a.read() != b.read():
+            raise Fail("--from %s: a different model file" % keep)
+    profile(args, env, ["--from", keep, "--", "true"], 2, "--from")
     print("arena: cost L1 (all) %s; ssim %s" %
           ([round(stats[lv]["cost_l1"], 3) for lv in (0, 1, 2)],
            [round(stats[lv]["ssim_mean"], 4) for lv in (0, 1, 2)]))
