@@ -39,18 +39,17 @@ static void progress(bool tty, size_t step, size_t steps, size_t level,
 {
 	if (!tty)
 		return;
-	char bar[31] = "";
-	if (total) {
+	fprintf(stderr, "\rlevel %zu (%zu/%zu) %s ", level, step, steps, what);
+	if (total) { /* the best level's run set the frame count */
+		char bar[31];
 		size_t fill = (done > total ? total : done) * 30 / total;
 		memset(bar, '#', fill);
 		memset(bar + fill, '.', 30 - fill);
 		bar[30] = '\0';
+		fprintf(stderr, "[%s] %zu/%zu frames   ", bar, done, total);
+	} else {
+		fprintf(stderr, "%zu frames   ", done);
 	}
-	fprintf(stderr, "\rlevel %zu (%zu/%zu) %s [%s] %zu", level, step, steps,
-	        what, bar, done);
-	if (total)
-		fprintf(stderr, "/%zu", total);
-	fprintf(stderr, " frames   ");
 }
 
 int profile_exec(char **cmd, size_t level, size_t step, size_t steps,

@@ -11,7 +11,8 @@ Checks:
     errors; --keep keeps each level's frames.csv and captures (and
     --from on them writes the same model file), and without it the
     temporary directory is removed;
-  - the text table (a fake game), and the errors: CMD not found (127),
+  - the text table (a fake game whose cost is linear in its counts:
+    held-out cost L1 under 0.1 %), and the errors: CMD not found (127),
     a game that writes no frames.csv (3), a game that fails (6), frame
     counts that differ between levels (3), a malformed CSV line (3, the
     line named), --help (0) and a bad option (2).
@@ -53,7 +54,8 @@ def fake_game(mode):
     with open(os.path.join(out, "frames.csv"), "w") as f:
         f.write("frame,area,cost_s,active_a,active_b\n")
         for i in range(frames):
-            a, b = 1 + i % 3, 2 + i % 2
+            # b varies within the even rows (the fit) and the odd rows
+            a, b = 1 + i % 3, 2 + (i // 2) % 2
             cost = 0.001 * (level + 1) * (1 + a + 2 * b)
             area = "inside" if i < 6 else "outside"
             if mode == "bad" and i == 4:
@@ -116,6 +118,10 @@ def check_errors(args, env, tmp):
         for v in r[2:]:
             if not math.isfinite(float(v.rstrip("%"))):
                 raise Fail("text table: not finite: %s" % r)
+        # the fake cost is linear in the counts: the fit recovers it
+        if float(r[6].rstrip("%")) > 0.1:
+            raise Fail("text table: cost L1 %s on exact data: %s" %
+                       (r[6], r))
 
 
 def check_arena(args, env, tmp):
