@@ -8,5 +8,7 @@
 /* Declares the game, its levels and its object types. */
 void arena_sdk_declare(const char *const *level_names, uint32_t n_levels,
                        uint32_t default_level, const struct mesh_set *meshes);
-uint32_t arena_sdk_level(uint32_t fallback);
+/* The level to draw at: batond's choice, BATON_QUALITY_LEVEL's, else the
+ * default. */
+uint32_t arena_sdk_level(void);
 void arena_sdk_frame(const uint32_t *active, const uint32_t *potential);

@@ -25,7 +25,7 @@ int capture_ppm(const char *dir, uint64_t frame, int width, int height,
 
 void capture_log_header(FILE *log)
 {
-	fprintf(log, "frame,level,area,gpu_ms,cpu_ms");
+	fprintf(log, "frame,level,area,gpu_ms,cpu_ms,cost_s");
 	for (int t = 0; t < ARENA_N_TYPES; t++)
 		fprintf(log, ",active_%s", mesh_type_name((enum arena_type)t));
 	fputc('\n', log);
@@ -33,10 +33,12 @@ void capture_log_header(FILE *log)
 
 void capture_log_row(FILE *log, const struct log_row *row, double gpu_ms)
 {
-	fprintf(log, "%llu,%d,%s,%.3f,%.3f", (unsigned long long)row->frame,
-	        row->level, row->area, gpu_ms < 0.0 ? -1.0 : gpu_ms,
-	        row->cpu_ms);
+	fprintf(log, "%llu,%d,%s,%.3f,%.3f,%.6f",
+	        (unsigned long long)row->frame, row->level, row->area,
+	        gpu_ms < 0.0 ? -1.0 : gpu_ms, row->cpu_ms,
+	        row->cost_ms < 0.0 ? -1.0 : row->cost_ms / 1e3);
 	for (int t = 0; t < ARENA_N_TYPES; t++)
 		fprintf(log, ",%u", row->active[t]);
 	fputc('\n', log);
+	fflush(log); /* whole rows, so that baton profile can follow */
 }

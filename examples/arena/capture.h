@@ -15,6 +15,7 @@ struct log_row {
 	int level;
 	const char *area;
 	double cpu_ms;
+	double cost_ms; /* frame start to glFinish; < 0 when not measured */
 	uint32_t active[ARENA_N_TYPES];
 };
 

@@ -39,6 +39,8 @@ void render_frame(struct renderer *r, const struct world *world,
                   uint32_t potential[ARENA_N_TYPES]);
 /* Reads the displayed image (width * height * 3 bytes, top row first). */
 void render_read_rgb(struct renderer *r, uint8_t *rgb);
+/* Waits until the GPU has drawn everything submitted (glFinish). */
+void render_finish(struct renderer *r);
 /* Presents the frame (swap). */
 void render_present(struct renderer *r);
 /* GPU time of the frame drawn `lag` frames ago, in ms: waits for the

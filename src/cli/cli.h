@@ -28,6 +28,8 @@ int cmd_sim(int argc, char **argv);
 void cmd_sim_help(FILE *out);
 int cmd_ssim(int argc, char **argv);
 void cmd_ssim_help(FILE *out);
+int cmd_profile(int argc, char **argv);
+void cmd_profile_help(FILE *out);
 
 /* One simulated run of a scenario. */
 struct cli_run {

@@ -23,6 +23,8 @@ static const struct cli_command commands[] = {
      cmd_sim_help},
     {"ssim", "mean SSIM of two PPM/PGM images (the quality lever's metric)",
      cmd_ssim, cmd_ssim_help},
+    {"profile", "run an SDK game at each quality level, fit its models",
+     cmd_profile, cmd_profile_help},
 };
 
 #define N_COMMANDS (sizeof(commands) / sizeof(commands[0]))
@@ -53,11 +55,11 @@ static void usage(FILE *out)
 	        "Run 'baton help COMMAND' or 'baton COMMAND --help' for its "
 	        "options.\n"
 	        "\n"
-	        "Exit status: 0 success, 1 runtime failure, 2 usage error, "
-	        "3 invalid scenario,\n4 batond not running, 5 no room (baton "
-	        "capacity, "
-	        "baton run --wait);\nbaton run: 126/127 "
-	        "when the command cannot be run\nor is not found, else the "
+	        "Exit status: 0 success, 1 runtime failure, 2 usage error, 3 "
+	        "invalid scenario\nor input, 4 batond not running, 5 no room "
+	        "(baton capacity, baton run --wait),\n6 the game failed (baton "
+	        "profile); 126/127 when the command cannot be run\nor is not "
+	        "found (baton run, baton profile), else baton run gives the\n"
 	        "command's own status.\n");
 }
 

@@ -6,7 +6,8 @@ Checks, on short stretches of the camera path at each quality level:
     (the world and the path depend on seed and frame number only);
   - the levels give different images, and so does another seed;
   - --capture-every N captures every Nth frame, as binary P6 at 640x360;
-  - the --log CSV has its header and one well-formed row per frame, the
+  - the --log CSV has its header and one well-formed row per frame (its
+    cost_s, frame start to glFinish, within cpu_ms), the
     area following the path (town -> panorama at frame 200, dungeon at
     400) and objects drawn;
   - --help exits 0, a bad argument exits 2 and names the argument.
@@ -27,7 +28,7 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
 from xvfb import Xvfb  # noqa: E402
 
 TYPES = ["tile", "crate", "house", "wall", "tree", "statue"]
-COLUMNS = ["frame", "level", "area", "gpu_ms", "cpu_ms"] + \
+COLUMNS = ["frame", "level", "area", "gpu_ms", "cpu_ms", "cost_s"] + \
     ["active_" + t for t in TYPES]
 # Two stretches that cross an area boundary each.
 STRETCHES = [(198, 4, ["town", "town", "panorama", "panorama"]),
@@ -79,10 +80,11 @@ def check_log(log, level, start, areas):
                 row[2] != areas[i]:
             raise Fail("%s: row %s, expected frame %d level %d area %s" %
                        (log, row, start + i, level, areas[i]))
-        gpu, cpu = float(row[3]), float(row[4])
-        if not (gpu == -1 or gpu >= 0) or cpu <= 0:
+        gpu, cpu, cost = float(row[3]), float(row[4]), float(row[5])
+        if not (gpu == -1 or gpu >= 0) or cpu <= 0 or \
+                not 0 < cost <= cpu / 1e3:
             raise Fail("%s: bad times in %s" % (log, row))
-        if sum(int(c) for c in row[5:]) == 0:
+        if sum(int(c) for c in row[6:]) == 0:
             raise Fail("%s: no object drawn in %s" % (log, row))
 
 
