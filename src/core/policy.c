@@ -31,6 +31,8 @@ struct core_params core_params_default(void)
 	    .quality_on = false,
 	    .quality_paper = false,
 	    .quality = quality_params_default(),
+	    .quality_headroom = 0.05,
+	    .quality_hold_s = 3.0,
 	};
 }
 

@@ -68,6 +68,12 @@ struct core_params {
 	bool quality_on;    /* the quality stage chooses levels */
 	bool quality_paper; /* dJay's own: weight 1, ms, budget 33, '<' */
 	struct quality_params quality;
+	/* Baton's damping of the epoch step on measured, noisy costs (not
+	 * in paper mode): upgrades only fill the budget less this share of
+	 * it, and a game whose upgrade was undone within quality_hold_s is
+	 * not upgraded again for as long (quality_stage.c). */
+	double quality_headroom;
+	double quality_hold_s;
 };
 
 /* One tenant as the policy core sees it. The driver (simulator or daemon)

@@ -14,6 +14,7 @@ struct stage_ws {
 	unsigned *base;
 	size_t *map;
 	unsigned char *refused; /* its join was refused this tick */
+	unsigned *saved_levels; /* damped_step's: n_levels while held */
 	void *solver;
 };
 
@@ -25,7 +26,7 @@ static size_t round16(size_t b)
 size_t core_quality_workspace_size(size_t n)
 {
 	return round16(n * sizeof(struct quality_item)) +
-	       2 * round16(n * sizeof(unsigned)) + round16(n * sizeof(size_t)) +
+	       3 * round16(n * sizeof(unsigned)) + round16(n * sizeof(size_t)) +
 	       round16(n) + quality_workspace_size(n) + 16;
 }
 
@@ -44,6 +45,8 @@ static bool carve(struct core_quality_gpu *g, size_t n, struct stage_ws *w)
 	b += round16(n * sizeof(size_t));
 	w->refused = (unsigned char *)b;
 	b += round16(n);
+	w->saved_levels = (unsigned *)(void *)b;
+	b += round16(n * sizeof(unsigned));
 	w->solver = b;
 	return true;
 }
@@ -227,7 +230,7 @@ static size_t join_newcomers(const struct quality_params *qp,
  * Items [in, m) are out of the knapsack. */
 static void apply(const struct core_params *p, struct core_quality_gpu *g,
                   struct core_tenant *t, const struct stage_ws *w, size_t in,
-                  size_t m)
+                  size_t m, bool hold_downgrades)
 {
 	double unit = p->quality_paper ? 1000.0 : 1.0;
 	g->changed = 0;
@@ -242,6 +245,18 @@ static void apply(const struct core_params *p, struct core_quality_gpu *g,
 			if (tn->k > 0.0 && was < q->n_levels)
 				tn->k *= q->cost[now] / q->cost[was];
 		}
+		if (q->hold_s > 0.0)
+			q->hold_s -= p->epoch_s;
+		if (q->flap_s > 0.0)
+			q->flap_s -= p->epoch_s;
+		/* Flapping: a step down that undoes a step up of the last
+		 * quality_hold_s. A join's reassignment is an optimum, not
+		 * noise: it starts no hold. */
+		if (q->chosen && now > was)
+			q->flap_s = p->quality_hold_s;
+		else if (q->chosen && now < was && q->flap_s > 0.0 &&
+		         hold_downgrades)
+			q->hold_s = p->quality_hold_s;
 		bool refused = w->refused[s] != 0;
 		if (refused && !q->refused)
 			g->refusals++;
@@ -254,6 +269,44 @@ static void apply(const struct core_params *p, struct core_quality_gpu *g,
 		if (s < in)
 			g->total_benefit += q->est_benefit;
 	}
+}
+
+/* dJay's epoch step (§6.2) on measured costs that move 10-20 % from one
+ * epoch to the next (llvmpipe, a shared machine): an upgrade into the
+ * last few percent of the budget is undone by the next noisy epoch, and
+ * the level flaps. Baton damps it (not in paper mode): upgrades fill the
+ * budget less quality_headroom of it, and a game whose upgrade was undone
+ * within quality_hold_s is held (offers no level above its own) for as
+ * long. Over the budget, the step runs undamped. */
+static void damped_step(const struct core_params *p,
+                        const struct quality_params *qp,
+                        const struct core_tenant *t, struct stage_ws *w,
+                        size_t in)
+{
+	if (p->quality_paper) {
+		quality_epoch_step(w->items, in, qp, w->lv, w->solver);
+		return;
+	}
+	double total = quality_total_cost(w->items, in, w->lv);
+	if (!quality_fits(qp, total)) {
+		quality_epoch_step(w->items, in, qp, w->lv, w->solver);
+		return;
+	}
+	struct quality_params up = *qp;
+	up.budget = qp->budget * (1.0 - p->quality_headroom);
+	if (!quality_fits(&up, total))
+		return; /* within budget, in the headroom: stay */
+	for (size_t s = 0; s < in; s++) {
+		w->saved_levels[s] = 0;
+		if (t[w->map[s]].quality.hold_s > 0.0) {
+			w->saved_levels[s] = w->items[s].n_levels;
+			w->items[s].n_levels = w->lv[s] + 1;
+		}
+	}
+	quality_epoch_step(w->items, in, &up, w->lv, w->solver);
+	for (size_t s = 0; s < in; s++)
+		if (w->saved_levels[s])
+			w->items[s].n_levels = w->saved_levels[s];
 }
 
 void core_quality_tick(const struct core_params *p, struct core_gpu *gpu,
@@ -288,7 +341,7 @@ void core_quality_tick(const struct core_params *p, struct core_gpu *gpu,
 			quality_reassign(w.items, in, &qp, w.lv, w.solver);
 			g->reassignments++;
 		} else {
-			quality_epoch_step(w.items, in, &qp, w.lv, w.solver);
+			damped_step(p, &qp, t, &w, in);
 		}
 	}
 	g->items = (uint32_t)in;
@@ -300,7 +353,8 @@ void core_quality_tick(const struct core_params *p, struct core_gpu *gpu,
 			c = fmin(c, w.items[s].cost[l]);
 		g->floor += w.items[s].weight * c;
 	}
-	apply(p, g, t, &w, in, m);
+	/* A join's reassignment is an optimum, not noise: no hold. */
+	apply(p, g, t, &w, in, m, joins == 0);
 }
 
 struct core_quality_admit core_quality_admit(const struct core_params *p,

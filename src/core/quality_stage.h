@@ -66,6 +66,10 @@ struct core_quality_tenant {
 	                       single choice meanwhile. */
 	bool chosen;        /* level below is in force (chosen or pinned) */
 	uint32_t level;     /* the level in force */
+	double hold_s;      /* no upgrade before this runs out: a downgrade
+	                       undid an upgrade (core_params.quality_hold_s) */
+	double flap_s;      /* since its last upgrade, hold_s counting down:
+	                       a downgrade meanwhile undoes it */
 	double est_cost;    /* calibrated GPU-s per frame at level; 0 = none */
 	double est_benefit; /* model benefit at level; 0 = none */
 };

@@ -250,6 +250,51 @@ static void test_potential_list_anticipates(void **state)
 	free(g.ws);
 }
 
+/* Baton's damping of the epoch step: upgrades stop short of the budget
+ * by quality_headroom, and a downgrade that undoes an upgrade holds the
+ * game for quality_hold_s. k is set each tick to the model's cost at the
+ * level in force times a noise factor. */
+static void noisy_tick(struct fixture *f, double factor)
+{
+	struct core_tenant *t = &f->t[0];
+	t->k = t->quality.cost[t->quality.level] * factor;
+	tick(f, 1);
+}
+
+static void test_damping(void **state)
+{
+	(void)state;
+	struct fixture f;
+	setup_fixture(&f, false);
+	const double cost[3] = {0.004, 0.010, 0.030}; /* HI: 0.909 */
+	game(&f.t[0], 30, cost, lv_benefit, 3);
+	tick(&f, 1);
+	assert_int_equal(f.t[0].quality.level, 2); /* the join: 0.909 fits */
+	noisy_tick(&f, 1.1);                       /* 1.0: over */
+	assert_int_equal(f.t[0].quality.level, 1);
+	/* back to the model: HI fits 0.95 but not 0.95 x (1 - 0.05) */
+	for (int e = 0; e < 50; e++)
+		noisy_tick(&f, 1.0);
+	assert_int_equal(f.t[0].quality.level, 1);
+	/* cheaper: the step upgrades; noise undoes it within the hold
+	 * window; the game is held quality_hold_s, then goes up again */
+	f.t[0].quality.cost[2] = 0.028; /* 0.85 */
+	noisy_tick(&f, 1.0);
+	assert_int_equal(f.t[0].quality.level, 2);
+	noisy_tick(&f, 1.2); /* 1.02 */
+	assert_int_equal(f.t[0].quality.level, 1);
+	assert_true(f.t[0].quality.hold_s > 0.0);
+	int held = 0;
+	while (f.t[0].quality.level == 1 && held < 100) {
+		noisy_tick(&f, 1.0);
+		held++;
+	}
+	assert_int_equal(f.t[0].quality.level, 2);
+	double want = f.p.quality_hold_s / f.p.epoch_s;
+	assert_true(held >= want - 1 && held <= want + 1);
+	free(f.ws);
+}
+
 /* A pinned game keeps its level and its cost counts; an unmodified game
  * (no estimates) is one choice of its measured cost; the SDK game fits in
  * what they leave. */
@@ -323,6 +368,7 @@ int main(void)
 	    cmocka_unit_test(test_density_trades_levels),
 	    cmocka_unit_test(test_calibration_and_k_rescale),
 	    cmocka_unit_test(test_potential_list_anticipates),
+	    cmocka_unit_test(test_damping),
 	    cmocka_unit_test(test_pinned_and_unmodified_count),
 	    cmocka_unit_test(test_cap_bounds_levels),
 	    cmocka_unit_test(test_demand_follows_level),
