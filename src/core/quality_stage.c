@@ -128,13 +128,37 @@ static bool make_item(const struct core_params *p, const struct core_tenant *t,
 	return true;
 }
 
+/* The budget is a model of the GPU; a game that cannot reach its rate
+ * (reach.h: limited) while the estimates say it fits proves the model too
+ * generous (contention the estimates miss: another process, the X
+ * server, a paced frame's cold caches). Baton mode shrinks the budget by
+ * 3 % a tick while that lasts and gives 1 %/s back while it does not,
+ * never under 30 % of it. */
+#define SCALE_DOWN  0.97
+#define SCALE_UP_S  0.01
+#define SCALE_FLOOR 0.3
+
+static void learn_scale(const struct core_params *p, struct core_quality_gpu *g,
+                        const struct core_tenant *t, size_t n)
+{
+	if (!(g->scale > 0.0))
+		g->scale = 1.0;
+	bool short_of_rate = false;
+	for (size_t i = 0; i < n; i++)
+		short_of_rate |= t[i].quality.joined && t[i].limited;
+	if (short_of_rate)
+		g->scale = fmax(g->scale * SCALE_DOWN, SCALE_FLOOR);
+	else
+		g->scale = fmin(g->scale + SCALE_UP_S * p->epoch_s, 1.0);
+}
+
 static struct quality_params budget_for(const struct core_params *p,
                                         const struct core_gpu *gpu)
 {
 	struct quality_params qp = p->quality;
 	if (!p->quality_paper) {
 		double other = gpu->other_util > 0.0 ? gpu->other_util : 0.0;
-		qp.budget = p->util_target - other;
+		qp.budget = (p->util_target - other) * gpu->quality.scale;
 		if (qp.budget < 0.0)
 			qp.budget = 0.0;
 	}
@@ -319,6 +343,8 @@ void core_quality_tick(const struct core_params *p, struct core_gpu *gpu,
 	g->starved = !carve(g, n, &w);
 	if (g->starved)
 		return;
+	if (!p->quality_paper)
+		learn_scale(p, g, t, n);
 	struct quality_params qp = budget_for(p, gpu);
 	size_t first_new = 0;
 	size_t m = gather(p, t, n, &w, &first_new);
