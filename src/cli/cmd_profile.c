@@ -56,8 +56,9 @@ void cmd_profile_help(FILE *out)
 	    "  --from DIR       analyse DIR, kept by an earlier --keep, "
 	    "instead\n"
 	    "                   of running a CMD (needs --game)\n"
-	    "  --keep DIR       keep the captures and CSVs in DIR (default: a\n"
-	    "                   temporary directory, removed at the end)\n\n"
+	    "  --keep DIR       keep the captures and CSVs in DIR, which must\n"
+	    "                   not hold an earlier run (default: a temporary\n"
+	    "                   directory, removed at the end)\n\n"
 	    "Exit status: 0 ok, 1 runtime failure (I/O, memory, fit), 2 usage "
 	    "error,\n3 bad game output (no frames.csv, a malformed line, "
 	    "frames "
@@ -244,10 +245,16 @@ static int profile(const struct popts *o, const char *root,
 		size_t l = o->levels - step;
 		char dir[DIR_MAX];
 		snprintf(dir, sizeof(dir), "%s/level-%zu", root, l);
-		if (!o->from && mkdir(dir, 0700) != 0 && errno != EEXIST) {
-			fprintf(stderr, "baton profile: %s: %s\n", dir,
-			        strerror(errno));
-			return CLI_EXIT_FAILURE;
+		/* A fresh directory, so that nothing stale is read. */
+		if (!o->from && mkdir(dir, 0700) != 0) {
+			int e = errno;
+			fprintf(stderr, "baton profile: %s: %s%s\n", dir,
+			        strerror(e),
+			        e == EEXIST ? " (an earlier run? analyse it "
+			                      "with --from, or keep into a new "
+			                      "directory)"
+			                    : "");
+			return e == EEXIST ? CLI_EXIT_USAGE : CLI_EXIT_FAILURE;
 		}
 		size_t total = step == 1 ? 0 : run->lv[o->levels - 1].csv.rows;
 		int rc = o->from ? 0

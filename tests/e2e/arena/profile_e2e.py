@@ -182,6 +182,7 @@ def check_arena(args, env, tmp):
         if a.read() != b.read():
             raise Fail("--from %s: a different model file" % keep)
     profile(args, env, ["--from", keep, "--", "true"], 2, "--from")
+    profile(args, env, ["--keep", keep, "--", "true"], 2, "--from")
     print("arena: cost L1 (all) %s; ssim %s" %
           ([round(stats[lv]["cost_l1"], 3) for lv in (0, 1, 2)],
            [round(stats[lv]["ssim_mean"], 4) for lv in (0, 1, 2)]))
