@@ -295,6 +295,46 @@ static void test_damping(void **state)
 	free(f.ws);
 }
 
+/* A game that cannot reach its rate while the estimates say it fits:
+ * the budget's scale shrinks until a level goes down; once none is short
+ * it grows back, slowly. */
+static void test_scale_learns_contention(void **state)
+{
+	(void)state;
+	struct fixture f;
+	setup_fixture(&f, false);
+	game(&f.t[0], 30, lv_cost, lv_benefit, 3);
+	tick(&f, 1);
+	assert_int_equal(f.t[0].quality.level, 2); /* 0.606 of 0.95 */
+	assert_float_equal(f.gpu.quality.scale, 1.0, 1e-12);
+	f.t[0].limited = true;
+	int ticks = 0;
+	while (f.t[0].quality.level == 2 && ticks < 100) {
+		tick(&f, 1);
+		ticks++;
+	}
+	/* 0.95 x 0.97^n < 0.606 after 15 ticks */
+	assert_int_equal(f.t[0].quality.level, 1);
+	assert_true(ticks >= 14 && ticks <= 17);
+	double low = f.gpu.quality.scale;
+	f.t[0].limited = false;
+	for (int e = 0; e < 10; e++)
+		tick(&f, 1);
+	assert_float_equal(f.gpu.quality.scale, low + 10 * 0.01 * f.p.epoch_s,
+	                   1e-9);
+	/* paper mode keeps dJay's budget */
+	struct fixture g;
+	setup_fixture(&g, true);
+	game(&g.t[0], 30, t1_cost[0], t1_benefit[0], 3);
+	g.t[0].limited = true;
+	for (int e = 0; e < 20; e++)
+		tick(&g, 1);
+	assert_int_equal(g.t[0].quality.level, 2);
+	assert_float_equal(g.gpu.quality.budget, 33.0, 0.0);
+	free(f.ws);
+	free(g.ws);
+}
+
 /* A pinned game keeps its level and its cost counts; an unmodified game
  * (no estimates) is one choice of its measured cost; the SDK game fits in
  * what they leave. */
@@ -369,6 +409,7 @@ int main(void)
 	    cmocka_unit_test(test_calibration_and_k_rescale),
 	    cmocka_unit_test(test_potential_list_anticipates),
 	    cmocka_unit_test(test_damping),
+	    cmocka_unit_test(test_scale_learns_contention),
 	    cmocka_unit_test(test_pinned_and_unmodified_count),
 	    cmocka_unit_test(test_cap_bounds_levels),
 	    cmocka_unit_test(test_demand_follows_level),
