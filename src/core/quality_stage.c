@@ -133,20 +133,27 @@ static bool make_item(const struct core_params *p, const struct core_tenant *t,
  * generous (contention the estimates miss: another process, the X
  * server, a paced frame's cold caches). Baton mode shrinks the budget by
  * 3 % a tick while that lasts and gives 1 %/s back while it does not,
- * never under 30 % of it. */
+ * never under 30 % of it. Only while the games' demand is near the budget
+ * (SCALE_BUSY of it): a game short of its rate on an idle GPU is limited
+ * by itself (its CPU), and lower levels elsewhere would not help it. */
 #define SCALE_DOWN  0.97
 #define SCALE_UP_S  0.01
 #define SCALE_FLOOR 0.3
+#define SCALE_BUSY  0.7
 
-static void learn_scale(const struct core_params *p, struct core_quality_gpu *g,
+static void learn_scale(const struct core_params *p, struct core_gpu *gpu,
                         const struct core_tenant *t, size_t n)
 {
+	struct core_quality_gpu *g = &gpu->quality;
 	if (!(g->scale > 0.0))
 		g->scale = 1.0;
+	double other = gpu->other_util > 0.0 ? gpu->other_util : 0.0;
+	double budget = (p->util_target - other) * g->scale;
+	bool busy = gpu->sla_util >= SCALE_BUSY * budget;
 	bool short_of_rate = false;
 	for (size_t i = 0; i < n; i++)
 		short_of_rate |= t[i].quality.joined && t[i].limited;
-	if (short_of_rate)
+	if (short_of_rate && busy)
 		g->scale = fmax(g->scale * SCALE_DOWN, SCALE_FLOOR);
 	else
 		g->scale = fmin(g->scale + SCALE_UP_S * p->epoch_s, 1.0);
@@ -344,7 +351,7 @@ void core_quality_tick(const struct core_params *p, struct core_gpu *gpu,
 	if (g->starved)
 		return;
 	if (!p->quality_paper)
-		learn_scale(p, g, t, n);
+		learn_scale(p, gpu, t, n);
 	struct quality_params qp = budget_for(p, gpu);
 	size_t first_new = 0;
 	size_t m = gather(p, t, n, &w, &first_new);

@@ -308,6 +308,13 @@ static void test_scale_learns_contention(void **state)
 	assert_int_equal(f.t[0].quality.level, 2); /* 0.606 of 0.95 */
 	assert_float_equal(f.gpu.quality.scale, 1.0, 1e-12);
 	f.t[0].limited = true;
+	/* short of its rate on a GPU far from busy: limited by itself */
+	f.gpu.sla_util = 0.2;
+	for (int e = 0; e < 20; e++)
+		tick(&f, 1);
+	assert_float_equal(f.gpu.quality.scale, 1.0, 1e-12);
+	assert_int_equal(f.t[0].quality.level, 2);
+	f.gpu.sla_util = 0.8; /* demand near the budget */
 	int ticks = 0;
 	while (f.t[0].quality.level == 2 && ticks < 100) {
 		tick(&f, 1);
