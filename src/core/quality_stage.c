@@ -130,33 +130,55 @@ static bool make_item(const struct core_params *p, const struct core_tenant *t,
 
 /* The budget is a model of the GPU; a game that cannot reach its rate
  * (reach.h: limited) while the estimates say it fits proves the model too
- * generous (contention the estimates miss: another process, the X
- * server, a paced frame's cold caches). Baton mode shrinks the budget by
- * 3 % a tick while that lasts and gives 1 %/s back while it does not,
- * never under 30 % of it. Only while the games' demand is near the budget
- * (SCALE_BUSY of it): a game short of its rate on an idle GPU is limited
- * by itself (its CPU), and lower levels elsewhere would not help it. */
-#define SCALE_DOWN  0.97
-#define SCALE_UP_S  0.01
-#define SCALE_FLOOR 0.3
-#define SCALE_BUSY  0.7
+ * generous there (contention the estimates miss: another process, the X
+ * server, a paced frame's cold caches, a software rasterizer that one
+ * game cannot spread over every core). Baton mode then puts a ceiling 3 %
+ * under the total the levels cost that tick, so that the epoch step takes
+ * a level down at once. Nothing is cut within CEIL_SETTLE_S of a level
+ * change or a join (the time new levels take to show in the rates), so
+ * while games stay short the ceiling is cut again after it, never under
+ * CEIL_FLOOR of the budget; while none is short it
+ * rises CEIL_UP_S of the budget a second, and goes once it reaches the
+ * budget. Only while the games' demand is near the budget (CEIL_BUSY of
+ * it): a game short of its rate on an idle GPU is limited by itself (its
+ * CPU), and lower levels elsewhere would not help it. */
+#define CEIL_CUT      0.97
+#define CEIL_UP_S     0.005
+#define CEIL_FLOOR    0.3
+#define CEIL_BUSY     0.7
+#define CEIL_SETTLE_S 1.0
 
-static void learn_scale(const struct core_params *p, struct core_gpu *gpu,
-                        const struct core_tenant *t, size_t n)
+static double base_budget(const struct core_params *p,
+                          const struct core_gpu *gpu)
+{
+	double other = gpu->other_util > 0.0 ? gpu->other_util : 0.0;
+	double b = p->util_target - other;
+	return b > 0.0 ? b : 0.0;
+}
+
+static void learn_ceiling(const struct core_params *p, struct core_gpu *gpu,
+                          const struct core_tenant *t, size_t n)
 {
 	struct core_quality_gpu *g = &gpu->quality;
-	if (!(g->scale > 0.0))
-		g->scale = 1.0;
-	double other = gpu->other_util > 0.0 ? gpu->other_util : 0.0;
-	double budget = (p->util_target - other) * g->scale;
-	bool busy = gpu->sla_util >= SCALE_BUSY * budget;
+	double budget = base_budget(p, gpu);
+	double now = g->ceiling > 0.0 ? fmin(g->ceiling, budget) : budget;
+	bool busy = gpu->sla_util >= CEIL_BUSY * now;
 	bool short_of_rate = false;
 	for (size_t i = 0; i < n; i++)
 		short_of_rate |= t[i].quality.joined && t[i].limited;
-	if (short_of_rate && busy)
-		g->scale = fmax(g->scale * SCALE_DOWN, SCALE_FLOOR);
-	else
-		g->scale = fmin(g->scale + SCALE_UP_S * p->epoch_s, 1.0);
+	if (g->settle_s > 0.0)
+		g->settle_s -= p->epoch_s;
+	if (short_of_rate && busy) {
+		if (g->settle_s <= 0.0 && g->total_cost > 0.0) {
+			g->ceiling = fmax(fmin(now, g->total_cost) * CEIL_CUT,
+			                  CEIL_FLOOR * budget);
+			g->settle_s = CEIL_SETTLE_S;
+		}
+	} else if (g->ceiling > 0.0 && !short_of_rate) {
+		g->ceiling += CEIL_UP_S * budget * p->epoch_s;
+		if (g->ceiling >= budget)
+			g->ceiling = 0.0;
+	}
 }
 
 static struct quality_params budget_for(const struct core_params *p,
@@ -164,10 +186,9 @@ static struct quality_params budget_for(const struct core_params *p,
 {
 	struct quality_params qp = p->quality;
 	if (!p->quality_paper) {
-		double other = gpu->other_util > 0.0 ? gpu->other_util : 0.0;
-		qp.budget = (p->util_target - other) * gpu->quality.scale;
-		if (qp.budget < 0.0)
-			qp.budget = 0.0;
+		qp.budget = base_budget(p, gpu);
+		if (gpu->quality.ceiling > 0.0)
+			qp.budget = fmin(qp.budget, gpu->quality.ceiling);
 	}
 	return qp;
 }
@@ -351,7 +372,7 @@ void core_quality_tick(const struct core_params *p, struct core_gpu *gpu,
 	if (g->starved)
 		return;
 	if (!p->quality_paper)
-		learn_scale(p, gpu, t, n);
+		learn_ceiling(p, gpu, t, n);
 	struct quality_params qp = budget_for(p, gpu);
 	size_t first_new = 0;
 	size_t m = gather(p, t, n, &w, &first_new);
@@ -388,6 +409,10 @@ void core_quality_tick(const struct core_params *p, struct core_gpu *gpu,
 	}
 	/* A join's reassignment is an optimum, not noise: no hold. */
 	apply(p, g, t, &w, in, m, joins == 0);
+	/* New levels take a moment to show in the rates: a game short of
+	 * its rate meanwhile says nothing about the budget. */
+	if (g->changed > 0 || joins > 0)
+		g->settle_s = fmax(g->settle_s, CEIL_SETTLE_S);
 }
 
 struct core_quality_admit core_quality_admit(const struct core_params *p,

@@ -88,11 +88,10 @@ struct core_quality_gpu {
 	double budget;        /* what the levels had to fit */
 	double total_cost;    /* sum weight x calibrated cost at the levels */
 	double total_benefit; /* sum of est_benefit of the items */
-	double scale;         /* the share of the budget the games have
-	                         proved they get: down 3 % a tick while a
-	                         game in the knapsack cannot reach its rate,
-	                         back up 1 %/s while none is short (AIMD);
-	                         0 before the first tick = 1 */
+	double ceiling;       /* the total the games proved they get, under
+	                         the budget (quality_stage.c, learn_ceiling);
+	                         0 = none */
+	double settle_s;      /* before the ceiling may be cut again */
 	double floor;         /* the total with every placed game at its
 	                         cheapest level: what admission can count
 	                         on (core_quality_admit) */

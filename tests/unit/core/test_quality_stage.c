@@ -296,9 +296,10 @@ static void test_damping(void **state)
 }
 
 /* A game that cannot reach its rate while the estimates say it fits:
- * the budget's scale shrinks until a level goes down; once none is short
- * it grows back, slowly. */
-static void test_scale_learns_contention(void **state)
+ * a ceiling 3 % under the total takes its level down at the next tick;
+ * while none is short the ceiling rises 0.5 % of the budget a second and
+ * goes at the budget. On a GPU far from busy, nothing happens. */
+static void test_ceiling_learns_contention(void **state)
 {
 	(void)state;
 	struct fixture f;
@@ -306,35 +307,48 @@ static void test_scale_learns_contention(void **state)
 	game(&f.t[0], 30, lv_cost, lv_benefit, 3);
 	tick(&f, 1);
 	assert_int_equal(f.t[0].quality.level, 2); /* 0.606 of 0.95 */
-	assert_float_equal(f.gpu.quality.scale, 1.0, 1e-12);
 	f.t[0].limited = true;
-	/* short of its rate on a GPU far from busy: limited by itself */
-	f.gpu.sla_util = 0.2;
+	f.gpu.sla_util = 0.2; /* short of its rate, the GPU idle */
 	for (int e = 0; e < 20; e++)
 		tick(&f, 1);
-	assert_float_equal(f.gpu.quality.scale, 1.0, 1e-12);
+	assert_float_equal(f.gpu.quality.ceiling, 0.0, 0.0);
 	assert_int_equal(f.t[0].quality.level, 2);
-	f.gpu.sla_util = 0.8; /* demand near the budget */
-	int ticks = 0;
-	while (f.t[0].quality.level == 2 && ticks < 100) {
-		tick(&f, 1);
-		ticks++;
-	}
-	/* 0.95 x 0.97^n < 0.606 after 15 ticks */
+	f.gpu.sla_util = 0.7; /* near the budget: the GPU is busy */
+	tick(&f, 1);
+	assert_float_equal(f.gpu.quality.ceiling, 0.606 * 0.97, 1e-9);
+	tick(&f, 1);
 	assert_int_equal(f.t[0].quality.level, 1);
-	assert_true(ticks >= 14 && ticks <= 17);
-	double low = f.gpu.quality.scale;
+	/* still short: cut again only after the settle time, under the
+	 * new total */
+	f.gpu.sla_util = 0.5; /* still busy */
+	double first = f.gpu.quality.ceiling;
+	for (int e = 0; e < 8; e++) {
+		tick(&f, 1);
+		assert_float_equal(f.gpu.quality.ceiling, first, 0.0);
+	}
+	for (int e = 0; e < 3; e++)
+		tick(&f, 1);
+	assert_float_equal(f.gpu.quality.ceiling, 0.303 * 0.97, 1e-9);
+	/* none short: 0.5 % of 0.95 a second back, gone at the budget */
 	f.t[0].limited = false;
+	double c = f.gpu.quality.ceiling;
 	for (int e = 0; e < 10; e++)
 		tick(&f, 1);
-	assert_float_equal(f.gpu.quality.scale, low + 10 * 0.01 * f.p.epoch_s,
-	                   1e-9);
+	assert_float_equal(f.gpu.quality.ceiling, c + 0.005 * 0.95, 1e-9);
+	int e = 0;
+	while (f.gpu.quality.ceiling > 0.0 && e < 10000) {
+		tick(&f, 1);
+		e++;
+	}
+	assert_float_equal(f.gpu.quality.ceiling, 0.0, 0.0);
+	assert_int_equal(f.t[0].quality.level, 2);
 	/* paper mode keeps dJay's budget */
 	struct fixture g;
 	setup_fixture(&g, true);
 	game(&g.t[0], 30, t1_cost[0], t1_benefit[0], 3);
 	g.t[0].limited = true;
-	for (int e = 0; e < 20; e++)
+	g.gpu.sla_util = 1.0;
+	for (int i = 0; i < 20; i++)
 		tick(&g, 1);
 	assert_int_equal(g.t[0].quality.level, 2);
 	assert_float_equal(g.gpu.quality.budget, 33.0, 0.0);
@@ -416,7 +430,7 @@ int main(void)
 	    cmocka_unit_test(test_calibration_and_k_rescale),
 	    cmocka_unit_test(test_potential_list_anticipates),
 	    cmocka_unit_test(test_damping),
-	    cmocka_unit_test(test_scale_learns_contention),
+	    cmocka_unit_test(test_ceiling_learns_contention),
 	    cmocka_unit_test(test_pinned_and_unmodified_count),
 	    cmocka_unit_test(test_cap_bounds_levels),
 	    cmocka_unit_test(test_demand_follows_level),
