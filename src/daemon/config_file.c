@@ -88,6 +88,9 @@ static const struct param_field param_fields[] = {
     PF(cap_sla_tol, 0.0, 1.0, false),
     PF(cap_qos_margin, 0.0, 100.0, false),
     PF(cap_total, 0.0, 64.0, true),
+    /* the quality stage's damping (docs/quality.md) */
+    PF(quality_headroom, 0.0, 0.5, false),
+    PF(quality_hold_s, 0.0, 600.0, false),
 };
 
 static bool file_params(struct file_ctx *f, struct daemon_config *cfg,

@@ -95,6 +95,8 @@ static void test_usage_errors(void **state)
 	    {3, {"batond", "--metrics", "localhost"}, "--metrics"},
 	    {3, {"batond", "--metrics", "h:70000"}, "--metrics"},
 	    {2, {"batond", "extra"}, "unexpected"},
+	    {3, {"batond", "--quality", "best"}, "--quality: \"best\""},
+	    {3, {"batond", "--models", "relative/dir"}, "--models"},
 	};
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		memset(out, 0, sizeof(out));
@@ -137,6 +139,39 @@ static void test_config_file_and_override(void **state)
 	unlink(path);
 }
 
+/* The quality lever (docs/quality.md): off by default, the model
+ * directory's default, the file's keys, and the command line over them. */
+static void test_quality(void **state)
+{
+	(void)state;
+	struct daemon_config cfg;
+	char out[512];
+	char *plain[] = {"batond", NULL};
+	assert_int_equal(run(&cfg, out, sizeof(out), 1, plain),
+	                 DAEMON_ARGS_RUN);
+	assert_false(cfg.params.quality_on);
+	assert_string_equal(cfg.models_dir, DAEMON_DEFAULT_MODELS);
+	write_config("quality = \"paper\";\nmodels = \"/srv/models\";\n"
+	             "params = { quality_headroom = 0.1; quality_hold_s = 5; "
+	             "};\n");
+	char *argv[] = {"batond", "--config", path, NULL};
+	assert_int_equal(run(&cfg, out, sizeof(out), 3, argv), DAEMON_ARGS_RUN);
+	assert_true(cfg.params.quality_on);
+	assert_true(cfg.params.quality_paper);
+	assert_float_equal(cfg.params.quality.budget, 33.0, 0);
+	assert_string_equal(cfg.models_dir, "/srv/models");
+	assert_float_equal(cfg.params.quality_headroom, 0.1, 0);
+	assert_float_equal(cfg.params.quality_hold_s, 5.0, 0);
+	char *over[] = {"batond", "--config", path,     "--quality",
+	                "baton",  "--models", "/var/m", NULL};
+	assert_int_equal(run(&cfg, out, sizeof(out), 7, over), DAEMON_ARGS_RUN);
+	assert_true(cfg.params.quality_on);
+	assert_false(cfg.params.quality_paper);
+	assert_float_equal(cfg.params.quality.budget, 1.0, 0);
+	assert_string_equal(cfg.models_dir, "/var/m");
+	unlink(path);
+}
+
 static void test_config_file_errors(void **state)
 {
 	(void)state;
@@ -159,6 +194,10 @@ static void test_config_file_errors(void **state)
 	    {"metrics_names = 1;\n",
 	     ":1: metrics_names: must be true or false"},
 	    {"policy = \"sa\"\nsla = ;\n", ":2: "}, /* a syntax error */
+	    {"quality = \"on\";\n", ":1: quality: must be"},
+	    {"models = \"models\";\n", ":1: models: must be an absolute"},
+	    {"params = { quality_headroom = 0.9; };\n",
+	     ":1: quality_headroom: must lie in"},
 	};
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		write_config(cases[i].text);
@@ -416,6 +455,7 @@ int main(void)
 	    cmocka_unit_test(test_command_line),
 	    cmocka_unit_test(test_usage_errors),
 	    cmocka_unit_test(test_config_file_and_override),
+	    cmocka_unit_test(test_quality),
 	    cmocka_unit_test(test_config_file_errors),
 	    cmocka_unit_test(test_harvest_group),
 	    cmocka_unit_test(test_connection_limits),
