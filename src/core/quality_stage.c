@@ -122,6 +122,10 @@ static bool make_item(const struct core_params *p, const struct core_tenant *t,
 	} else {
 		return false;
 	}
+	/* No game takes more than the whole GPU at its rate, whatever
+	 * counts its peer reports: an estimate past that says nothing. */
+	for (unsigned l = 0; l < it->n_levels; l++)
+		it->cost[l] = fmin(it->cost[l], unit / it->weight);
 	uint32_t c = current_level(q);
 	c = c > *base ? c - *base : 0;
 	*cur = c < it->n_levels ? c : it->n_levels - 1;
@@ -238,18 +242,20 @@ static void swap_items(struct stage_ws *w, size_t a, size_t b)
 
 /* Newcomers join one by one against those placed (dJay §6.3). A refused
  * one runs anyway, at its cheapest level, and asks again next tick. Its
- * cost is real load, so it stays in the knapsack as a single choice (the
- * others fit in what it leaves, or everyone goes to the cheapest) once
- * its cost is anchored to a measurement (k); before that, its estimate is
- * its own unchecked claim, and it stays out so that absurd counts from a
+ * cost is real load, so once it is measured (k) it stays in the knapsack
+ * as a single choice of that measured cost (the others fit in what it
+ * leaves, or everyone goes to the cheapest); its estimates are its own
+ * unchecked claim, and never count for it, so that absurd counts from a
  * peer cannot drag the others down. Returns how many items are in the
  * knapsack ([0, in)); [in, m) are refused and out. *joins counts the
  * newcomers placed. */
-static size_t join_newcomers(const struct quality_params *qp,
+static size_t join_newcomers(const struct core_params *p,
+                             const struct quality_params *qp,
                              struct core_quality_gpu *g,
                              const struct core_tenant *t, struct stage_ws *w,
                              size_t first_new, size_t m, unsigned *joins)
 {
+	double unit = p->quality_paper ? 1000.0 : 1.0;
 	size_t in = first_new;
 	for (size_t j = first_new; j < m; j++) {
 		swap_items(w, in, j);
@@ -269,7 +275,12 @@ static size_t join_newcomers(const struct quality_params *qp,
 			w->refused[in] = 1;
 			w->lv[in] = 0;
 			if (t[w->map[in]].k > 0.0) {
-				w->items[in].n_levels = 1;
+				/* what it measurably costs, not what it
+				 * claims its cheapest level would */
+				struct quality_item *it = &w->items[in];
+				it->n_levels = 1;
+				it->cost[0] = fmin(t[w->map[in]].k * unit,
+				                   unit / it->weight);
 				in++;
 			}
 			break;
@@ -383,7 +394,7 @@ void core_quality_tick(const struct core_params *p, struct core_gpu *gpu,
 	size_t in = m;
 	unsigned joins = 0;
 	if (first_new < m)
-		in = join_newcomers(&qp, g, t, &w, first_new, m, &joins);
+		in = join_newcomers(p, &qp, g, t, &w, first_new, m, &joins);
 	if (joins == 0 && in > 0) {
 		/* A join is the tick's event: the alarms and the epoch step
 		 * see its result next tick. A refused game asking again is

@@ -189,32 +189,34 @@ static void test_density_trades_levels(void **state)
 	free(f.ws);
 }
 
-/* The model was fitted on a machine twice as fast: k measured at ME is
- * 2 x the model's, every level is calibrated by it, and the game drops to
- * the level the measured costs afford. The level change rescales k. */
+/* The model was fitted on a faster machine: k measured at HI is 1.5 x
+ * the model's, every level is calibrated by it, and the game drops to the
+ * level the measured costs afford beside an unmodified game (0.30). The
+ * level change rescales k. */
 static void test_calibration_and_k_rescale(void **state)
 {
 	(void)state;
 	struct fixture f;
 	setup_fixture(&f, false);
 	game(&f.t[0], 30, lv_cost, lv_benefit, 3);
-	tick(&f, 1);
-	assert_int_equal(f.t[0].quality.level, 2); /* 0.606 fits */
-	f.t[0].k = 2.0 * lv_cost[2];               /* measured: 0.04 s */
-	tick(&f, 1);
-	/* HI is 30.3 x 0.04 = 1.21 now: over by more than 20 %, Critical
-	 * and a full reassignment to ME (0.61) */
+	f.t[1] = (struct core_tenant){.sla_fps = 30, .k = 0.010};
+	tick(&f, 2);
+	assert_int_equal(f.t[0].quality.level, 2); /* 0.606 + 0.303 fits */
+	f.t[0].k = 1.5 * lv_cost[2];               /* measured: 0.03 s */
+	tick(&f, 2);
+	/* HI is 30.3 x 0.03 = 0.91 now, 1.21 in all: over by more than
+	 * 20 %, Critical and a full reassignment to ME (0.45) */
 	assert_int_equal(f.gpu.quality.verdict, QUALITY_ALARM_CRITICAL);
 	assert_int_equal(f.t[0].quality.level, 1);
-	assert_float_equal(f.t[0].k, 2.0 * lv_cost[1], 1e-15);
-	assert_float_equal(f.t[0].quality.est_cost, 2.0 * lv_cost[1], 1e-15);
+	assert_float_equal(f.t[0].k, 1.5 * lv_cost[1], 1e-15);
+	assert_float_equal(f.t[0].quality.est_cost, 1.5 * lv_cost[1], 1e-15);
+	/* no game counts for more than the whole GPU at its rate */
+	f.t[0].k = 10.0 * lv_cost[1];
+	tick(&f, 2);
+	assert_true(f.t[0].quality.est_cost * 30.3 <= 1.0 + 1e-12);
 	free(f.ws);
 }
 
-/* dJay's potential list foresees a heavy area: the model on the potential
- * counts doubles while the frames drawn (active counts, what k measured)
- * are still light. Calibrated on the active counts, the estimate doubles
- * and the game steps down before a heavy frame is drawn. */
 static void test_potential_list_anticipates(void **state)
 {
 	(void)state;
@@ -248,6 +250,33 @@ static void test_potential_list_anticipates(void **state)
 	assert_int_equal(g.t[hi].quality.level, 2);
 	free(f.ws);
 	free(g.ws);
+}
+
+/* A peer that reports absurd potential counts (its active ones, which k
+ * calibrates, ordinary): its estimates are huge, its join is refused, and
+ * while refused it counts with what it measurably costs, so the two
+ * honest games keep their levels. */
+static void test_absurd_counts_hurt_only_their_game(void **state)
+{
+	(void)state;
+	struct fixture f;
+	setup_fixture(&f, false);
+	game(&f.t[0], 30, lv_cost, lv_benefit, 3);
+	game(&f.t[1], 30, lv_cost, lv_benefit, 3);
+	tick(&f, 2); /* HI + ME: 0.91 */
+	unsigned l0 = f.t[0].quality.level, l1 = f.t[1].quality.level;
+	const double huge[3] = {4.0, 10.0, 20.0}; /* seconds a frame */
+	game(&f.t[2], 30, huge, lv_benefit, 3);
+	for (int l = 0; l < 3; l++) /* the frames it draws: ordinary */
+		f.t[2].quality.cost_active[l] = lv_cost[l];
+	f.t[2].k = 0.001; /* what it measurably costs: 0.03 of the GPU */
+	for (int e = 0; e < 30; e++)
+		tick(&f, 3);
+	assert_true(f.t[2].quality.refused);
+	assert_int_equal(f.t[0].quality.level + f.t[1].quality.level,
+	                 l0 + l1); /* 0.91 + 0.03 still fits */
+	assert_true(f.gpu.quality.total_cost <= f.p.util_target);
+	free(f.ws);
 }
 
 /* Baton's damping of the epoch step: upgrades stop short of the budget
@@ -429,6 +458,7 @@ int main(void)
 	    cmocka_unit_test(test_density_trades_levels),
 	    cmocka_unit_test(test_calibration_and_k_rescale),
 	    cmocka_unit_test(test_potential_list_anticipates),
+	    cmocka_unit_test(test_absurd_counts_hurt_only_their_game),
 	    cmocka_unit_test(test_damping),
 	    cmocka_unit_test(test_ceiling_learns_contention),
 	    cmocka_unit_test(test_pinned_and_unmodified_count),
