@@ -3,6 +3,7 @@
  * under 20 us for 64 tenants. Then the harvesting stage's decision (issue
  * 11: the window, budgets, modes and stuck rule of core_harvest_tick, and
  * the slot, core_harvest_slot) over n games and 8 best-effort tenants.
+ * With quality, the quality stage too (exact reassignments, epoch steps).
  * Prints the median of 21 batches. */
 #include <stdbool.h>
 #include <stdio.h>
@@ -30,6 +31,10 @@ static int cmp_double(const void *a, const void *b)
  * overloaded, so the capacity stage samples, mitigates and scales owner
  * budgets (one period end every 10 ticks). */
 static bool with_caps;
+/* With quality (issue 10): every tenant a game of three levels whose
+ * estimates add up to about the budget at the middle level, so that the
+ * stage joins everyone on the first tick and then steps and reassigns. */
+static bool with_quality;
 
 static void fill_inputs(struct core_tenant *t, size_t n, unsigned round)
 {
@@ -43,13 +48,25 @@ static void fill_inputs(struct core_tenant *t, size_t n, unsigned round)
 		t[i].fps = 20.0 + (double)(h % 600) / 10.0;
 		t[i].frames = 3 + h % 5;
 		t[i].gpu_busy_s = t[i].frames * (0.002 + (h % 100) * 1e-4);
+		if (with_quality) {
+			static const double ratio[3] = {0.4, 1.0, 2.0};
+			static const double ssim[3] = {0.88, 0.95, 1.0};
+			double c = 0.95 / (30.3 * (double)n) *
+			           (0.5 + (double)(h % 100) / 100.0);
+			t[i].quality.n_levels = 3;
+			for (int l = 0; l < 3; l++) {
+				t[i].quality.cost[l] = c * ratio[l];
+				t[i].quality.cost_active[l] = c * ratio[l];
+				t[i].quality.benefit[l] = ssim[l];
+			}
+		}
 	}
 }
 
 int main(void)
 {
 	const size_t sizes[] = {8, 64, 1024};
-	const char *policies[] = {"sa", "fsa", "esa", "sa"};
+	const char *policies[] = {"sa", "fsa", "esa", "sa", "sa"};
 	const struct core_owner_cap owners[] = {{.owner = 0, .cap = 0.3},
 	                                        {.owner = 1, .cap = 0.5}};
 	struct core_params params = core_params_default();
@@ -61,11 +78,20 @@ int main(void)
 		struct core_tenant *t = calloc(n, sizeof(*t));
 		if (!t)
 			return 1;
-		for (size_t p = 0; p < 4; p++) {
+		size_t wsz = core_quality_workspace_size(n);
+		void *ws = malloc(wsz);
+		if (!ws)
+			return 1;
+		for (size_t p = 0; p < 5; p++) {
 			const struct core_policy *pol =
 			    core_policy_find(policies[p]);
 			struct core_gpu gpu = {0};
 			with_caps = p == 3;
+			with_quality = p == 4;
+			struct core_params pp = params;
+			pp.quality_on = with_quality;
+			gpu.quality.workspace = ws;
+			gpu.quality.workspace_size = wsz;
 			for (size_t i = 0; i < n; i++)
 				t[i] = (struct core_tenant){0};
 			if (with_caps) {
@@ -79,8 +105,8 @@ int main(void)
 				for (unsigned it = 0; it < iters; it++) {
 					fill_inputs(t, n, it);
 					double t0 = now_s();
-					core_controller_tick(pol, &params, &gpu,
-					                     t, n);
+					core_controller_tick(pol, &pp, &gpu, t,
+					                     n);
 					busy += now_s() - t0;
 				}
 				samples[b] = busy / iters;
@@ -88,7 +114,10 @@ int main(void)
 			qsort(samples, BATCHES, sizeof(double), cmp_double);
 			printf("controller_tick tenants=%zu policy=%s%s "
 			       "median_us=%.3f\n",
-			       n, policies[p], with_caps ? "+caps" : "",
+			       n, policies[p],
+			       with_caps      ? "+caps"
+			       : with_quality ? "+quality"
+			                      : "",
 			       samples[BATCHES / 2] * 1e6);
 		}
 		/* The harvesting stage after an SA tick: every game paced at
@@ -134,6 +163,7 @@ int main(void)
 		           ? ""
 		           : " (slot not always found)");
 		free(t);
+		free(ws);
 	}
 	return 0;
 }
