@@ -170,7 +170,8 @@ double sim_qgame_fill(struct sim_qgame *q, struct core_quality_tenant *t)
 		t->cost[l] = core_qm_cost(&s->level[l], src);
 		t->benefit[l] = core_qm_benefit(&s->level[l], src);
 		/* the frames k measured: the stage calibrates on these, so
-		 * that the potential list still anticipates (quality_stage.h) */
+		 * that the potential list still anticipates (quality_stage.h)
+		 */
 		t->cost_active[l] = core_qm_cost(&s->level[l], drawn);
 	}
 	t->start_level = s->start_level;
