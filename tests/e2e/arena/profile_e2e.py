@@ -4,7 +4,7 @@ private Xvfb, plus small fake games for the error paths.
 
 Checks:
   - `baton profile -- arena` over 3 levels x 80 frames crossing town ->
-    panorama writes a model file with 3 levels and 6 types; the best
+    panorama writes a model file with 3 levels and 24 types; the best
     level's benefit estimate is 1 (its SSIM against itself), the lower
     levels have a lower measured SSIM and a lower cost than the best;
     the JSON table has every level x {town, panorama, all} with finite
@@ -50,14 +50,14 @@ def fake_game(mode):
         return 1
     if mode == "nocsv":
         return 0
-    frames = 12 + (level if mode == "count" else 0)
+    frames = 32 + (level if mode == "count" else 0)
     with open(os.path.join(out, "frames.csv"), "w") as f:
         f.write("frame,area,cost_s,active_a,active_b\n")
         for i in range(frames):
             # b varies within the even rows (the fit) and the odd rows
             a, b = 1 + i % 3, 2 + (i // 2) % 2
             cost = 0.001 * (level + 1) * (1 + a + 2 * b)
-            area = "inside" if i < 6 else "outside"
+            area = "inside" if i < 16 else "outside"
             if mode == "bad" and i == 4:
                 f.write("%d,%s,oops,%d,%d\n" % (i, area, a, b))
                 continue
@@ -115,13 +115,20 @@ def check_errors(args, env, tmp):
     if len(rows) != 9 or not any(r[1] == "inside" for r in rows):
         raise Fail("text table: %s" % p.stdout)
     for r in rows:
+        if len(r) != 15:
+            raise Fail("text table: %d columns: %s" % (len(r), r))
         for v in r[2:]:
             if not math.isfinite(float(v.rstrip("%"))):
                 raise Fail("text table: not finite: %s" % r)
-        # the fake cost is linear in the counts: the fit recovers it
-        if float(r[6].rstrip("%")) > 0.1:
-            raise Fail("text table: cost L1 %s on exact data: %s" %
-                       (r[6], r))
+        # the fake cost is linear in the counts: the fit recovers it, per
+        # frame (column 6) and on epoch means (column 11; column 10 is the
+        # epochs' count)
+        if int(r[10]) < 1:
+            raise Fail("text table: no epoch: %s" % r)
+        for c in (6, 11):
+            if float(r[c].rstrip("%")) > 0.1:
+                raise Fail("text table: cost L1 %s on exact data: %s" %
+                           (r[c], r))
 
 
 def check_arena(args, env, tmp):
@@ -133,7 +140,7 @@ def check_arena(args, env, tmp):
     table = json.loads(p.stdout)
     with open(model) as f:
         m = json.load(f)
-    if m["game"] != "arena" or len(m["levels"]) != 3 or m["n_types"] != 6:
+    if m["game"] != "arena" or len(m["levels"]) != 3 or m["n_types"] != 24:
         raise Fail("model: game %s, %d levels, %d types" %
                    (m["game"], len(m["levels"]), m["n_types"]))
     stats = {}
@@ -147,6 +154,11 @@ def check_arena(args, env, tmp):
                 if a[k] is None or not math.isfinite(a[k]):
                     raise Fail("level %d %s: %s = %s" %
                                (lv["level"], a["area"], k, a[k]))
+            ep = a["epoch"]
+            if ep["rows"] != 5 or ep["epochs"] < 1 or \
+                    not ep["cost_l1"] >= 0 or not ep["benefit_l1"] >= 0:
+                raise Fail("level %d %s: epoch %s" %
+                           (lv["level"], a["area"], ep))
         stats[lv["level"]] = lv["areas"][-1]
     best = stats[2]
     if best["ssim_mean"] != 1.0 or best["benefit_l1"] > 1e-6:
