@@ -34,7 +34,8 @@ static void usage(FILE *out)
 	    "                     (default: the level batond picks)\n"
 	    "  --width W          window width (default 640)\n"
 	    "  --height H         window height (default 360)\n"
-	    "  --capture DIR      write DIR/frame_NNNNNN.ppm\n"
+	    "  --capture DIR      write DIR/frame_NNNNNN.ppm (held in memory,\n"
+	    "                     up to 1 GiB, and written after the frames)\n"
 	    "  --capture-every N  capture every Nth frame (default 1)\n"
 	    "  --log FILE         one CSV line per frame: frame, level, area,\n"
 	    "                     gpu_ms (-1 if unknown), cpu_ms, cost_s, "
@@ -163,6 +164,7 @@ struct run {
 	struct renderer *renderer;
 	FILE *log;
 	uint8_t *rgb;
+	struct capture_queue captures;
 	struct log_row pending[LOG_LAG + 1];
 };
 
@@ -179,7 +181,7 @@ static int run_frames(struct run *run)
 			level = ARENA_N_LEVELS - 1;
 		struct camera cam;
 		world_camera(frame, &cam);
-		uint32_t active[ARENA_N_TYPES], potential[ARENA_N_TYPES];
+		uint32_t active[ARENA_N_COUNTED], potential[ARENA_N_COUNTED];
 		render_frame(run->renderer, &run->world, &cam, (int)level,
 		             active, potential);
 		arena_sdk_frame(active, potential);
@@ -196,8 +198,7 @@ static int run_frames(struct run *run)
 		}
 		if (o->capture_dir && k % o->capture_every == 0) {
 			render_read_rgb(run->renderer, run->rgb);
-			if (capture_ppm(o->capture_dir, frame, o->width,
-			                o->height, run->rgb))
+			if (capture_queue_push(&run->captures, frame, run->rgb))
 				return -1;
 		}
 		render_present(run->renderer);
@@ -222,7 +223,7 @@ static int run_frames(struct run *run)
 			    &run->pending[(o->frames - 1 - lag) %
 			                  (LOG_LAG + 1)],
 			    render_gpu_ms(run->renderer, (unsigned)lag, 1));
-	return 0;
+	return capture_queue_flush(&run->captures);
 }
 
 int main(int argc, char **argv)
@@ -231,7 +232,10 @@ int main(int argc, char **argv)
 	int parsed = parse_args(argc, argv, &opt);
 	if (parsed)
 		return parsed > 0 ? 0 : 2;
-	struct run run = {.opt = &opt};
+	struct run run = {.opt = &opt,
+	                  .captures = {.dir = opt.capture_dir,
+	                               .width = opt.width,
+	                               .height = opt.height}};
 	int status = 1;
 	if (world_generate(&run.world, opt.seed) ||
 	    mesh_set_build(&run.meshes)) {
@@ -266,6 +270,7 @@ out:
 		        opt.log_path);
 		status = 1;
 	}
+	capture_queue_free(&run.captures);
 	free(run.rgb);
 	mesh_set_free(&run.meshes);
 	world_free(&run.world);
