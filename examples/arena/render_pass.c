@@ -1,6 +1,7 @@
 /* The passes of one frame, frustum culling, the object counts, read-back
  * and GPU timing. */
 #include <math.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "mat.h"
@@ -83,10 +84,30 @@ static void shadow_pass(const struct renderer *r, const struct world *world,
 			draw_object(r, &world->objects[i], lod, 1);
 }
 
+unsigned arena_counted_type(const struct object *o, const float eye[3])
+{
+	static const float min_ratio[ARENA_N_SIZES - 1] = {0.6f, 0.2f, 0.06f};
+	float d[3];
+	vec3_sub(o->pos, eye, d);
+	float ratio = o->radius / fmaxf(sqrtf(vec3_dot(d, d)), 1e-3f);
+	unsigned size = 0;
+	while (size < ARENA_N_SIZES - 1 && ratio < min_ratio[size])
+		size++;
+	return (unsigned)o->type * ARENA_N_SIZES + size;
+}
+
+void arena_counted_name(unsigned counted, char *buf, size_t len)
+{
+	static const char *const sizes[ARENA_N_SIZES] = {"xl", "l", "m", "s"};
+	snprintf(buf, len, "%s_%s",
+	         mesh_type_name((enum arena_type)(counted / ARENA_N_SIZES)),
+	         sizes[counted % ARENA_N_SIZES]);
+}
+
 void render_frame(struct renderer *r, const struct world *world,
                   const struct camera *cam, int level,
-                  uint32_t active[ARENA_N_TYPES],
-                  uint32_t potential[ARENA_N_TYPES])
+                  uint32_t active[ARENA_N_COUNTED],
+                  uint32_t potential[ARENA_N_COUNTED])
 {
 	const struct quality_preset *q = &arena_presets[level];
 	const struct target *scene = &r->scene[level];
@@ -97,8 +118,8 @@ void render_frame(struct renderer *r, const struct world *world,
 	mat4_mul(proj, view, viewproj);
 	frustum_planes(viewproj, planes);
 	light_view_proj(cam, light_vp);
-	memset(active, 0, ARENA_N_TYPES * sizeof(uint32_t));
-	memset(potential, 0, ARENA_N_TYPES * sizeof(uint32_t));
+	memset(active, 0, ARENA_N_COUNTED * sizeof(uint32_t));
+	memset(potential, 0, ARENA_N_COUNTED * sizeof(uint32_t));
 
 	glBeginQuery(GL_TIME_ELAPSED, r->queries[r->frames % QUERY_RING]);
 	glEnable(GL_DEPTH_TEST);
@@ -123,12 +144,13 @@ void render_frame(struct renderer *r, const struct world *world,
 		int near =
 		    sqrtf(vec3_dot(d, d)) - o->radius < ARENA_POTENTIAL_RADIUS;
 		int seen = sphere_visible(planes, o);
+		unsigned c = arena_counted_type(o, cam->eye);
 		if (seen) {
 			draw_object(r, o, q->lod, 0);
-			active[o->type]++;
+			active[c]++;
 		}
 		if (seen || near)
-			potential[o->type]++;
+			potential[c]++;
 	}
 	/* Downsample: a linear blit averages each 2x2 block at 2x. */
 	glBindFramebuffer(GL_READ_FRAMEBUFFER, scene->fbo);

@@ -27,7 +27,10 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
                                 ".."))
 from xvfb import Xvfb  # noqa: E402
 
-TYPES = ["tile", "crate", "house", "wall", "tree", "statue"]
+# The mesh types, each counted per apparent size (render.h).
+TYPES = ["%s_%s" % (t, s)
+         for t in ("tile", "crate", "house", "wall", "tree", "statue")
+         for s in ("xl", "l", "m", "s")]
 COLUMNS = ["frame", "level", "area", "gpu_ms", "cpu_ms", "cost_s"] + \
     ["active_" + t for t in TYPES]
 # Two stretches that cross an area boundary each.
