@@ -15,7 +15,8 @@ void arena_sdk_declare(const char *const *level_names, uint32_t n_levels,
 		types[c] = (struct baton_object_type){
 		    .id = c + 1,
 		    .vertices =
-		        meshes->range[c / ARENA_N_SIZES][ARENA_N_LODS - 1]
+		        meshes
+		            ->range[c / ARENA_COUNTS_PER_TYPE][ARENA_N_LODS - 1]
 		            .count};
 	baton_quality_declare("arena", n_levels, level_names, default_level);
 	baton_objects_declare(ARENA_N_COUNTED, types);

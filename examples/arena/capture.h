@@ -36,6 +36,10 @@ struct log_row {
 	const char *area;
 	double cpu_ms;
 	double cost_ms; /* frame start to glFinish; < 0 when not measured */
+	/* The process's CPU time (all its threads, llvmpipe's rasterisers
+	 * included) over the same span: the work, without the waits that
+	 * other processes on the machine cause; < 0 when not measured. */
+	double proc_cpu_ms;
 	uint32_t active[ARENA_N_COUNTED];
 };
 

@@ -39,8 +39,8 @@ static void usage(FILE *out)
 	    "  --capture-every N  capture every Nth frame (default 1)\n"
 	    "  --log FILE         one CSV line per frame: frame, level, area,\n"
 	    "                     gpu_ms (-1 if unknown), cpu_ms, cost_s, "
-	    "active\n"
-	    "                     per type\n"
+	    "proc_cpu_s,\n"
+	    "                     active per counted type\n"
 	    "With BATON_PROFILE_DIR=DIR in the environment (baton profile),\n"
 	    "--capture defaults to DIR and --log to DIR/frames.csv.\n"
 	    "  --help             this text\n",
@@ -150,11 +150,16 @@ static int parse_args(int argc, char **argv, struct options *o)
 	return 0;
 }
 
-static double now_ms(void)
+static double clock_ms(clockid_t clock)
 {
 	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
+	clock_gettime(clock, &ts);
 	return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
+}
+
+static double now_ms(void)
+{
+	return clock_ms(CLOCK_MONOTONIC);
 }
 
 struct run {
@@ -174,6 +179,7 @@ static int run_frames(struct run *run)
 	for (uint64_t k = 0; k < o->frames; k++) {
 		uint64_t frame = o->start_frame + k;
 		double t0 = now_ms();
+		double p0 = clock_ms(CLOCK_PROCESS_CPUTIME_ID);
 		uint32_t level = arena_sdk_level();
 		if (o->level >= 0)
 			level = (uint32_t)o->level;
@@ -191,10 +197,11 @@ static int run_frames(struct run *run)
 		 * threads) has drawn it; before the capture's read-back and
 		 * file write, which are not the game's cost. Only when logging:
 		 * glFinish stalls the pipeline. */
-		double cost_ms = -1.0;
+		double cost_ms = -1.0, proc_ms = -1.0;
 		if (run->log) {
 			render_finish(run->renderer);
 			cost_ms = now_ms() - t0;
+			proc_ms = clock_ms(CLOCK_PROCESS_CPUTIME_ID) - p0;
 		}
 		if (o->capture_dir && k % o->capture_every == 0) {
 			render_read_rgb(run->renderer, run->rgb);
@@ -207,7 +214,8 @@ static int run_frames(struct run *run)
 		                        .level = (int)level,
 		                        .area = world_area_name(cam.area),
 		                        .cpu_ms = now_ms() - t0,
-		                        .cost_ms = cost_ms};
+		                        .cost_ms = cost_ms,
+		                        .proc_cpu_ms = proc_ms};
 		memcpy(row->active, active, sizeof(active));
 		if (run->log && k >= LOG_LAG)
 			capture_log_row(

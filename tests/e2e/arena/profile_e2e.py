@@ -4,7 +4,7 @@ private Xvfb, plus small fake games for the error paths.
 
 Checks:
   - `baton profile -- arena` over 3 levels x 80 frames crossing town ->
-    panorama writes a model file with 3 levels and 24 types; the best
+    panorama writes a model file with 3 levels and 42 types; the best
     level's benefit estimate is 1 (its SSIM against itself), the lower
     levels have a lower measured SSIM and a lower cost than the best;
     the JSON table has every level x {town, panorama, all} with finite
@@ -140,7 +140,7 @@ def check_arena(args, env, tmp):
     table = json.loads(p.stdout)
     with open(model) as f:
         m = json.load(f)
-    if m["game"] != "arena" or len(m["levels"]) != 3 or m["n_types"] != 24:
+    if m["game"] != "arena" or len(m["levels"]) != 3 or m["n_types"] != 42:
         raise Fail("model: game %s, %d levels, %d types" %
                    (m["game"], len(m["levels"]), m["n_types"]))
     stats = {}
