@@ -133,19 +133,26 @@ static bool fit_rows(const struct profile_run *run, size_t l, int parity,
 {
 	const struct profile_csv *c = &run->lv[l].csv;
 	size_t n = 0, t = c->n_types;
+	uint64_t seen = 0; /* the types counted in some fitted row */
 	for (size_t i = run->warmup; i < c->rows; i++) {
 		if (parity >= 0 && (int)(i % 2) != parity)
 			continue;
 		memcpy(fb->counts + n * t, c->counts + i * t,
 		       t * sizeof(double));
+		for (size_t j = 0; j < t; j++)
+			if (c->counts[i * t + j] != 0.0)
+				seen |= (uint64_t)1 << j;
 		fb->cost[n] = c->cost_s[i];
 		fb->ssim[n] = run->lv[l].ssim[i];
 		n++;
 	}
 	struct core_qm_params p = core_qm_params_default(run->mode);
 	/* The coarse filter (eps_v) is the game's (§7.1: done while building
-	 * the AOL); the CSV carries no vertex counts, so every type is kept. */
-	uint64_t coarse = core_qm_coarse_mask(NULL, t, p.eps_v);
+	 * the AOL); the CSV carries no vertex counts, so every type is kept,
+	 * but for those never counted in the fitted rows: they carry nothing
+	 * to fit (weight 0), and paper mode's OLS fails on their all-zero
+	 * columns (a game with many types, arena's 42, has some). */
+	uint64_t coarse = core_qm_coarse_mask(NULL, t, p.eps_v) & seen;
 	return n > 0 &&
 	       core_qm_fit_samples(fb->counts, fb->cost, fb->ssim, n, t, coarse,
 	                           &p, fb->work, &fb->gram, &fb->nnls, out);

@@ -52,16 +52,17 @@ def fake_game(mode):
         return 0
     frames = 32 + (level if mode == "count" else 0)
     with open(os.path.join(out, "frames.csv"), "w") as f:
-        f.write("frame,area,cost_s,active_a,active_b\n")
+        # active_z is never counted (a declared type never seen)
+        f.write("frame,area,cost_s,active_a,active_b,active_z\n")
         for i in range(frames):
             # b varies within the even rows (the fit) and the odd rows
             a, b = 1 + i % 3, 2 + (i // 2) % 2
             cost = 0.001 * (level + 1) * (1 + a + 2 * b)
             area = "inside" if i < 16 else "outside"
             if mode == "bad" and i == 4:
-                f.write("%d,%s,oops,%d,%d\n" % (i, area, a, b))
+                f.write("%d,%s,oops,%d,%d,0\n" % (i, area, a, b))
                 continue
-            f.write("%d,%s,%.6f,%d,%d\n" % (i, area, cost, a, b))
+            f.write("%d,%s,%.6f,%d,%d,0\n" % (i, area, cost, a, b))
             px = bytearray()
             for y in range(16):
                 for x in range(16):
@@ -129,6 +130,16 @@ def check_errors(args, env, tmp):
             if float(r[c].rstrip("%")) > 0.1:
                 raise Fail("text table: cost L1 %s on exact data: %s" %
                            (r[c], r))
+    # Paper mode (OLS) fits too: the never-counted type is left out of the
+    # fit (an all-zero column would make the design rank-deficient).
+    paper = os.path.join(tmp, "paper.json")
+    profile(args, env, ["--out", paper, "--game", "g", "--paper"] +
+            fake("ok"), 0)
+    with open(paper) as f:
+        m = json.load(f)
+    for lv in m["levels"]:
+        if lv["cost"]["weights"][2] != 0 or lv["cost"]["kept"][2]:
+            raise Fail("paper mode: the unseen type's cost %s" % lv["cost"])
 
 
 def check_arena(args, env, tmp):
