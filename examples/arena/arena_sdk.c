@@ -8,13 +8,18 @@
 void arena_sdk_declare(const char *const *level_names, uint32_t n_levels,
                        uint32_t default_level, const struct mesh_set *meshes)
 {
-	struct baton_object_type types[ARENA_N_TYPES];
-	for (uint32_t t = 0; t < ARENA_N_TYPES; t++)
-		types[t] = (struct baton_object_type){
-		    .id = t + 1,
-		    .vertices = meshes->range[t][ARENA_N_LODS - 1].count};
+	/* The counted types (render.h): a mesh type's sizes share its
+	 * vertex count. */
+	struct baton_object_type types[ARENA_N_COUNTED];
+	for (uint32_t c = 0; c < ARENA_N_COUNTED; c++)
+		types[c] = (struct baton_object_type){
+		    .id = c + 1,
+		    .vertices =
+		        meshes
+		            ->range[c / ARENA_COUNTS_PER_TYPE][ARENA_N_LODS - 1]
+		            .count};
 	baton_quality_declare("arena", n_levels, level_names, default_level);
-	baton_objects_declare(ARENA_N_TYPES, types);
+	baton_objects_declare(ARENA_N_COUNTED, types);
 }
 
 uint32_t arena_sdk_level(void)
@@ -24,5 +29,5 @@ uint32_t arena_sdk_level(void)
 
 void arena_sdk_frame(const uint32_t *active, const uint32_t *potential)
 {
-	baton_frame_objects(active, potential, ARENA_N_TYPES);
+	baton_frame_objects(active, potential, ARENA_N_COUNTED);
 }

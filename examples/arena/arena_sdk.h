@@ -3,7 +3,7 @@
 
 #include <stdint.h>
 
-#include "mesh.h"
+#include "render.h"
 
 /* Declares the game, its levels and its object types. */
 void arena_sdk_declare(const char *const *level_names, uint32_t n_levels,
@@ -11,4 +11,5 @@ void arena_sdk_declare(const char *const *level_names, uint32_t n_levels,
 /* The level to draw at: batond's choice, BATON_QUALITY_LEVEL's, else the
  * default. */
 uint32_t arena_sdk_level(void);
+/* The frame's counts, ARENA_N_COUNTED each. */
 void arena_sdk_frame(const uint32_t *active, const uint32_t *potential);

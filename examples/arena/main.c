@@ -34,12 +34,13 @@ static void usage(FILE *out)
 	    "                     (default: the level batond picks)\n"
 	    "  --width W          window width (default 640)\n"
 	    "  --height H         window height (default 360)\n"
-	    "  --capture DIR      write DIR/frame_NNNNNN.ppm\n"
+	    "  --capture DIR      write DIR/frame_NNNNNN.ppm (held in memory,\n"
+	    "                     up to 1 GiB, and written after the frames)\n"
 	    "  --capture-every N  capture every Nth frame (default 1)\n"
 	    "  --log FILE         one CSV line per frame: frame, level, area,\n"
 	    "                     gpu_ms (-1 if unknown), cpu_ms, cost_s, "
-	    "active\n"
-	    "                     per type\n"
+	    "proc_cpu_s,\n"
+	    "                     active per counted type\n"
 	    "With BATON_PROFILE_DIR=DIR in the environment (baton profile),\n"
 	    "--capture defaults to DIR and --log to DIR/frames.csv.\n"
 	    "  --help             this text\n",
@@ -149,11 +150,16 @@ static int parse_args(int argc, char **argv, struct options *o)
 	return 0;
 }
 
-static double now_ms(void)
+static double clock_ms(clockid_t clock)
 {
 	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
+	clock_gettime(clock, &ts);
 	return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
+}
+
+static double now_ms(void)
+{
+	return clock_ms(CLOCK_MONOTONIC);
 }
 
 struct run {
@@ -163,6 +169,7 @@ struct run {
 	struct renderer *renderer;
 	FILE *log;
 	uint8_t *rgb;
+	struct capture_queue captures;
 	struct log_row pending[LOG_LAG + 1];
 };
 
@@ -172,6 +179,7 @@ static int run_frames(struct run *run)
 	for (uint64_t k = 0; k < o->frames; k++) {
 		uint64_t frame = o->start_frame + k;
 		double t0 = now_ms();
+		double p0 = clock_ms(CLOCK_PROCESS_CPUTIME_ID);
 		uint32_t level = arena_sdk_level();
 		if (o->level >= 0)
 			level = (uint32_t)o->level;
@@ -179,7 +187,7 @@ static int run_frames(struct run *run)
 			level = ARENA_N_LEVELS - 1;
 		struct camera cam;
 		world_camera(frame, &cam);
-		uint32_t active[ARENA_N_TYPES], potential[ARENA_N_TYPES];
+		uint32_t active[ARENA_N_COUNTED], potential[ARENA_N_COUNTED];
 		render_frame(run->renderer, &run->world, &cam, (int)level,
 		             active, potential);
 		arena_sdk_frame(active, potential);
@@ -189,15 +197,15 @@ static int run_frames(struct run *run)
 		 * threads) has drawn it; before the capture's read-back and
 		 * file write, which are not the game's cost. Only when logging:
 		 * glFinish stalls the pipeline. */
-		double cost_ms = -1.0;
+		double cost_ms = -1.0, proc_ms = -1.0;
 		if (run->log) {
 			render_finish(run->renderer);
 			cost_ms = now_ms() - t0;
+			proc_ms = clock_ms(CLOCK_PROCESS_CPUTIME_ID) - p0;
 		}
 		if (o->capture_dir && k % o->capture_every == 0) {
 			render_read_rgb(run->renderer, run->rgb);
-			if (capture_ppm(o->capture_dir, frame, o->width,
-			                o->height, run->rgb))
+			if (capture_queue_push(&run->captures, frame, run->rgb))
 				return -1;
 		}
 		render_present(run->renderer);
@@ -206,7 +214,8 @@ static int run_frames(struct run *run)
 		                        .level = (int)level,
 		                        .area = world_area_name(cam.area),
 		                        .cpu_ms = now_ms() - t0,
-		                        .cost_ms = cost_ms};
+		                        .cost_ms = cost_ms,
+		                        .proc_cpu_ms = proc_ms};
 		memcpy(row->active, active, sizeof(active));
 		if (run->log && k >= LOG_LAG)
 			capture_log_row(
@@ -222,7 +231,7 @@ static int run_frames(struct run *run)
 			    &run->pending[(o->frames - 1 - lag) %
 			                  (LOG_LAG + 1)],
 			    render_gpu_ms(run->renderer, (unsigned)lag, 1));
-	return 0;
+	return capture_queue_flush(&run->captures);
 }
 
 int main(int argc, char **argv)
@@ -231,7 +240,10 @@ int main(int argc, char **argv)
 	int parsed = parse_args(argc, argv, &opt);
 	if (parsed)
 		return parsed > 0 ? 0 : 2;
-	struct run run = {.opt = &opt};
+	struct run run = {.opt = &opt,
+	                  .captures = {.dir = opt.capture_dir,
+	                               .width = opt.width,
+	                               .height = opt.height}};
 	int status = 1;
 	if (world_generate(&run.world, opt.seed) ||
 	    mesh_set_build(&run.meshes)) {
@@ -266,6 +278,7 @@ out:
 		        opt.log_path);
 		status = 1;
 	}
+	capture_queue_free(&run.captures);
 	free(run.rgb);
 	mesh_set_free(&run.meshes);
 	world_free(&run.world);

@@ -248,5 +248,6 @@ void render_close(struct renderer *r)
 		glDeleteProgram(r->depth_prog);
 		glx_window_close(r->win);
 	}
+	free(r->draw);
 	free(r);
 }

@@ -3,6 +3,7 @@
  * scene, downsample) and per-frame GPU timing. */
 #pragma once
 
+#include <stddef.h>
 #include <stdint.h>
 
 #include "mesh.h"
@@ -21,6 +22,40 @@ struct quality_preset {
 
 extern const struct quality_preset arena_presets[ARENA_N_LEVELS];
 
+/* The object types the SDK and the log count (dJay's types, §4.1, are the
+ * game's to define): each mesh type split by the object's size on the
+ * screen, the share of the screen that the bounding rectangle of its
+ * projected box covers (all of it when the box reaches behind the eye). On
+ * a fill-bound renderer (llvmpipe) an object's cost follows the pixels it
+ * covers, which a per-type count alone does not carry: a wall beside the
+ * camera and one down the corridor cost very differently (README
+ * "Profiled"). Sizes from the largest: xl (>= 1/4 of the screen), l (>=
+ * 1/20), m (>= 1/100), s (>= 1/500) and xs.
+ * Two more counts per mesh type: the objects in the sun's view (those the
+ * shadow pass draws at high), large (radius >= ARENA_SUN_LARGE) or small,
+ * counted at every level like the others so that the estimate of high's
+ * cost can be made while running another level. */
+enum arena_size {
+	ARENA_SIZE_XL,
+	ARENA_SIZE_L,
+	ARENA_SIZE_M,
+	ARENA_SIZE_S,
+	ARENA_SIZE_XS,
+	ARENA_N_SIZES,
+	ARENA_SUN_L = ARENA_N_SIZES,
+	ARENA_SUN_S,
+	ARENA_COUNTS_PER_TYPE
+};
+#define ARENA_SUN_LARGE 12.0f /* world units: a fifth of the sun's view */
+#define ARENA_N_COUNTED (ARENA_N_TYPES * ARENA_COUNTS_PER_TYPE)
+
+/* The counted type of o seen through viewproj, type *
+ * ARENA_COUNTS_PER_TYPE + size, and that of o in the sun's view. */
+unsigned arena_counted_type(const struct object *o, const float viewproj[16]);
+unsigned arena_counted_sun(const struct object *o);
+/* Its name, "<mesh type>_<size>" (e.g. wall_xl, house_sun_s). */
+void arena_counted_name(unsigned counted, char *buf, size_t len);
+
 struct renderer;
 
 /* Opens the window and builds every GL object; NULL with a message on
@@ -29,14 +64,15 @@ struct renderer *render_open(int width, int height,
                              const struct mesh_set *meshes);
 void render_close(struct renderer *r);
 
-/* Draws one frame of world seen by cam at level, counting the objects
+/* Draws one frame of world seen by cam at level, counting (per counted
+ * type) the objects
  * the main pass drew (active, after frustum culling) and those within
  * ARENA_POTENTIAL_RADIUS of the eye (potential, which also includes the
  * active ones). Does not present. */
 void render_frame(struct renderer *r, const struct world *world,
                   const struct camera *cam, int level,
-                  uint32_t active[ARENA_N_TYPES],
-                  uint32_t potential[ARENA_N_TYPES]);
+                  uint32_t active[ARENA_N_COUNTED],
+                  uint32_t potential[ARENA_N_COUNTED]);
 /* Reads the displayed image (width * height * 3 bytes, top row first). */
 void render_read_rgb(struct renderer *r, uint8_t *rgb);
 /* Waits until the GPU has drawn everything submitted (glFinish). */

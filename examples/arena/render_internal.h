@@ -10,6 +10,7 @@
 #include "render.h"
 
 #define SHADOW_SIZE  2048
+#define ARENA_ZNEAR  0.3f /* the near plane, world units */
 #define QUERY_RING   4
 #define SHADOW_RANGE 60.0f /* half width of the sun's view, world units */
 
@@ -29,4 +30,10 @@ struct renderer {
 	struct target scene[ARENA_N_LEVELS], resolved;
 	GLuint queries[QUERY_RING];
 	uint64_t frames; /* frames drawn */
+	/* The main pass's draw list, nearest first (render_pass.c). */
+	struct draw_item {
+		float dist2; /* squared distance from the eye */
+		uint32_t object;
+	} * draw;
+	size_t draw_cap;
 };

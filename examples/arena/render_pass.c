@@ -1,6 +1,8 @@
 /* The passes of one frame, frustum culling, the object counts, read-back
  * and GPU timing. */
 #include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "mat.h"
@@ -83,22 +85,102 @@ static void shadow_pass(const struct renderer *r, const struct world *world,
 			draw_object(r, &world->objects[i], lod, 1);
 }
 
+/* The share of the screen that the bounding rectangle of o's projected
+ * box (the unit cube, or the tile's quad, through its model matrix)
+ * covers: 1 when a corner lies behind the near plane. */
+static float screen_share(const struct object *o, const float viewproj[16])
+{
+	float model[16], mvp[16], lo[2] = {1.0f, 1.0f}, hi[2] = {-1.0f, -1.0f};
+	mat4_model(o->pos, o->yaw, o->scale, model);
+	mat4_mul(viewproj, model, mvp);
+	for (int k = 0; k < 8; k++) {
+		float p[3] = {(k & 1) ? 1.0f : -1.0f, (k & 2) ? 1.0f : -1.0f,
+		              (k & 4) ? 1.0f : -1.0f};
+		if (o->type == ARENA_TILE)
+			p[1] = 0.0f;
+		float c[4];
+		for (int r = 0; r < 4; r++)
+			c[r] = mvp[r] * p[0] + mvp[4 + r] * p[1] +
+			       mvp[8 + r] * p[2] + mvp[12 + r];
+		if (c[3] < ARENA_ZNEAR)
+			return 1.0f;
+		for (int i = 0; i < 2; i++) {
+			lo[i] = fminf(lo[i], c[i] / c[3]);
+			hi[i] = fmaxf(hi[i], c[i] / c[3]);
+		}
+	}
+	float area = 1.0f;
+	for (int i = 0; i < 2; i++)
+		area *= fmaxf(fminf(hi[i], 1.0f) - fmaxf(lo[i], -1.0f), 0.0f);
+	return area / 4.0f;
+}
+
+unsigned arena_counted_type(const struct object *o, const float viewproj[16])
+{
+	static const float min_share[ARENA_N_SIZES - 1] = {0.25f, 0.05f, 0.01f,
+	                                                   0.002f};
+	float share = screen_share(o, viewproj);
+	unsigned size = 0;
+	while (size < ARENA_N_SIZES - 1 && share < min_share[size])
+		size++;
+	return (unsigned)o->type * ARENA_COUNTS_PER_TYPE + size;
+}
+
+unsigned arena_counted_sun(const struct object *o)
+{
+	return (unsigned)o->type * ARENA_COUNTS_PER_TYPE +
+	       (o->radius >= ARENA_SUN_LARGE ? ARENA_SUN_L : ARENA_SUN_S);
+}
+
+void arena_counted_name(unsigned counted, char *buf, size_t len)
+{
+	static const char *const sizes[ARENA_COUNTS_PER_TYPE] = {
+	    "xl", "l", "m", "s", "xs", "sun_l", "sun_s"};
+	snprintf(
+	    buf, len, "%s_%s",
+	    mesh_type_name((enum arena_type)(counted / ARENA_COUNTS_PER_TYPE)),
+	    sizes[counted % ARENA_COUNTS_PER_TYPE]);
+}
+
+static int nearer(const void *a, const void *b)
+{
+	const struct draw_item *x = a, *y = b;
+	if (x->dist2 != y->dist2)
+		return x->dist2 < y->dist2 ? -1 : 1;
+	return x->object < y->object ? -1 : x->object > y->object;
+}
+
+/* The opaque objects nearest first, as games order them so that the depth
+ * test rejects hidden fragments before they are shaded: drawn in world
+ * order, the cost of a view depended on whether the camera looked along
+ * the order or against it (the town's streets differed 2x at the same
+ * counts). Unsorted when out of memory. */
+static void draw_sorted(struct renderer *r, const struct world *world, size_t n,
+                        int lod)
+{
+	qsort(r->draw, n, sizeof(*r->draw), nearer);
+	for (size_t i = 0; i < n; i++)
+		draw_object(r, &world->objects[r->draw[i].object], lod, 0);
+}
+
 void render_frame(struct renderer *r, const struct world *world,
                   const struct camera *cam, int level,
-                  uint32_t active[ARENA_N_TYPES],
-                  uint32_t potential[ARENA_N_TYPES])
+                  uint32_t active[ARENA_N_COUNTED],
+                  uint32_t potential[ARENA_N_COUNTED])
 {
 	const struct quality_preset *q = &arena_presets[level];
 	const struct target *scene = &r->scene[level];
-	float view[16], proj[16], viewproj[16], light_vp[16], planes[6][4];
+	float view[16], proj[16], viewproj[16], light_vp[16], planes[6][4],
+	    sun_planes[6][4];
 	mat4_look_at(cam->eye, cam->target, view);
-	mat4_perspective(1.0f, (float)r->width / (float)r->height, 0.3f,
+	mat4_perspective(1.0f, (float)r->width / (float)r->height, ARENA_ZNEAR,
 	                 cam->zfar, proj);
 	mat4_mul(proj, view, viewproj);
 	frustum_planes(viewproj, planes);
 	light_view_proj(cam, light_vp);
-	memset(active, 0, ARENA_N_TYPES * sizeof(uint32_t));
-	memset(potential, 0, ARENA_N_TYPES * sizeof(uint32_t));
+	frustum_planes(light_vp, sun_planes);
+	memset(active, 0, ARENA_N_COUNTED * sizeof(uint32_t));
+	memset(potential, 0, ARENA_N_COUNTED * sizeof(uint32_t));
 
 	glBeginQuery(GL_TIME_ELAPSED, r->queries[r->frames % QUERY_RING]);
 	glEnable(GL_DEPTH_TEST);
@@ -116,6 +198,16 @@ void render_frame(struct renderer *r, const struct world *world,
 	glUniform3fv(r->u_eye, 1, cam->eye);
 	glUniform1i(r->u_shadows, q->shadows);
 	glUniform1f(r->u_fog, 1.0f / cam->zfar);
+	if (r->draw_cap < world->n_objects) {
+		struct draw_item *d =
+		    realloc(r->draw, world->n_objects * sizeof(*d));
+		if (d) {
+			r->draw = d;
+			r->draw_cap = world->n_objects;
+		}
+	}
+	int sort = r->draw_cap >= world->n_objects;
+	size_t n_draw = 0;
 	for (size_t i = 0; i < world->n_objects; i++) {
 		const struct object *o = &world->objects[i];
 		float d[3];
@@ -123,13 +215,23 @@ void render_frame(struct renderer *r, const struct world *world,
 		int near =
 		    sqrtf(vec3_dot(d, d)) - o->radius < ARENA_POTENTIAL_RADIUS;
 		int seen = sphere_visible(planes, o);
-		if (seen) {
+		unsigned c = arena_counted_type(o, viewproj);
+		if (seen && sort)
+			r->draw[n_draw++] = (struct draw_item){
+			    .dist2 = vec3_dot(d, d), .object = (uint32_t)i};
+		else if (seen)
 			draw_object(r, o, q->lod, 0);
-			active[o->type]++;
-		}
+		if (seen)
+			active[c]++;
 		if (seen || near)
-			potential[o->type]++;
+			potential[c]++;
+		if (sphere_visible(sun_planes, o)) { /* drawn at high */
+			active[arena_counted_sun(o)]++;
+			potential[arena_counted_sun(o)]++;
+		}
 	}
+	if (sort)
+		draw_sorted(r, world, n_draw, q->lod);
 	/* Downsample: a linear blit averages each 2x2 block at 2x. */
 	glBindFramebuffer(GL_READ_FRAMEBUFFER, scene->fbo);
 	glBindFramebuffer(GL_DRAW_FRAMEBUFFER, r->resolved.fbo);

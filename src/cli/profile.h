@@ -41,7 +41,14 @@ struct profile_stat {
 	size_t frames, test_frames; /* all frames; the odd rows */
 	double cost_mean_s, ssim_mean;
 	struct core_qm_error cost, benefit; /* relative, on the test rows */
+	/* The same on epoch means (the optimizer's view, dJay §6.2): the
+	 * test rows of one area taken in consecutive groups of
+	 * PROFILE_EPOCH_ROWS, the mean estimate against the mean measured
+	 * value of each group; a trailing partial group is left out. */
+	size_t test_epochs;
+	struct core_qm_error cost_epoch, benefit_epoch;
 };
+#define PROFILE_EPOCH_ROWS 5
 
 #define PROFILE_ALL_AREAS PROFILE_CSV_MAX_AREAS /* the index of "all" */
 struct profile_report {

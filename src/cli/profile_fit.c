@@ -121,6 +121,7 @@ int profile_ssim(const char *best_dir, const char *dir,
 /* The fit's buffers, sized for the largest level. */
 struct fit_buf {
 	double *counts, *cost, *ssim, *work, *pred, *meas;
+	double *epred, *emeas; /* epoch means: cost, then benefit */
 	struct core_qm_gram gram;
 	struct core_qm_work nnls;
 };
@@ -132,22 +133,63 @@ static bool fit_rows(const struct profile_run *run, size_t l, int parity,
 {
 	const struct profile_csv *c = &run->lv[l].csv;
 	size_t n = 0, t = c->n_types;
+	uint64_t seen = 0; /* the types counted in some fitted row */
 	for (size_t i = run->warmup; i < c->rows; i++) {
 		if (parity >= 0 && (int)(i % 2) != parity)
 			continue;
 		memcpy(fb->counts + n * t, c->counts + i * t,
 		       t * sizeof(double));
+		for (size_t j = 0; j < t; j++)
+			if (c->counts[i * t + j] != 0.0)
+				seen |= (uint64_t)1 << j;
 		fb->cost[n] = c->cost_s[i];
 		fb->ssim[n] = run->lv[l].ssim[i];
 		n++;
 	}
 	struct core_qm_params p = core_qm_params_default(run->mode);
 	/* The coarse filter (eps_v) is the game's (§7.1: done while building
-	 * the AOL); the CSV carries no vertex counts, so every type is kept. */
-	uint64_t coarse = core_qm_coarse_mask(NULL, t, p.eps_v);
+	 * the AOL); the CSV carries no vertex counts, so every type is kept,
+	 * but for those never counted in the fitted rows: they carry nothing
+	 * to fit (weight 0), and paper mode's OLS fails on their all-zero
+	 * columns (a game with many types, arena's 42, has some). */
+	uint64_t coarse = core_qm_coarse_mask(NULL, t, p.eps_v) & seen;
 	return n > 0 &&
 	       core_qm_fit_samples(fb->counts, fb->cost, fb->ssim, n, t, coarse,
 	                           &p, fb->work, &fb->gram, &fb->nnls, out);
+}
+
+/* One group of PROFILE_EPOCH_ROWS test rows: sums of the estimated and
+ * measured cost and benefit. */
+struct epoch_acc {
+	double pc, mc, pb, mb;
+	size_t k, n; /* rows in the group; groups done */
+	size_t area; /* of the group's rows */
+};
+
+/* Adds test row (pred, meas) at offsets 0 (cost) and rows (benefit) to
+ * the group; a group is closed at PROFILE_EPOCH_ROWS rows and dropped when
+ * the area changes before that. */
+static void epoch_add(struct epoch_acc *e, size_t area, const double *pred,
+                      const double *meas, size_t rows, struct fit_buf *fb)
+{
+	if (e->k && e->area != area)
+		e->k = 0;
+	if (e->k == 0)
+		e->pc = e->mc = e->pb = e->mb = 0.0;
+	e->area = area;
+	e->pc += pred[0];
+	e->mc += meas[0];
+	e->pb += pred[rows];
+	e->mb += meas[rows];
+	if (++e->k < PROFILE_EPOCH_ROWS)
+		return;
+	double k = (double)e->k;
+	fb->epred[e->n] = e->pc / k;
+	fb->emeas[e->n] = e->mc / k;
+	fb->epred[rows + e->n] = e->pb / k;
+	fb->emeas[rows + e->n] = e->mb / k;
+	e->n++;
+	e->k = 0;
 }
 
 /* The held-out error of fit on level l's odd rows in area a (or all). */
@@ -158,6 +200,7 @@ static void held_out(const struct profile_run *run, size_t l, size_t a,
 	const struct profile_csv *c = &run->lv[l].csv;
 	const struct profile_csv *best = &run->lv[run->n_levels - 1].csv;
 	*st = (struct profile_stat){0};
+	struct epoch_acc ep = {0};
 	size_t n = 0;
 	for (size_t i = run->warmup; i < c->rows; i++) {
 		if (a != PROFILE_ALL_AREAS && best->area_of[i] != a)
@@ -172,6 +215,8 @@ static void held_out(const struct profile_run *run, size_t l, size_t a,
 		fb->meas[n] = c->cost_s[i];
 		fb->pred[c->rows + n] = core_qm_benefit(fit, g);
 		fb->meas[c->rows + n] = run->lv[l].ssim[i];
+		epoch_add(&ep, best->area_of[i], fb->pred + n, fb->meas + n,
+		          c->rows, fb);
 		n++;
 	}
 	if (st->frames) {
@@ -182,6 +227,10 @@ static void held_out(const struct profile_run *run, size_t l, size_t a,
 	core_qm_rel_error(fb->pred, fb->meas, n, &st->cost);
 	core_qm_rel_error(fb->pred + c->rows, fb->meas + c->rows, n,
 	                  &st->benefit);
+	st->test_epochs = ep.n;
+	core_qm_rel_error(fb->epred, fb->emeas, ep.n, &st->cost_epoch);
+	core_qm_rel_error(fb->epred + c->rows, fb->emeas + c->rows, ep.n,
+	                  &st->benefit_epoch);
 }
 
 bool profile_fit(const struct profile_run *run, struct quality_model_set *set,
@@ -199,8 +248,10 @@ bool profile_fit(const struct profile_run *run, struct quality_model_set *set,
 		    malloc(core_qm_fit_work_doubles(rows, t) * sizeof(double));
 		fb->pred = malloc(2 * rows * sizeof(double));
 		fb->meas = malloc(2 * rows * sizeof(double));
+		fb->epred = malloc(2 * rows * sizeof(double));
+		fb->emeas = malloc(2 * rows * sizeof(double));
 		ok = fb->counts && fb->cost && fb->ssim && fb->work &&
-		     fb->pred && fb->meas;
+		     fb->pred && fb->meas && fb->epred && fb->emeas;
 	}
 	if (!ok)
 		snprintf(err, err_len, "out of memory");
@@ -234,6 +285,8 @@ bool profile_fit(const struct profile_run *run, struct quality_model_set *set,
 		free(fb->work);
 		free(fb->pred);
 		free(fb->meas);
+		free(fb->epred);
+		free(fb->emeas);
 	}
 	free(fb);
 	return ok;

@@ -22,20 +22,33 @@ static void text_row(FILE *out, size_t l, const char *area,
 	fprintf(out, "%5zu  %-12s %6zu %6zu %9.3f %7.4f", l, area, s->frames,
 	        s->test_frames, s->cost_mean_s * 1e3, s->ssim_mean);
 	if (s->test_frames)
-		fprintf(out, " %7.1f%% %7.1f%% %8.2f%% %8.2f%%\n",
+		fprintf(out, " %7.1f%% %7.1f%% %8.2f%% %8.2f%%",
 		        s->cost.l1 * 100.0, s->cost.l2 * 100.0,
 		        s->benefit.l1 * 100.0, s->benefit.l2 * 100.0);
 	else
-		fprintf(out, " %8s %8s %9s %9s\n", "-", "-", "-", "-");
+		fprintf(out, " %8s %8s %9s %9s", "-", "-", "-", "-");
+	if (s->test_epochs)
+		fprintf(out, " %6zu %7.1f%% %7.1f%% %8.2f%% %8.2f%%\n",
+		        s->test_epochs, s->cost_epoch.l1 * 100.0,
+		        s->cost_epoch.l2 * 100.0, s->benefit_epoch.l1 * 100.0,
+		        s->benefit_epoch.l2 * 100.0);
+	else
+		fprintf(out, " %6d %8s %8s %9s %9s\n", 0, "-", "-", "-", "-");
 }
 
 void profile_print_text(FILE *out, const struct profile_report *rep)
 {
-	fprintf(out, "Held-out estimation error (fit on even rows, tested on "
-	             "odd rows; relative):\n");
-	fprintf(out, "%5s  %-12s %6s %6s %9s %7s %8s %8s %9s %9s\n", "level",
-	        "area", "frames", "tested", "cost_ms", "ssim", "cost_L1",
-	        "cost_L2", "benef_L1", "benef_L2");
+	fprintf(out,
+	        "Held-out estimation error (fit on even rows, tested on "
+	        "odd rows; relative), per frame, then (ep_*) on the "
+	        "means of epochs of %d consecutive tested rows:\n",
+	        PROFILE_EPOCH_ROWS);
+	fprintf(out,
+	        "%5s  %-12s %6s %6s %9s %7s %8s %8s %9s %9s %6s %8s %8s %9s "
+	        "%9s\n",
+	        "level", "area", "frames", "tested", "cost_ms", "ssim",
+	        "cost_L1", "cost_L2", "benef_L1", "benef_L2", "epochs",
+	        "ep_c_L1", "ep_c_L2", "ep_b_L1", "ep_b_L2");
 	for (size_t l = rep->n_levels; l-- > 0;) {
 		for (size_t a = 0; a < rep->n_areas; a++)
 			text_row(out, l, area_name(rep, a), &rep->stat[l][a]);
@@ -46,14 +59,21 @@ void profile_print_text(FILE *out, const struct profile_report *rep)
 static json_t *stat_json(const struct profile_report *rep, size_t a,
                          const struct profile_stat *s)
 {
-	size_t n = s->test_frames;
+	size_t n = s->test_frames, e = s->test_epochs;
+	json_t *epoch = json_pack(
+	    "{s:I, s:I, s:o, s:o, s:o, s:o}", "rows",
+	    (json_int_t)PROFILE_EPOCH_ROWS, "epochs", (json_int_t)e, "cost_l1",
+	    num(s->cost_epoch.l1, e), "cost_l2", num(s->cost_epoch.l2, e),
+	    "benefit_l1", num(s->benefit_epoch.l1, e), "benefit_l2",
+	    num(s->benefit_epoch.l2, e));
 	return json_pack(
-	    "{s:s, s:I, s:I, s:o, s:o, s:o, s:o, s:o, s:o}", "area",
+	    "{s:s, s:I, s:I, s:o, s:o, s:o, s:o, s:o, s:o, s:o}", "area",
 	    area_name(rep, a), "frames", (json_int_t)s->frames, "tested",
 	    (json_int_t)n, "cost_mean_s", num(s->cost_mean_s, s->frames),
 	    "ssim_mean", num(s->ssim_mean, s->frames), "cost_l1",
 	    num(s->cost.l1, n), "cost_l2", num(s->cost.l2, n), "benefit_l1",
-	    num(s->benefit.l1, n), "benefit_l2", num(s->benefit.l2, n));
+	    num(s->benefit.l1, n), "benefit_l2", num(s->benefit.l2, n), "epoch",
+	    epoch ? epoch : json_null());
 }
 
 bool profile_print_json(FILE *out, const struct profile_report *rep,

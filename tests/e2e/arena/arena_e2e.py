@@ -27,8 +27,13 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
                                 ".."))
 from xvfb import Xvfb  # noqa: E402
 
-TYPES = ["tile", "crate", "house", "wall", "tree", "statue"]
-COLUMNS = ["frame", "level", "area", "gpu_ms", "cpu_ms", "cost_s"] + \
+# The mesh types, each counted per apparent size and in the sun's view
+# (render.h).
+TYPES = ["%s_%s" % (t, s)
+         for t in ("tile", "crate", "house", "wall", "tree", "statue")
+         for s in ("xl", "l", "m", "s", "xs", "sun_l", "sun_s")]
+COLUMNS = ["frame", "level", "area", "gpu_ms", "cpu_ms", "cost_s",
+           "proc_cpu_s"] + \
     ["active_" + t for t in TYPES]
 # Two stretches that cross an area boundary each.
 STRETCHES = [(198, 4, ["town", "town", "panorama", "panorama"]),
@@ -82,9 +87,9 @@ def check_log(log, level, start, areas):
                        (log, row, start + i, level, areas[i]))
         gpu, cpu, cost = float(row[3]), float(row[4]), float(row[5])
         if not (gpu == -1 or gpu >= 0) or cpu <= 0 or \
-                not 0 < cost <= cpu / 1e3:
+                not 0 < cost <= cpu / 1e3 or not float(row[6]) > 0:
             raise Fail("%s: bad times in %s" % (log, row))
-        if sum(int(c) for c in row[6:]) == 0:
+        if sum(int(c) for c in row[7:]) == 0:
             raise Fail("%s: no object drawn in %s" % (log, row))
 
 

@@ -4,7 +4,7 @@ private Xvfb, plus small fake games for the error paths.
 
 Checks:
   - `baton profile -- arena` over 3 levels x 80 frames crossing town ->
-    panorama writes a model file with 3 levels and 6 types; the best
+    panorama writes a model file with 3 levels and 42 types; the best
     level's benefit estimate is 1 (its SSIM against itself), the lower
     levels have a lower measured SSIM and a lower cost than the best;
     the JSON table has every level x {town, panorama, all} with finite
@@ -50,18 +50,19 @@ def fake_game(mode):
         return 1
     if mode == "nocsv":
         return 0
-    frames = 12 + (level if mode == "count" else 0)
+    frames = 32 + (level if mode == "count" else 0)
     with open(os.path.join(out, "frames.csv"), "w") as f:
-        f.write("frame,area,cost_s,active_a,active_b\n")
+        # active_z is never counted (a declared type never seen)
+        f.write("frame,area,cost_s,active_a,active_b,active_z\n")
         for i in range(frames):
             # b varies within the even rows (the fit) and the odd rows
             a, b = 1 + i % 3, 2 + (i // 2) % 2
             cost = 0.001 * (level + 1) * (1 + a + 2 * b)
-            area = "inside" if i < 6 else "outside"
+            area = "inside" if i < 16 else "outside"
             if mode == "bad" and i == 4:
-                f.write("%d,%s,oops,%d,%d\n" % (i, area, a, b))
+                f.write("%d,%s,oops,%d,%d,0\n" % (i, area, a, b))
                 continue
-            f.write("%d,%s,%.6f,%d,%d\n" % (i, area, cost, a, b))
+            f.write("%d,%s,%.6f,%d,%d,0\n" % (i, area, cost, a, b))
             px = bytearray()
             for y in range(16):
                 for x in range(16):
@@ -115,13 +116,30 @@ def check_errors(args, env, tmp):
     if len(rows) != 9 or not any(r[1] == "inside" for r in rows):
         raise Fail("text table: %s" % p.stdout)
     for r in rows:
+        if len(r) != 15:
+            raise Fail("text table: %d columns: %s" % (len(r), r))
         for v in r[2:]:
             if not math.isfinite(float(v.rstrip("%"))):
                 raise Fail("text table: not finite: %s" % r)
-        # the fake cost is linear in the counts: the fit recovers it
-        if float(r[6].rstrip("%")) > 0.1:
-            raise Fail("text table: cost L1 %s on exact data: %s" %
-                       (r[6], r))
+        # the fake cost is linear in the counts: the fit recovers it, per
+        # frame (column 6) and on epoch means (column 11; column 10 is the
+        # epochs' count)
+        if int(r[10]) < 1:
+            raise Fail("text table: no epoch: %s" % r)
+        for c in (6, 11):
+            if float(r[c].rstrip("%")) > 0.1:
+                raise Fail("text table: cost L1 %s on exact data: %s" %
+                           (r[c], r))
+    # Paper mode (OLS) fits too: the never-counted type is left out of the
+    # fit (an all-zero column would make the design rank-deficient).
+    paper = os.path.join(tmp, "paper.json")
+    profile(args, env, ["--out", paper, "--game", "g", "--paper"] +
+            fake("ok"), 0)
+    with open(paper) as f:
+        m = json.load(f)
+    for lv in m["levels"]:
+        if lv["cost"]["weights"][2] != 0 or lv["cost"]["kept"][2]:
+            raise Fail("paper mode: the unseen type's cost %s" % lv["cost"])
 
 
 def check_arena(args, env, tmp):
@@ -133,7 +151,7 @@ def check_arena(args, env, tmp):
     table = json.loads(p.stdout)
     with open(model) as f:
         m = json.load(f)
-    if m["game"] != "arena" or len(m["levels"]) != 3 or m["n_types"] != 6:
+    if m["game"] != "arena" or len(m["levels"]) != 3 or m["n_types"] != 42:
         raise Fail("model: game %s, %d levels, %d types" %
                    (m["game"], len(m["levels"]), m["n_types"]))
     stats = {}
@@ -147,6 +165,11 @@ def check_arena(args, env, tmp):
                 if a[k] is None or not math.isfinite(a[k]):
                     raise Fail("level %d %s: %s = %s" %
                                (lv["level"], a["area"], k, a[k]))
+            ep = a["epoch"]
+            if ep["rows"] != 5 or ep["epochs"] < 1 or \
+                    not ep["cost_l1"] >= 0 or not ep["benefit_l1"] >= 0:
+                raise Fail("level %d %s: epoch %s" %
+                           (lv["level"], a["area"], ep))
         stats[lv["level"]] = lv["areas"][-1]
     best = stats[2]
     if best["ssim_mean"] != 1.0 or best["benefit_l1"] > 1e-6:
