@@ -79,7 +79,8 @@ void capture_queue_free(struct capture_queue *q)
 
 void capture_log_header(FILE *log)
 {
-	fprintf(log, "frame,level,area,gpu_ms,cpu_ms,cost_s,proc_cpu_s");
+	fprintf(log,
+	        "frame,level,area,gpu_ms,cpu_ms,cost_s,finish_s,proc_cpu_s");
 	char name[32];
 	for (unsigned c = 0; c < ARENA_N_COUNTED; c++) {
 		arena_counted_name(c, name, sizeof(name));
@@ -90,10 +91,11 @@ void capture_log_header(FILE *log)
 
 void capture_log_row(FILE *log, const struct log_row *row, double gpu_ms)
 {
-	fprintf(log, "%llu,%d,%s,%.3f,%.3f,%.6f,%.6f",
+	fprintf(log, "%llu,%d,%s,%.3f,%.3f,%.6f,%.6f,%.6f",
 	        (unsigned long long)row->frame, row->level, row->area,
 	        gpu_ms < 0.0 ? -1.0 : gpu_ms, row->cpu_ms,
 	        row->cost_ms < 0.0 ? -1.0 : row->cost_ms / 1e3,
+	        row->finish_ms < 0.0 ? -1.0 : row->finish_ms / 1e3,
 	        row->proc_cpu_ms < 0.0 ? -1.0 : row->proc_cpu_ms / 1e3);
 	for (unsigned c = 0; c < ARENA_N_COUNTED; c++)
 		fprintf(log, ",%u", row->active[c]);

@@ -35,7 +35,8 @@ struct log_row {
 	int level;
 	const char *area;
 	double cpu_ms;
-	double cost_ms; /* frame start to glFinish; < 0 when not measured */
+	double cost_ms;   /* the frame's GPU cost (main.c); < 0: not measured */
+	double finish_ms; /* frame start to glFinish, wall; < 0: not measured */
 	/* The process's CPU time (all its threads, llvmpipe's rasterisers
 	 * included) over the same span: the work, without the waits that
 	 * other processes on the machine cause; < 0 when not measured. */

@@ -3,11 +3,13 @@
  * whose level comes from batond through the game SDK, and capture of
  * every frame (PPM) and of its cost (CSV). See README.md. */
 #include <errno.h>
+#include <stdbool.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "arena_sdk.h"
 #include "capture.h"
@@ -38,9 +40,11 @@ static void usage(FILE *out)
 	    "                     up to 1 GiB, and written after the frames)\n"
 	    "  --capture-every N  capture every Nth frame (default 1)\n"
 	    "  --log FILE         one CSV line per frame: frame, level, area,\n"
-	    "                     gpu_ms (-1 if unknown), cpu_ms, cost_s, "
-	    "proc_cpu_s,\n"
-	    "                     active per counted type\n"
+	    "                     gpu_ms (-1 if unknown), cpu_ms, cost_s "
+	    "(on llvmpipe\n"
+	    "                     CPU time / cores), finish_s, proc_cpu_s, "
+	    "active per\n"
+	    "                     counted type\n"
 	    "With BATON_PROFILE_DIR=DIR in the environment (baton profile),\n"
 	    "--capture defaults to DIR and --log to DIR/frames.csv.\n"
 	    "  --help             this text\n",
@@ -170,6 +174,8 @@ struct run {
 	FILE *log;
 	uint8_t *rgb;
 	struct capture_queue captures;
+	bool software; /* render_software(): cost_s is CPU time / cores */
+	double cores;
 	struct log_row pending[LOG_LAG + 1];
 };
 
@@ -191,17 +197,22 @@ static int run_frames(struct run *run)
 		render_frame(run->renderer, &run->world, &cam, (int)level,
 		             active, potential);
 		arena_sdk_frame(active, potential);
-		/* The profiling cost (cost_s): CLOCK_MONOTONIC from the frame's
-		 * start (before its draw calls are submitted) to glFinish
-		 * returning, i.e. until the GPU (on llvmpipe, its rasteriser
-		 * threads) has drawn it; before the capture's read-back and
-		 * file write, which are not the game's cost. Only when logging:
-		 * glFinish stalls the pipeline. */
-		double cost_ms = -1.0, proc_ms = -1.0;
+		/* The profiling cost (cost_s), from the frame's start (before
+		 * its draw calls) to glFinish returning, before the capture's
+		 * read-back, which is not the game's cost. On a GPU, the wall
+		 * time (finish_s). On a software rasterizer the "GPU" is the
+		 * cores, and the cost is the process's CPU time over that span
+		 * over the cores: the unit Baton's shim reports for such a
+		 * device (GPU time = CPU time / cores), which the waits other
+		 * processes cause on a shared machine do not inflate. Only
+		 * when logging: glFinish stalls the pipeline. */
+		double cost_ms = -1.0, finish_ms = -1.0, proc_ms = -1.0;
 		if (run->log) {
 			render_finish(run->renderer);
-			cost_ms = now_ms() - t0;
+			finish_ms = now_ms() - t0;
 			proc_ms = clock_ms(CLOCK_PROCESS_CPUTIME_ID) - p0;
+			cost_ms =
+			    run->software ? proc_ms / run->cores : finish_ms;
 		}
 		if (o->capture_dir && k % o->capture_every == 0) {
 			render_read_rgb(run->renderer, run->rgb);
@@ -215,6 +226,7 @@ static int run_frames(struct run *run)
 		                        .area = world_area_name(cam.area),
 		                        .cpu_ms = now_ms() - t0,
 		                        .cost_ms = cost_ms,
+		                        .finish_ms = finish_ms,
 		                        .proc_cpu_ms = proc_ms};
 		memcpy(row->active, active, sizeof(active));
 		if (run->log && k >= LOG_LAG)
@@ -267,6 +279,10 @@ int main(int argc, char **argv)
 	arena_sdk_declare(level_names, ARENA_N_LEVELS, ARENA_N_LEVELS - 1,
 	                  &run.meshes);
 	run.renderer = render_open(opt.width, opt.height, &run.meshes);
+	long cores = sysconf(_SC_NPROCESSORS_ONLN);
+	run.cores = cores > 0 ? (double)cores : 1.0;
+	if (run.renderer)
+		run.software = render_software(run.renderer);
 	if (!run.renderer)
 		goto out;
 	if (run_frames(&run) == 0)

@@ -3,6 +3,8 @@
  * scene, downsample) and per-frame GPU timing. */
 #pragma once
 
+#include <stdbool.h>
+
 #include <stddef.h>
 #include <stdint.h>
 
@@ -63,6 +65,8 @@ struct renderer;
 struct renderer *render_open(int width, int height,
                              const struct mesh_set *meshes);
 void render_close(struct renderer *r);
+/* A software rasterizer (llvmpipe, softpipe): its "GPU" is the CPU cores. */
+bool render_software(const struct renderer *r);
 
 /* Draws one frame of world seen by cam at level, counting (per counted
  * type) the objects

@@ -270,6 +270,14 @@ void render_finish(struct renderer *r)
 	glFinish();
 }
 
+bool render_software(const struct renderer *r)
+{
+	(void)r;
+	const char *name = (const char *)glGetString(GL_RENDERER);
+	return name && (strstr(name, "llvmpipe") || strstr(name, "softpipe") ||
+	                strstr(name, "swrast"));
+}
+
 void render_present(struct renderer *r)
 {
 	glx_window_swap(r->win);
