@@ -68,21 +68,67 @@ static uint32_t current_level(const struct core_quality_tenant *q)
 	return q->chosen ? q->level : q->start_level;
 }
 
+/* The model's cost of a level on the frames drawn (the active counts),
+ * or on the potential ones where the driver gave no active ones. */
+static double drawn_cost(const struct core_quality_tenant *q, uint32_t l)
+{
+	double c = q->cost_active[l];
+	return c > 0.0 && isfinite(c) ? c : q->cost[l];
+}
+
 /* The model's costs are in the profile's machine's seconds; k is this
  * machine's, measured at the level the game runs on the frames it drew.
- * The ratio of k to the model on those frames (the active counts)
- * calibrates every level's estimate on the potential counts (1 while
- * nothing was measured). */
+ * Their ratio at that level calibrates every level's model cost of the
+ * frames drawn (1 while nothing was measured). */
 static double calibration(const struct core_tenant *t)
 {
 	const struct core_quality_tenant *q = &t->quality;
 	uint32_t cur = current_level(q);
 	if (cur >= q->n_levels || !(t->k > 0.0))
 		return 1.0;
-	double drawn = q->cost_active[cur];
-	if (!(drawn > 0.0) || !isfinite(drawn))
-		drawn = q->cost[cur];
-	return t->k / drawn;
+	return t->k / drawn_cost(q, cur);
+}
+
+/* dJay's potential list looks ahead (§5): the objects that may be drawn
+ * soon. A potential list is a superset of what is drawn (arena's sees all
+ * round), so its model cost is not the next frames' cost; what rises
+ * ahead of a heavy area is the ratio of the potential list's model cost
+ * to the drawn frames'. The estimate is the calibrated cost of the frames
+ * drawn times that ratio over its usual value (a mean over POL_RATIO_S),
+ * never under 1: a lighter potential list waits for the frames to show
+ * it. */
+#define POL_RATIO_S 5.0
+
+static double pol_ratio(const struct core_quality_tenant *q, uint32_t l)
+{
+	double a = q->cost_active[l];
+	return a > 0.0 && isfinite(a) ? q->cost[l] / a : 0.0;
+}
+
+static double look_ahead(const struct core_quality_tenant *q)
+{
+	uint32_t cur = current_level(q);
+	if (cur >= q->n_levels || !(q->pol_smooth[cur] > 0.0))
+		return 1.0;
+	double r = pol_ratio(q, cur);
+	return r > 0.0 ? fmax(r / q->pol_smooth[cur], 1.0) : 1.0;
+}
+
+/* The usual ratio, per level (after the tick has used it: a jump shows
+ * whole in look_ahead). */
+static void smooth_potential(const struct core_params *p,
+                             struct core_quality_tenant *q)
+{
+	double a = 1.0 - exp(-p->epoch_s / POL_RATIO_S);
+	for (uint32_t l = 0; l < q->n_levels; l++) {
+		double r = pol_ratio(q, l);
+		if (!(r > 0.0))
+			continue;
+		if (q->pol_smooth[l] > 0.0)
+			q->pol_smooth[l] += a * (r - q->pol_smooth[l]);
+		else
+			q->pol_smooth[l] = r;
+	}
 }
 
 /* One tenant as an item; false if it has nothing to count yet. */
@@ -95,17 +141,17 @@ static bool make_item(const struct core_params *p, const struct core_tenant *t,
 	             : t->fixed_fps > 0.0 ? t->fixed_fps
 	                                  : core_sla_ref(p, t);
 	bool levels = has_estimates(q);
-	double scale = levels ? calibration(t) : 1.0;
+	double scale = levels ? calibration(t) * look_ahead(q) : 1.0;
 	if (levels && q->pinned > 0 && q->pinned <= q->n_levels) {
 		*base = q->pinned - 1;
 		it->n_levels = 1;
-		it->cost[0] = q->cost[*base] * scale * unit;
+		it->cost[0] = drawn_cost(q, *base) * scale * unit;
 		it->benefit[0] = q->benefit[*base];
 	} else if (levels) {
 		*base = 0;
 		it->n_levels = q->n_levels;
 		for (uint32_t l = 0; l < q->n_levels; l++) {
-			it->cost[l] = q->cost[l] * scale * unit;
+			it->cost[l] = drawn_cost(q, l) * scale * unit;
 			it->benefit[l] = q->benefit[l];
 		}
 		/* A capped tenant's levels stop where its budget does:
@@ -303,10 +349,14 @@ static void apply(const struct core_params *p, struct core_quality_gpu *g,
 		struct core_quality_tenant *q = &tn->quality;
 		uint32_t was = current_level(q);
 		uint32_t now = w->base[s] + w->lv[s];
-		if (has_estimates(q) && now != was) {
-			g->changed++;
-			if (tn->k > 0.0 && was < q->n_levels)
-				tn->k *= q->cost[now] / q->cost[was];
+		if (has_estimates(q)) {
+			if (now != was) {
+				g->changed++;
+				if (tn->k > 0.0 && was < q->n_levels)
+					tn->k *= drawn_cost(q, now) /
+					         drawn_cost(q, was);
+			}
+			smooth_potential(p, q);
 		}
 		if (q->hold_s > 0.0)
 			q->hold_s -= p->epoch_s;

@@ -7,14 +7,14 @@
  * Every tenant with a learned cost is an item of the multiple-choice
  * knapsack (quality_opt.h):
  *  - a game with per-level estimates (n_levels >= 2: the driver evaluated
- *    its models on the epoch's potential object list, dJay §5) offers its
- *    levels; the model's costs are calibrated to this machine by the ratio
- *    of the measured cost per frame k to the model's cost at the level it
- *    runs on the frames k measured (the ACTIVE list), so that a model
- *    fitted elsewhere, or a little off, still adds up to what the GPU
- *    measures, while a heavier potential list still raises the estimate
- *    before the heavy frames are drawn (the anticipation dJay's POL is
- *    for);
+ *    its models on the epoch's active and potential object lists, dJay
+ *    §5) offers its levels: the model's cost of the frames drawn at each
+ *    level, calibrated to this machine by the ratio of the measured cost
+ *    per frame k to that model cost at the level it runs (a model fitted
+ *    elsewhere, or a little off, still adds up to what the GPU measures),
+ *    times the rise of the potential list's model cost over the drawn
+ *    frames' above its usual ratio (so that a heavy area coming raises the
+ *    estimate before its frames are drawn: what dJay's POL is for);
  *  - a game without estimates, and a pinned one (`baton set --level`), is
  *    an item with one choice: its measured cost k.
  * The weight is the rate it is held to (its pinned rate, else its SLA
@@ -53,6 +53,9 @@ struct core_quality_tenant {
 	/* The model's cost per level on the epoch's active counts (what
 	 * the frames k measured drew); 0: unknown, cost[] stands in. */
 	double cost_active[QUALITY_MAX_LEVELS];
+	/* state: cost[] over cost_active[], its usual value per level
+	 * (quality_stage.c, look_ahead) */
+	double pol_smooth[QUALITY_MAX_LEVELS];
 	uint32_t pinned;      /* level + 1 forced by the user; 0 = none */
 	uint32_t start_level; /* the level it runs before the stage chose
 	                         one (the game's default) */
