@@ -80,6 +80,8 @@ def main():
         print("profiling arena (about 2 minutes)")
         profile(args, out)
     prof = os.path.join(args.models, "profile.json")
+    if not os.path.isfile(prof):  # data/models names it after the game
+        prof = os.path.join(args.models, "arena-profile.json")
     results = qe.experiment(args, ["lever", "all-hi", "all-me", "all-lo"])
     qe.report(results, qe.profile_ssim(prof if os.path.isfile(prof)
                                        else None), allow_one=False)
