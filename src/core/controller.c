@@ -3,6 +3,8 @@
 #include <math.h>
 
 #include "core/caps.h"
+#include "core/harvest.h"
+#include "core/harvest_slot.h"
 #include "core/reach.h"
 
 /* vGASA's k_i: GPU seconds per frame, so that g_i = k_i * f_i (Sec. 3.2,
@@ -130,5 +132,16 @@ void core_controller_tick(const struct core_policy *policy,
 			if (t->target_fps < floor)
 				t->target_fps = floor;
 		}
+	}
+
+	/* Stage 6, time harvesting (GPU grid): what the games, as the
+	 * stages above left them, leave to best-effort work. */
+	struct core_harvest_stage *h = &gpu->harvest;
+	if (h->params && h->out) {
+		size_t games = h->games_seen ? n : 0;
+		core_harvest_tick(h->params, tenants, games, gpu->other_util,
+		                  h->out, h->be, h->n_be);
+		core_harvest_slot(h->params, tenants, games, h->now_s,
+		                  &h->out->slot);
 	}
 }

@@ -27,7 +27,7 @@ static bool idle_span(const struct core_harvest_params *p,
 	if (m < 1.0)
 		m = 1.0;
 	double next = g->present_s + m * *period;
-	*a = next - wait + g->k;
+	*a = next - wait + (g->work_after_wait ? 0.0 : g->k);
 	*b = next - p->margin_s;
 	return *b > *a;
 }

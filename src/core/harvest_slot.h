@@ -16,11 +16,12 @@
  * epoch) and its GPU time per frame k_i, the idle span before each
  * Present is [p_i + m P_i - d_i + k_i, p_i + m P_i - margin]: the k_i
  * at its start covers GPU work still draining from a submit made before
- * the wait (Vulkan submits before Present; OpenGL renders at the real
- * swap, after it). The slot is the spans' intersection, which recurs only
- * if the games share a period: periods more than period_tolerance apart
- * give no slot (their phases slide), and the window alone decides, as it
- * does when the spans do not overlap.
+ * the wait (Vulkan submits before Present). A game whose frames reach the
+ * GPU after the wait (work_after_wait: OpenGL renders at the real swap)
+ * has none draining, and its span is the whole wait. The slot is the spans'
+ * intersection, which recurs only if the games share a period: periods more
+ * than period_tolerance apart give no slot (their phases slide), and the window
+ * alone decides, as it does when the spans do not overlap.
  *
  * Pure: the caller passes the time (seconds on the clock of p_i). */
 #pragma once

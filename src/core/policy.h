@@ -100,6 +100,10 @@ struct core_tenant {
 	double present_s;      /* when its last Present was, in seconds on
 	                          the caller's clock; 0 = none yet (the
 	                          harvesting slot, harvest_slot.h) */
+	bool work_after_wait;  /* its frames reach the GPU after the pacing
+	                          wait (OpenGL's swap), not before it
+	                          (Vulkan's submit): no GPU work drains
+	                          during its wait (harvest_slot.h) */
 	double cap_initial;    /* published cap in (0, 1] (gOver's initial
 	                          cap, G1); 0 = not capped (caps.h) */
 	bool work_conserving;  /* its cap may be exceeded while the GPU has
@@ -148,6 +152,25 @@ struct core_tenant {
 	                      limited at the same time */
 };
 
+/* Stage 6 of the tick, time harvesting (harvest.h): the caller's
+ * best-effort tenants and where the stage's findings go. Best-effort
+ * tenants are not in the tenant array: the stages before never see them
+ * (not paced, capped or counted as load; what they use is idle time). */
+struct core_harvest_params;
+struct core_be_tenant;
+struct core_harvest_gpu;
+struct core_harvest_stage {
+	const struct core_harvest_params *params; /* NULL: the stage is off */
+	struct core_be_tenant *be; /* budgets, windows, modes (in, out) */
+	size_t n_be;
+	struct core_harvest_gpu *out; /* the GPU's window, slot, free share */
+	bool games_seen; /* false: no game telemetry reaches the caller (a
+	                    host Baton does not see): the games count for
+	                    nothing and each tenant's probe decides */
+	double now_s;    /* the tick's time, on the clock of present_s (the
+	                    slot, harvest_slot.h) */
+};
+
 /* State of one GPU kept between ticks. */
 struct core_gpu {
 	double util;        /* input: measured busy fraction, last epoch */
@@ -170,8 +193,10 @@ struct core_gpu {
 	                       one yet) */
 	bool overload;      /* output: sla_util > util_target, the budget
 	                       cannot hold every tenant at its SLA */
-	struct core_caps_gpu caps;       /* the capacity stage (caps.h) */
-	struct core_quality_gpu quality; /* quality_stage.h */
+	struct core_caps_gpu caps;         /* the capacity stage (caps.h) */
+	struct core_quality_gpu quality;   /* quality_stage.h */
+	struct core_harvest_stage harvest; /* stage 6: the caller's, set
+	                                      each tick */
 };
 
 struct core_policy {

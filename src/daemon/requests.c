@@ -130,8 +130,15 @@ static void hello(struct server *s, struct conn *c,
 		c->tenant = daemon_add_tenant(
 		    s->d, h->name, c->cred.pid, c->cred.uid, h->sla_fps,
 		    h->fixed_fps, &shm, daemon_now_ns());
-		if (c->tenant)
+		if (c->tenant) {
 			daemon_tenant_hello_cap(c->tenant, h->cap);
+			/* The GL shim paces before the real swap, which
+			 * hands the frame to the device: none of it runs
+			 * during the wait (core/harvest_slot.h). A game
+			 * that says so falsely moves the slot onto its own
+			 * frames only. */
+			c->tenant->work_after_wait = strcmp(h->api, "gl") == 0;
+		}
 	}
 	if (!c->tenant) {
 		ipc_shm_unmap(&shm);

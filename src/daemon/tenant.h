@@ -28,6 +28,9 @@ struct tenant {
 	 * set cap=`. The capacity stage turns it into a budget. */
 	double cap;
 	bool work_conserving;
+	bool work_after_wait; /* its hello said "api":"gl": frames reach the
+	                         GPU at the real swap, after the pacing wait
+	                         (core_tenant.work_after_wait) */
 
 	struct ipc_shm shm; /* owned: unmapped when the tenant goes */
 	struct ipc_ring_reader reader;

@@ -11,7 +11,6 @@
 #include <stdio.h>
 
 #include "core/controller.h"
-#include "core/harvest_slot.h"
 #include "daemon/be_stuck.h"
 #include "daemon/quality_models.h"
 #include "ipc/control.h"
@@ -379,24 +378,35 @@ static void be_epoch(struct tenant *t, const struct epoch_sample *s, double dt)
 	b->core.probe = false; /* batond sees the games: telemetry */
 }
 
-/* Stage 6 (core/harvest.h), right after core_controller_tick as the
- * simulator runs it: the games as the controller left them (their learned
- * k and targets), the best-effort tenants' budgets, windows and modes. */
-static void harvest(struct daemon *d, size_t n_games, int64_t now)
+/* Stage 6 of the tick (core/harvest.h), handed to core_controller_tick:
+ * the best-effort tenants, with the stuck rule's input read from their
+ * rings. batond sees the games' shims, so their telemetry is the stage's
+ * (the probe path is the SDK's when no batond answers). */
+static void harvest_gather(struct daemon *d, int64_t now)
 {
 	size_t m = 0;
 	for (size_t i = 0; i < d->n_tenants; i++) {
 		struct tenant *t = d->tenants[i];
 		if (!t->be || t->corrupt)
 			continue;
-		daemon_be_inflight(t, now); /* the stuck rule's input */
+		daemon_be_inflight(t, now);
 		d->be_core[m++] = t->be_state.core;
 	}
-	core_harvest_tick(&d->harvest, d->core, n_games, d->gpu.other_util,
-	                  &d->harvest_gpu, d->be_core, m);
-	core_harvest_slot(&d->harvest, d->core, n_games, (double)now * 1e-9,
-	                  &d->harvest_gpu.slot);
-	m = 0;
+	d->gpu.harvest = (struct core_harvest_stage){
+	    .params = &d->harvest,
+	    .be = d->be_core,
+	    .n_be = m,
+	    .out = &d->harvest_gpu,
+	    .games_seen = true,
+	    .now_s = (double)now * 1e-9,
+	};
+}
+
+/* What stage 6 decided, into each best-effort tenant and its control
+ * block. */
+static void harvest_apply(struct daemon *d)
+{
+	size_t m = 0;
 	for (size_t i = 0; i < d->n_tenants; i++) {
 		struct tenant *t = d->tenants[i];
 		if (!t->be || t->corrupt)
@@ -470,6 +480,7 @@ void daemon_tick(struct daemon *d, int64_t now)
 		t->core.sleep_s = s.sleep_s;
 		t->core.gate_s = s.gate_s;
 		t->core.present_s = (double)t->last_present_ns * 1e-9;
+		t->core.work_after_wait = t->work_after_wait;
 		t->core.cap_initial = t->cap;
 		t->core.work_conserving = t->work_conserving;
 		/* The core wants one contiguous array. */
@@ -480,6 +491,7 @@ void daemon_tick(struct daemon *d, int64_t now)
 	d->gpu.caps.owner_caps = d->cfg.user_caps;
 	d->gpu.caps.n_owner_caps = d->cfg.n_user_caps;
 	bool severe = d->gpu.caps.severe;
+	harvest_gather(d, now);
 	core_controller_tick(d->policy, &d->cfg.params, &d->gpu, d->core, n);
 	d->ticks++;
 	if (d->gpu.caps.severe != severe) {
@@ -492,7 +504,7 @@ void daemon_tick(struct daemon *d, int64_t now)
 			log_info("at most one tenant overloaded: advertising "
 			         "capacity again");
 	}
-	harvest(d, n, now);
+	harvest_apply(d);
 
 	size_t k = 0;
 	for (size_t i = 0; i < d->n_tenants; i++) {

@@ -2,9 +2,9 @@
  * its shim would (FPS, frames, sleep, GPU time, gate time) to the
  * controller batond runs (core_controller_tick), whose pacing targets and
  * budgets go back to the games and the GPU; then gOver's capacity stage
- * may admit a waiting tenant, and the harvesting stage (core_harvest_tick,
- * core_harvest_slot) is fed the BE tenants' state, counts their stuck
- * figures and lets their loops go on. */
+ * may admit a waiting tenant. The tick's last stage, harvesting, is fed the
+ * BE tenants' state (core_gpu.harvest) and what it decides lets their loops
+ * go on; the stuck figures are counted on the way in. */
 #include "sim/sim_engine.h"
 
 #include <math.h>
@@ -47,11 +47,12 @@ static void be_count_stuck(const struct sim *s, struct sim_be *b, int64_t exec,
 	b->tick_exec_ns = exec;
 }
 
-/* Stage 6 of the tick (harvest.h): the games on the roster (when their
- * telemetry reaches the stage) and the BE tenants that are running; then
- * a BE tenant waiting for a window goes on. */
-static void harvest_tick(struct sim *s, int64_t now, uint32_t n_games)
+/* Stage 6 of the tick (harvest.h), handed to core_controller_tick: the
+ * BE tenants that are running, and whether the games' telemetry reaches
+ * the stage (games_seen); the stuck figures of the epoch that ends. */
+static void harvest_gather(struct sim *s, int64_t now)
 {
+	s->core_gpu.harvest = (struct core_harvest_stage){0};
 	if (s->n_be == 0)
 		return;
 	uint32_t m = 0, hung = UINT32_MAX;
@@ -72,15 +73,25 @@ static void harvest_tick(struct sim *s, int64_t now, uint32_t n_games)
 			s->be_roster[m].inflight_s = 0.0;
 		s->be_of[m++] = i;
 	}
-	core_harvest_tick(&s->sc->harvest, s->roster,
-	                  s->sc->games_seen ? n_games : 0,
-	                  s->core_gpu.other_util, &s->harvest, s->be_roster, m);
-	core_harvest_slot(&s->sc->harvest, s->roster,
-	                  s->sc->games_seen ? n_games : 0, (double)now / 1e9,
-	                  &s->harvest.slot);
-	for (uint32_t j = 0; j < m; j++) {
+	for (uint32_t j = 0; j < m; j++)
+		s->be[s->be_of[j]].others_overran =
+		    hung != UINT32_MAX && hung != s->be_of[j];
+	s->core_gpu.harvest = (struct core_harvest_stage){
+	    .params = &s->sc->harvest,
+	    .be = s->be_roster,
+	    .n_be = m,
+	    .out = &s->harvest,
+	    .games_seen = s->sc->games_seen,
+	    .now_s = (double)now / 1e9,
+	};
+}
+
+/* What stage 6 decided goes back to the BE tenants, and one waiting for
+ * a window goes on. */
+static void harvest_apply(struct sim *s, int64_t now)
+{
+	for (size_t j = 0; j < s->core_gpu.harvest.n_be; j++) {
 		uint32_t i = s->be_of[j];
-		s->be[i].others_overran = hung != UINT32_MAX && hung != i;
 		s->be[i].core = s->be_roster[j];
 		sim_apply_be(s, i, sim_be_tick(&s->be[i], now, &s->harvest),
 		             now);
@@ -145,6 +156,7 @@ void sim_on_tick(struct sim *s, int64_t now)
 		s->tick_exec_ns[i] = exec;
 		s->tick_held_ns[i] = held;
 	}
+	harvest_gather(s, now);
 	core_controller_tick(s->policy, &s->sc->params, &s->core_gpu, s->roster,
 	                     k);
 	for (uint32_t j = 0; j < k; j++) {
@@ -160,7 +172,7 @@ void sim_on_tick(struct sim *s, int64_t now)
 			sim_gpu_set_cap(&s->gpu, i, s->roster[j].caps.budget);
 	}
 	admit_next(s, now);
-	harvest_tick(s, now, k);
+	harvest_apply(s, now);
 
 	s->ticks++;
 	int64_t next = (int64_t)(s->ticks + 1) * s->epoch_ns;

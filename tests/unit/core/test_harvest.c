@@ -10,6 +10,7 @@
 #include <cmocka.h>
 
 #include "assert_near.h"
+#include "core/controller.h"
 #include "core/harvest.h"
 #include "core/harvest_fit.h"
 
@@ -106,6 +107,47 @@ static void test_window_split(void **state)
 	/* No game reports: the periodical cap alone. */
 	core_harvest_tick(&p, NULL, 0, 0.0, &hg, be, 1);
 	assert_near(be[0].window_s, 0.006, EPS);
+}
+
+/* Stage 6 inside core_controller_tick: the BE tenants the caller hands it
+ * get their budgets and windows from the games as the same tick left them
+ * (the k learned and the target the PI loop just set); no stage without
+ * parameters; without the games' telemetry they count for nothing. */
+static void test_stage_in_tick(void **state)
+{
+	(void)state;
+	struct core_params cp = core_params_default();
+	struct core_harvest_params p = core_harvest_params_default();
+	struct core_harvest_gpu hg = {0};
+	struct core_be_tenant be = {.weight = 1, .window_s = -1};
+	struct core_gpu gpu = {.other_util = 0.02};
+	struct core_tenant g = {
+	    .sla_fps = 30, .fps = 30, .frames = 3, .gpu_busy_s = 0.015};
+
+	/* Off: the BE tenant is left as it was. */
+	gpu.harvest = (struct core_harvest_stage){.be = &be, .n_be = 1};
+	core_controller_tick(&core_policy_sa, &cp, &gpu, &g, 1);
+	assert_near(be.window_s, -1, EPS);
+
+	gpu.harvest = (struct core_harvest_stage){.params = &p,
+	                                          .be = &be,
+	                                          .n_be = 1,
+	                                          .out = &hg,
+	                                          .games_seen = true,
+	                                          .now_s = 10.0};
+	core_controller_tick(&core_policy_sa, &cp, &gpu, &g, 1);
+	assert_true(g.k > 0.0 && g.target_fps >= 30.0);
+	double games = g.k * g.target_fps;
+	assert_near(hg.games_util, games, EPS);
+	assert_near(be.budget, 1.0 - games - 0.02 - p.util_margin, EPS);
+	assert_near(be.window_s, 1.0 / g.target_fps - g.k - p.margin_s, EPS);
+	assert_near(hg.eq1_s, be.window_s, EPS);
+
+	/* A host Baton does not see: no Eq. 1 window, the whole share. */
+	gpu.harvest.games_seen = false;
+	core_controller_tick(&core_policy_sa, &cp, &gpu, &g, 1);
+	assert_true(hg.eq1_s < 0.0);
+	assert_near(be.budget, 1.0 - 0.02 - p.util_margin, EPS);
 }
 
 /* The paper's hysteresis: 3 quiet to enter continuous, 1 busy to leave;
@@ -269,6 +311,7 @@ int main(void)
 	    cmocka_unit_test(test_eq1_games),
 	    cmocka_unit_test(test_budget_split),
 	    cmocka_unit_test(test_window_split),
+	    cmocka_unit_test(test_stage_in_tick),
 	    cmocka_unit_test(test_hysteresis),
 	    cmocka_unit_test(test_tick_modes),
 	    cmocka_unit_test(test_rest),

@@ -56,6 +56,12 @@ static void test_one_game(void **state)
 	g.gate_s = 0.06;
 	assert_true(core_harvest_slot(&p, &g, 1, 100.005, &s));
 	assert_near(s.len_s, 0.007, EPS);
+	/* Frames that reach the GPU after the wait (OpenGL): nothing drains
+	 * in it, the span is the whole wait less the margin. */
+	g.work_after_wait = true;
+	assert_true(core_harvest_slot(&p, &g, 1, 100.005, &s));
+	assert_near(s.start_s, 100.008, EPS);
+	assert_near(s.len_s, 0.011, EPS);
 }
 
 /* Two games at one period, phases apart: the spans' cyclic overlap, found
