@@ -102,14 +102,17 @@ bool daemon_config_set_quality(struct daemon_config *cfg, const char *mode)
 	struct core_params *p = &cfg->params;
 	if (strcmp(mode, "off") == 0) {
 		p->quality_on = false;
-	} else if (strcmp(mode, "baton") == 0) {
+	} else if (strcmp(mode, "baton") == 0 || strcmp(mode, "paper") == 0) {
 		p->quality_on = true;
-		p->quality_paper = false;
-		p->quality = quality_params_default();
-	} else if (strcmp(mode, "paper") == 0) {
-		p->quality_on = true;
-		p->quality_paper = true;
-		p->quality = quality_params_djay();
+		p->quality_paper = mode[0] == 'p';
+		/* The mode's budget and solver; Warning and Critical stay as
+		 * the params group set them, whichever comes first. */
+		struct quality_params d = p->quality_paper
+		                              ? quality_params_djay()
+		                              : quality_params_default();
+		p->quality.budget = d.budget;
+		p->quality.strict = d.strict;
+		p->quality.exact_reassign = d.exact_reassign;
 	} else {
 		return false;
 	}
@@ -210,8 +213,10 @@ void daemon_usage(FILE *out)
 	    "                    cap_w_u, cap_w_e, cap_steal, cap_run, "
 	    "cap_quiet,\n"
 	    "                    cap_sla_tol, cap_qos_margin, cap_total,\n"
-	    "                    quality_headroom, quality_hold_s), a "
-	    "harvest\n"
+	    "                    quality_headroom, quality_hold_s,\n"
+	    "                    quality_warn_epochs, "
+	    "quality_critical_epochs,\n"
+	    "                    quality_critical_ratio), a harvest\n"
 	    "                    group (best-effort work: margin_ms, "
 	    "util_margin,\n"
 	    "                    periodical_ms, continuous_ms, enter_quiet, "

@@ -91,7 +91,49 @@ static const struct param_field param_fields[] = {
     /* the quality stage's damping (docs/quality.md) */
     PF(quality_headroom, 0.0, 0.5, false),
     PF(quality_hold_s, 0.0, 600.0, false),
+    /* dJay's Critical band top (Sec. 6.3: 40 ms over 33) */
+    {"quality_critical_ratio",
+     offsetof(struct core_params, quality.critical_ratio), 1.0, 100.0, true},
 };
+
+/* The integer parameters: counts of periods or epochs. */
+static const struct {
+	const char *name;
+	size_t offset; /* of an unsigned in struct core_params */
+	long long lo, hi;
+} count_fields[] = {
+    {"cap_run", offsetof(struct core_params, cap_run), 1, 1000},
+    {"cap_quiet", offsetof(struct core_params, cap_quiet), 1, 1000},
+    /* dJay's Warning and Critical (Sec. 6.3; the simulator's ranges) */
+    {"quality_warn_epochs", offsetof(struct core_params, quality.warn_epochs),
+     1, 100000},
+    {"quality_critical_epochs",
+     offsetof(struct core_params, quality.critical_epochs), 1, 100000},
+};
+
+/* A count parameter by name: true when key is one (set, or an error). */
+static bool count_param(struct file_ctx *f, struct daemon_config *cfg,
+                        const config_setting_t *s, bool *ok)
+{
+	const char *key = config_setting_name(s);
+	for (size_t k = 0; k < sizeof(count_fields) / sizeof(count_fields[0]);
+	     k++) {
+		if (strcmp(count_fields[k].name, key) != 0)
+			continue;
+		int t = config_setting_type(s);
+		long long n = config_setting_get_int64(s);
+		if ((t != CONFIG_TYPE_INT && t != CONFIG_TYPE_INT64) ||
+		    n < count_fields[k].lo || n > count_fields[k].hi)
+			*ok = file_error(
+			    f, s, "must be an integer in [%lld, %lld]",
+			    count_fields[k].lo, count_fields[k].hi);
+		else
+			*(unsigned *)((char *)&cfg->params +
+			              count_fields[k].offset) = (unsigned)n;
+		return true;
+	}
+	return false;
+}
 
 static bool file_params(struct file_ctx *f, struct daemon_config *cfg,
                         const config_setting_t *group)
@@ -100,18 +142,10 @@ static bool file_params(struct file_ctx *f, struct daemon_config *cfg,
 		return file_error(f, group, "must be a group { ... }");
 	for (int i = 0; i < config_setting_length(group); i++) {
 		const config_setting_t *s = config_setting_get_elem(group, i);
-		const char *key = config_setting_name(s);
-		if (strcmp(key, "cap_run") == 0 ||
-		    strcmp(key, "cap_quiet") == 0) {
-			int t = config_setting_type(s);
-			long long n = config_setting_get_int64(s);
-			if ((t != CONFIG_TYPE_INT && t != CONFIG_TYPE_INT64) ||
-			    n < 1 || n > 1000)
-				return file_error(f, s,
-				                  "must be an integer in [1, "
-				                  "1000]");
-			*(key[4] == 'r' ? &cfg->params.cap_run
-			                : &cfg->params.cap_quiet) = (uint32_t)n;
+		bool ok = true;
+		if (count_param(f, cfg, s, &ok)) {
+			if (!ok)
+				return false;
 			continue;
 		}
 		const struct param_field *pf = NULL;

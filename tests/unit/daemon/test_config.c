@@ -153,7 +153,8 @@ static void test_quality(void **state)
 	assert_string_equal(cfg.models_dir, DAEMON_DEFAULT_MODELS);
 	write_config("quality = \"paper\";\nmodels = \"/srv/models\";\n"
 	             "params = { quality_headroom = 0.1; quality_hold_s = 5; "
-	             "};\n");
+	             "quality_warn_epochs = 50; quality_critical_epochs = 3; "
+	             "quality_critical_ratio = 1.5; };\n");
 	char *argv[] = {"batond", "--config", path, NULL};
 	assert_int_equal(run(&cfg, out, sizeof(out), 3, argv), DAEMON_ARGS_RUN);
 	assert_true(cfg.params.quality_on);
@@ -162,12 +163,18 @@ static void test_quality(void **state)
 	assert_string_equal(cfg.models_dir, "/srv/models");
 	assert_float_equal(cfg.params.quality_headroom, 0.1, 0);
 	assert_float_equal(cfg.params.quality_hold_s, 5.0, 0);
+	assert_int_equal(cfg.params.quality.warn_epochs, 50);
+	assert_int_equal(cfg.params.quality.critical_epochs, 3);
+	assert_float_equal(cfg.params.quality.critical_ratio, 1.5, 0);
 	char *over[] = {"batond", "--config", path,     "--quality",
 	                "baton",  "--models", "/var/m", NULL};
 	assert_int_equal(run(&cfg, out, sizeof(out), 7, over), DAEMON_ARGS_RUN);
 	assert_true(cfg.params.quality_on);
 	assert_false(cfg.params.quality_paper);
 	assert_float_equal(cfg.params.quality.budget, 1.0, 0);
+	/* --quality sets the mode's budget, not the file's thresholds */
+	assert_int_equal(cfg.params.quality.warn_epochs, 50);
+	assert_float_equal(cfg.params.quality.critical_ratio, 1.5, 0);
 	assert_string_equal(cfg.models_dir, "/var/m");
 	unlink(path);
 }
@@ -198,6 +205,12 @@ static void test_config_file_errors(void **state)
 	    {"models = \"models\";\n", ":1: models: must be an absolute"},
 	    {"params = { quality_headroom = 0.9; };\n",
 	     ":1: quality_headroom: must lie in"},
+	    {"params = { quality_warn_epochs = 0; };\n",
+	     ":1: quality_warn_epochs: must be an integer in [1, 100000]"},
+	    {"params = { quality_critical_epochs = 1.5; };\n",
+	     ":1: quality_critical_epochs: must be an integer"},
+	    {"params = { quality_critical_ratio = 1; };\n",
+	     ":1: quality_critical_ratio: must lie in (1, 100]"},
 	};
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		write_config(cases[i].text);
