@@ -6,12 +6,15 @@ tests/e2e/daemon/quality_e2e.py's experiment with every configuration
 one by one under batond on llvmpipe) and prints one table:
 
     flock /tmp/baton-cpu.lock bench/quality_real.py [BUILD] [--max N]
-        [--join-s S] [--models DIR] [--out DIR]
+        [--join-s S] [--models DIR] [--out DIR] [--configs LIST]
 
 BUILD defaults to build/. --models reuses a directory with arena.json
 (and profile.json) instead of profiling. Results go to --out (default
 BUILD/bench/quality): results.json, profile.json, arena.json; the plot
-is drawn by bench/quality_plot.py (scripts/bench does both)."""
+is drawn by bench/quality_plot.py (scripts/bench does both). --configs
+runs some of the four (comma-separated), for example the lever alone over
+long windows: a 1 % share of seconds below needs windows of 100 s or more
+before one second can be told from none."""
 
 import argparse
 import json
@@ -65,6 +68,7 @@ def main():
     p.add_argument("--join-s", type=float, default=20.0)
     p.add_argument("--models")
     p.add_argument("--out")
+    p.add_argument("--configs", default="lever,all-hi,all-me,all-lo")
     a = p.parse_args()
     b = os.path.abspath(a.build)
     out = os.path.abspath(a.out or os.path.join(b, "bench", "quality"))
@@ -82,7 +86,13 @@ def main():
     prof = os.path.join(args.models, "profile.json")
     if not os.path.isfile(prof):  # data/models names it after the game
         prof = os.path.join(args.models, "arena-profile.json")
-    results = qe.experiment(args, ["lever", "all-hi", "all-me", "all-lo"])
+    configs = a.configs.split(",")
+    bad = [c for c in configs if c not in ("lever", "all-hi", "all-me",
+                                           "all-lo")]
+    if bad:
+        p.error("--configs: unknown configuration %r (lever, all-hi, "
+                "all-me, all-lo)" % bad[0])
+    results = qe.experiment(args, configs)
     qe.report(results, qe.profile_ssim(prof if os.path.isfile(prof)
                                        else None), allow_one=False)
     table(results)
