@@ -442,6 +442,12 @@ bool plot_write(const char *path, const struct cli_report *r, char *errbuf,
 		snprintf(errbuf, len, "nothing to plot");
 		return false;
 	}
+	if (r->runs[0].result.combo) {
+		snprintf(errbuf, len,
+		         "the SM-level model (a combo scenario) keeps no time "
+		         "series to plot: its figures are the table");
+		return false;
+	}
 	if (fmt == PLOT_SVG)
 		s = cairo_svg_surface_create(path, WIDTH, HEIGHT);
 	else

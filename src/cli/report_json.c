@@ -5,6 +5,7 @@
 #include <math.h>
 
 #include "cli/cli.h"
+#include "sim/sim_combo_report.h"
 #include "sim/sim_quality_report.h"
 
 /* jansson refuses NaN and infinities; a figure that could not be computed
@@ -93,6 +94,8 @@ static bool add_run(json_t *obj, const struct cli_report *r,
 	    !set(obj, "tenants", tenants))
 		return false;
 	if (res->harvest >= 0.0 && !set(obj, "harvest", num(res->harvest)))
+		return false;
+	if (res->combo && !set(obj, "combo", sim_combo_run_json(res)))
 		return false;
 	if (res->quality && !set(obj, "quality", sim_quality_run_json(res)))
 		return false;

@@ -3,11 +3,23 @@
 #include <string.h>
 
 #include "cli/cli.h"
+#include "sim/sim_combo_report.h"
 #include "sim/sim_quality_report.h"
 
 static void header(FILE *out, const struct cli_report *r,
                    const struct sim_result *res)
 {
+	if (res->combo) {
+		const struct sim_combo_spec *c = &r->sc->combo;
+		fprintf(out,
+		        "scenario %s  seed %llu  measured %.1f s  SM-level "
+		        "model: %u SMs, QoS %.2f ms, BE kernel %.2f ms\n",
+		        r->sc->name, (unsigned long long)r->sc->seed,
+		        res->duration_s - res->warmup_s,
+		        (unsigned)c->p.sm_total, 1e3 / c->fps,
+		        c->be_kernel_s * 1e3);
+		return;
+	}
 	fprintf(out,
 	        "scenario %s  policy %s  seed %llu  measured %.1f s  "
 	        "GPU utilization %.1f%%\n",
@@ -122,6 +134,10 @@ void report_text(FILE *out, const struct cli_report *r)
 			        g.kp, g.ki, core_pi_pole(&g));
 		}
 		header(out, r, &run->result);
+		if (run->result.combo) {
+			sim_combo_report_text(out, &run->result);
+			continue;
+		}
 		table(out, &run->result);
 		if (cli_uses_capacity(r->sc))
 			capacity(out, &run->result);

@@ -17,6 +17,7 @@
 
 #include "sim/scenario_be.h"
 #include "sim/scenario_parse.h"
+#include "sim/scenario_combo.h"
 #include "sim/scenario_quality.h"
 
 static bool parse_sweep(struct sim_cfg_ctx *c, const config_setting_t *root,
@@ -50,8 +51,9 @@ static bool parse_root(struct sim_cfg_ctx *c, const config_setting_t *root,
                        struct sim_scenario *sc)
 {
 	static const char *const known[] = {
-	    "name",   "description", "duration_s", "warmup_s", "seed",    "gpu",
-	    "policy", "tenants",     "sweep",      "harvest",  "quality", NULL};
+	    "name",    "description", "duration_s", "warmup_s", "seed",
+	    "gpu",     "policy",      "tenants",    "sweep",    "harvest",
+	    "quality", "combo",       NULL};
 	long long seed = 1;
 
 	sc->duration_s = 60.0;
@@ -84,6 +86,7 @@ static bool parse_root(struct sim_cfg_ctx *c, const config_setting_t *root,
 	return sim_scenario_parse_gpu(c, root, sc) &&
 	       sim_scenario_parse_policy(c, root, sc) &&
 	       sim_be_parse_harvest(c, root, sc) &&
+	       sim_scenario_parse_combo(c, root, sc) &&
 	       sim_scenario_parse_tenants(c, root, sc) &&
 	       sim_scenario_parse_quality(c, root, sc) &&
 	       parse_sweep(c, root, sc);

@@ -12,6 +12,7 @@
 #include "core/policy.h"
 #include "core/quality_model.h"
 #include "core/quality_opt.h"
+#include "sim/sim_combo.h"
 
 #define SIM_NAME_MAX 32
 
@@ -212,6 +213,9 @@ struct sim_scenario {
 	 * sim_quality_set_mode. */
 	enum sim_quality_mode quality;
 	double stale_penalty;
+	/* Space harvesting (sim_combo.h): with combo.on the run is the
+	 * SM-level model's, and the scenario has no tenants. */
+	struct sim_combo_spec combo;
 };
 
 /* "off", "djay", "djay-paper", "all-lo", "all-me", "all-hi"; false if the

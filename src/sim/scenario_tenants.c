@@ -173,8 +173,13 @@ bool sim_scenario_parse_tenants(struct sim_cfg_ctx *c,
 {
 	config_setting_t *list;
 
-	if (!sim_cfg_list(c, root, "tenants", true, 1, MAX_TENANTS, &list))
+	/* A space-harvesting scenario's game and BE work are its combo
+	 * group's (sim_combo.h). */
+	if (!sim_cfg_list(c, root, "tenants", !sc->combo.on, 1, MAX_TENANTS,
+	                  &list))
 		return false;
+	if (!list)
+		return true;
 	size_t n = (size_t)config_setting_length(list);
 	sc->tenants = calloc(n, sizeof(*sc->tenants));
 	if (!sc->tenants)

@@ -225,6 +225,22 @@ bool sim_run(const struct sim_scenario *sc, struct sim_result *out,
              struct sim_error *err)
 {
 	*out = (struct sim_result){0};
+	if (sc->combo.on) {
+		out->duration_s = sc->duration_s;
+		out->warmup_s = sc->warmup_s;
+		out->harvest = -1.0;
+		out->combo = true;
+		if (sim_combo_run(&sc->combo, sc->duration_s, sc->warmup_s,
+		                  sc->seed, &out->combo_result))
+			return true;
+		if (err) {
+			*err = (struct sim_error){0};
+			snprintf(err->msg, sizeof(err->msg),
+			         "the combo model refused its input or ran out "
+			         "of memory");
+		}
+		return false;
+	}
 	if (!sim_validate(sc, err))
 		return false;
 	struct sim s;

@@ -119,6 +119,10 @@ struct sim_result {
 	double *q_benefit_per_s;
 	struct sim_quality_phase *q_phases;
 	size_t q_n_phases;
+	/* Space harvesting (the scenario's combo group): each scheme's run;
+	 * no tenants then. */
+	bool combo;
+	struct sim_combo_result combo_result;
 };
 
 /* Runs the scenario as given (policy, seed, duration, gains from *sc). On
