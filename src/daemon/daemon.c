@@ -237,15 +237,14 @@ static json_t *quality_status(const struct daemon_quality *q,
 	json_t *levels = json_array();
 	for (uint32_t i = 0; levels && i < q->n_levels; i++)
 		json_array_append_new(levels, json_string(q->level_names[i]));
-	uint32_t ctl = daemon_quality_control_level(q);
 	/* The stage's estimates at that level (core/quality_stage.h):
 	 * calibrated GPU ms per frame and the model's benefit (SSIM); 0
 	 * while the quality lever is off or nothing was estimated. */
 	return json_pack("{s:s, s:o, s:i, s:b, s:b, s:i, s:i, s:b, s:f, s:f, "
 	                 "s:b}",
 	                 "game", q->game_id, "levels", levels, "level",
-	                 ctl ? (int)ctl - 1 : (int)q->default_level, "pinned",
-	                 q->pinned >= 0, "chosen", q->chosen >= 0, "in_use",
+	                 (int)daemon_quality_level(q), "pinned", q->pinned >= 0,
+	                 "chosen", q->chosen >= 0, "in_use",
 	                 (int)q->level_in_use, "types", (int)q->n_types,
 	                 "models", q->models != NULL, "est_cost_ms",
 	                 cq->est_cost * 1e3, "est_benefit", cq->est_benefit,

@@ -28,6 +28,11 @@ struct metrics_tenant {
 	double u;          /* busy / budget over the last period */
 	double overloaded; /* 1 while the capacity stage says so */
 	double cap_bound;  /* 1 while its budget gate holds it back */
+	/* The quality level in force (daemon_quality_level: the pin, else
+	 * batond's choice, else the game's default; 0 = cheapest), for a
+	 * game that declared levels (has_quality); others get no line. */
+	bool has_quality;
+	double quality_level;
 };
 
 /* One best-effort tenant (docs/harvesting.md). */

@@ -227,6 +227,20 @@ char *metrics_format(const struct metrics_snapshot *s, size_t *len)
 	           "pacer or the machine, holds its frames back.",
 	           offsetof(struct metrics_tenant, cap_bound));
 
+	/* Only games that declared quality levels (baton.h) have one. */
+	header(&b, "baton_tenant_quality_level", "gauge",
+	       "Quality level the tenant draws at: batond's pin or choice, "
+	       "else the tenant's default (0 = cheapest; tenants that "
+	       "declared quality levels only).");
+	for (size_t i = 0; i < s->n; i++) {
+		const struct metrics_tenant *t = &s->tenants[i];
+		if (!t->has_quality)
+			continue;
+		put(&b, "baton_tenant_quality_level");
+		tenant_labels(&b, s, t);
+		put(&b, "} %.9g\n", t->quality_level);
+	}
+
 	be_families(&b, s);
 
 	gpu_gauge(&b, "baton_gpu_utilization",

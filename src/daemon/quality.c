@@ -202,6 +202,14 @@ uint32_t daemon_quality_control_level(const struct daemon_quality *q)
 	return q->chosen >= 0 ? (uint32_t)q->chosen + 1u : 0u;
 }
 
+int32_t daemon_quality_level(const struct daemon_quality *q)
+{
+	if (!q->declared)
+		return -1;
+	uint32_t ctl = daemon_quality_control_level(q);
+	return ctl ? (int32_t)ctl - 1 : (int32_t)q->default_level;
+}
+
 bool daemon_quality_choose(struct daemon_quality *q, int32_t level)
 {
 	if (!q->declared || level < -1 || level >= (int32_t)q->n_levels)

@@ -71,6 +71,10 @@ enum daemon_quality_event daemon_quality_tick(struct daemon_quality *q,
  * quality_level (level + 1, 0 = none). */
 uint32_t daemon_quality_control_level(const struct daemon_quality *q);
 
+/* The level in force, as `baton status` shows it: the pin, else batond's
+ * choice, else the game's default; -1 while undeclared. */
+int32_t daemon_quality_level(const struct daemon_quality *q);
+
 /* For the optimizer: the level batond chooses for this game, -1 = none.
  * false (nothing changed) when undeclared or out of range. */
 bool daemon_quality_choose(struct daemon_quality *q, int32_t level);

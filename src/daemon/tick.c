@@ -331,6 +331,8 @@ static void fill_snapshot(struct daemon *d, struct tenant *t, int64_t now,
 	    .u = t->core.caps.sampled ? t->core.caps.u : 0.0,
 	    .overloaded = t->core.caps.overloaded ? 1.0 : 0.0,
 	    .cap_bound = t->core.cap_bound ? 1.0 : 0.0,
+	    .has_quality = t->quality.declared,
+	    .quality_level = (double)daemon_quality_level(&t->quality),
 	};
 	snprintf(m->name, sizeof(m->name), "%s", t->name);
 }

@@ -21,8 +21,16 @@
 #include "daemon/metrics.h"
 #include "harness.h"
 
-static const struct metrics_tenant tenant = {
-    .id = 42, .uid = 1234, .name = "secret-game", .pid = 4321, .fps = 60};
+/* The second one declared quality levels and runs at level 2. */
+static const struct metrics_tenant tenants[2] = {
+    {.id = 42, .uid = 1234, .name = "secret-game", .pid = 4321, .fps = 60},
+    {.id = 43,
+     .uid = 1234,
+     .name = "arena",
+     .pid = 77,
+     .has_quality = true,
+     .quality_level = 2},
+};
 
 static char *scrape(bool names)
 {
@@ -33,7 +41,7 @@ static char *scrape(bool names)
 	if (!m)
 		fail_msg("%s", err);
 	struct metrics_snapshot s = {
-	    .policy = "sa", .tenants = &tenant, .n = 1};
+	    .policy = "sa", .tenants = tenants, .n = 2};
 	assert_true(metrics_publish(m, &s));
 	int code = 0;
 	char *r = http_get(port, "/metrics", &code);
@@ -55,6 +63,20 @@ static void test_names_only_when_asked(void **state)
 	r = scrape(true);
 	assert_non_null(strstr(r, "baton_tenant_fps{id=\"42\",uid=\"1234\","
 	                          "name=\"secret-game\",pid=\"4321\"} 60\n"));
+	free(r);
+}
+
+/* baton_tenant_quality_level: the level of the game that declared
+ * levels, no line for the one that did not. */
+static void test_quality_level_only_with_levels(void **state)
+{
+	(void)state;
+	char *r = scrape(false);
+	assert_non_null(strstr(r, "# TYPE baton_tenant_quality_level gauge\n"));
+	assert_non_null(strstr(
+	    r, "\nbaton_tenant_quality_level{id=\"43\",uid=\"1234\"} 2\n"));
+	if (strstr(r, "baton_tenant_quality_level{id=\"42\""))
+		fail_msg("a level for a game without levels:\n%s", r);
 	free(r);
 }
 
@@ -183,6 +205,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_names_only_when_asked),
+	    cmocka_unit_test(test_quality_level_only_with_levels),
 	    cmocka_unit_test(test_port_taken_says_why),
 	    cmocka_unit_test(test_past_fd_setsize),
 	    cmocka_unit_test(test_idle_connections_do_not_starve),

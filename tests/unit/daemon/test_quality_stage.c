@@ -3,7 +3,8 @@
  * gets its best level, the second the best that fits the rest, the third
  * forces a reassignment, and all three end where the budget holds them
  * (dJay §6.3). Each game draws at the level its control block publishes,
- * so batond measures the cost of the level it chose. A game whose model
+ * so batond measures the cost of the level it chose; /metrics shows the
+ * level chosen (baton_tenant_quality_level). A game whose model
  * file is corrupt keeps its default level, and batond keeps serving. */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -94,6 +95,26 @@ static bool chosen_level(const char *sock, struct fake_tenant *t, int want)
 	return false;
 }
 
+/* Within 5 s: /metrics has baton_tenant_quality_level want for the
+ * game (a scrape may be a tick behind status). */
+static bool metrics_level(unsigned port, const struct fake_tenant *t, int want)
+{
+	char line[128];
+	snprintf(line, sizeof(line),
+	         "\nbaton_tenant_quality_level{id=\"%lld\",uid=\"%u\"} %d\n",
+	         t->id, (unsigned)getuid(), want);
+	for (int i = 0; i < 100; i++) {
+		int code = 0;
+		char *r = http_get(port, "/metrics", &code);
+		bool ok = r && code == 200 && strstr(r, line);
+		free(r);
+		if (ok)
+			return true;
+		usleep(50000);
+	}
+	return false;
+}
+
 /* The capacity answer's quality part once its "more" is want, within
  * 5 s (k settles over a few epochs after a level change); else the last
  * one. Owned by the caller. */
@@ -136,6 +157,7 @@ static void test_joins_and_reassignment(void **state)
 	                            sizeof(err)))
 		fail_msg("register: %s", err);
 	assert_true(chosen_level(p.sock, &g[0], 2));
+	assert_true(metrics_level(p.port, &g[0], 2));
 	/* the rest, 0.34, pays for medium (0.30) */
 	if (!fake_tenant_start_game(&g[1], p.sock, "g1", 30, 200, &arena, err,
 	                            sizeof(err)))
@@ -149,6 +171,8 @@ static void test_joins_and_reassignment(void **state)
 		fail_msg("register: %s", err);
 	for (int i = 0; i < 3; i++)
 		assert_true(chosen_level(p.sock, &g[i], 1));
+	for (int i = 0; i < 3; i++)
+		assert_true(metrics_level(p.port, &g[i], 1));
 
 	json_t *q = quality_of(p.sock, g[2].id);
 	assert_non_null(q);
