@@ -8,7 +8,7 @@ cores llvmpipe renders on, so the BE work and the games truly compete.
 
     bench/harvest_real.py [--build DIR] [--seconds 25] [--alone-seconds 12]
                           [--n 512] [--games G1,G2] [--no-gate]
-                          [--align on|off] [--out DIR]
+                          [--align on|off] [--space] [--out DIR]
 
 One batond and one X server for the whole run; the games start once and
 run through phases 1-3 back to back, then leave:
@@ -19,6 +19,12 @@ run through phases 1-3 back to back, then leave:
             (the window and budget of docs/harvesting.md);
   3g gate   (unless --no-gate) + the unmodified `be-matmul --naive` under
             `baton run --be` with BATON_CL_SPLIT=matmul (the OpenCL gate);
+  3s space  (with --space) space harvesting on the CPU's cores (issue
+            12, COMBO's split): the games' processes pinned to core 0,
+            `be-matmul --naive --units 1` (a one-core PoCL sub-device)
+            pinned to core 1 running free on the partition the games
+            left, and `be-matmul --units 1` through the SDK pinned to core
+            0, in the games' slot; BE rows/s is the two together;
   4 be-sdk  the SDK alone under batond (continuous mode: its dedicated
             speed through the gate), then
   4 be-naive  `be-matmul --naive` alone (dedicated speed, ungated).
@@ -169,6 +175,31 @@ class Sampler:
         return sum(sums) / len(sums) if sums else float("nan")
 
 
+def process_tree(pid):
+    """pid and its descendants (through /proc's children lists)."""
+    out, todo = [], [pid]
+    while todo:
+        p = todo.pop()
+        out.append(p)
+        try:
+            for task in os.listdir("/proc/%d/task" % p):
+                with open("/proc/%d/task/%s/children" % (p, task)) as f:
+                    todo += [int(c) for c in f.read().split()]
+        except OSError:
+            pass
+    return out
+
+
+def pin_tree(pids, cpus):
+    """Every thread of every process under pids onto cpus (taskset -a):
+    the games' side of the space phase's partition."""
+    for root in pids:
+        for p in process_tree(root):
+            subprocess.run(["taskset", "-a", "-p", "-c", cpus, str(p)],
+                           stdout=subprocess.DEVNULL,
+                           stderr=subprocess.DEVNULL, check=False)
+
+
 def frame_stats(stamps, lo, hi):
     """One game over [lo, hi) (CLOCK_MONOTONIC s): FPS per whole 1-s
     window, windows below the SLA, mean, p99 of the frame intervals that
@@ -268,11 +299,60 @@ class Bench:
         return Client([self.baton, "run", "--be", "--name", "gate-mm",
                        "--", ] + mm + ["--naive"], benv).__enter__()
 
+    def space(self, env, seconds, games):
+        """The space phase's two BE clients (see the docstring), with the
+        games pinned to core 0 meanwhile; their progress lines merged as
+        one stream of summed rows."""
+        cpus = sorted(os.sched_getaffinity(0))
+        check(len(cpus) >= 2, "--space needs two CPUs, have %s" % cpus)
+        mm = [self.matmul, "--n", str(self.a.n), "--seconds",
+              "%g" % seconds, "--progress", "--units", "1"]
+        benv = dict(env)
+        benv.pop("LD_PRELOAD", None)
+        free = dict(benv)
+        free.pop("BATON_SOCKET", None)
+        pin_tree([c.proc.pid for _, c, _ in games], str(cpus[0]))
+        try:
+            cs = [Client(["taskset", "-c", str(cpus[1])] + mm +
+                         ["--naive"], free).__enter__(),
+                  Client(["taskset", "-c", str(cpus[0])] + mm +
+                         ["--name", "space-mm"], benv).__enter__()]
+            lines = []
+            for c in cs:
+                try:
+                    rc = c.wait_exit(seconds + 60)
+                finally:
+                    kill_group(c.proc)
+                with c._cond:
+                    c._cond.wait_for(lambda: c._eof, timeout=5)
+                    ls = list(c.lines)
+                check(rc == 0, "space: be-matmul exited %d:\n%s" % (
+                    rc, "\n".join(ls[-20:])))
+                lines.append(ls)
+        finally:
+            pin_tree([c.proc.pid for _, c, _ in games],
+                     ",".join(str(c) for c in cpus))
+        streams = [[(float(m.group(1)), int(m.group(2)))
+                    for m in map(PROGRESS.search, ls) if m]
+                   for ls in lines]
+        # rows of both at each of the first stream's stamps
+        merged = []
+        for t, r0 in streams[0]:
+            before = [r for u, r in streams[1] if u <= t]
+            merged.append((t, r0 + (before[-1] if before else 0)))
+        self.progress["space"] = merged
+        self.summaries["space"] = " + ".join(
+            next((ln for ln in reversed(ls) if "rows/s" in ln), "")
+            for ls in lines)
+
     def phase(self, name, be_kind, env, seconds, games):
         """Runs one phase; returns its (lo, hi) measurement window."""
         t0 = time.monotonic()
         if be_kind is None:
             time.sleep(seconds)
+            hi = time.monotonic()
+        elif be_kind == "space":
+            self.space(env, seconds, games)
             hi = time.monotonic()
         else:
             c = self.be(be_kind, env, seconds)
@@ -327,6 +407,8 @@ class Bench:
                 self.phase("sdk", "sdk", env, a.seconds, games)
                 if not a.no_gate:
                     self.phase("gate", "gate", env, a.seconds, games)
+                if a.space:
+                    self.phase("space", "space", env, a.seconds, games)
                 self.stamps = {g[0]: [s / 1e9 for s in read_probe(g[2])]
                                for g in games}
                 for _, c, _ in games:
@@ -367,7 +449,7 @@ class Bench:
         ded = by["be-sdk"]["rows_s"]
         self.result = {"idle": idle, "dedicated_sdk": ded,
                        "dedicated_naive": by["be-naive"]["rows_s"]}
-        for n in ("sdk", "gate"):
+        for n in ("sdk", "gate", "space"):
             if n in by:
                 self.result["harvest_" + n] = by[n]["rows_s"] / (ded * idle)
         self.by = by
@@ -436,13 +518,13 @@ class Bench:
               % (self.a.align, r["idle"], by["alone"]["game_share"]))
         print("dedicated BE rate: SDK under batond %.0f rows/s, naive %.0f"
               % (r["dedicated_sdk"], r["dedicated_naive"]))
-        for n in ("sdk", "gate"):
+        for n in ("sdk", "gate", "space"):
             if "harvest_" + n in r:
                 print("harvest(%s) = rate(%s) / (rate(be-sdk) x idle) = "
                       "%.0f / (%.0f x %.3f) = %.1f %%" % (
                           n, n, by[n]["rows_s"], r["dedicated_sdk"],
                           r["idle"], r["harvest_" + n] * 100))
-        for n in ("sdk", "gate"):
+        for n in ("sdk", "gate", "space"):
             if n not in by:
                 continue
             gs = by[n]["games"]
@@ -496,6 +578,10 @@ def main():
     p.add_argument("--align", choices=("on", "off"), default="on",
                    help="periodical sub-launches in the games' slot "
                    "(batond's harvest align key; default on)")
+    p.add_argument("--space", action="store_true",
+                   help="add the space phase: games on core 0, BE on a "
+                   "one-core sub-device on core 1 and in the games' slot "
+                   "on core 0")
     p.add_argument("--check", action="store_true",
                    help="exit 1 unless the shape holds: every game keeps "
                    "its SLA beside gated BE, BE works there but slower "

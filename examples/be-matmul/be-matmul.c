@@ -8,7 +8,8 @@
  * is an empty kernel, launched and finished on the same queue.
  *
  *   be-matmul [--n N] [--tasks T] [--seconds S] [--name NAME] [--weight W]
- *             [--cap C] [--naive] [--check] [--progress] [--quiet]
+ *             [--cap C] [--units U] [--naive] [--check] [--progress]
+ *             [--quiet]
  *
  * --naive launches each product whole, without the SDK (the ungated
  * baseline); --check compares every element of C with a product computed
@@ -19,7 +20,10 @@
  * --check); --progress prints `be-matmul: progress T ROWS` after the
  * first launch past each whole second, T in CLOCK_MONOTONIC seconds and
  * ROWS the rows done so far, for a benchmark to take the rate over its
- * own window (bench/harvest_real.py). Exit status 0, 1 on an OpenCL or SDK
+ * own window (bench/harvest_real.py). --units U runs on a sub-device of U
+ * compute units (clCreateSubDevices by counts): the partition space
+ * harvesting gives best-effort work (issue 12; on PoCL, U cores). Exit
+ * status 0, 1 on an OpenCL or SDK
  * error, 3 when --check finds a wrong element, 77 with no OpenCL device (the
  * skip status of the tests). */
 #define CL_TARGET_OPENCL_VERSION 120
@@ -49,6 +53,7 @@ struct cl {
 	cl_kernel mm, probe;
 	cl_mem a, b, c;
 	int n;
+	unsigned units; /* > 0: a sub-device of this many compute units */
 };
 
 #define CHECK_CL(call, what)                                                   \
@@ -78,6 +83,27 @@ static int cl_setup(struct cl *c, const float *a, const float *b)
 	        CL_SUCCESS) {
 		fprintf(stderr, "be-matmul: no OpenCL device\n");
 		return -2;
+	}
+	if (c->units > 0) {
+		cl_device_partition_property by[] = {
+		    CL_DEVICE_PARTITION_BY_COUNTS,
+		    (cl_device_partition_property)c->units,
+		    CL_DEVICE_PARTITION_BY_COUNTS_LIST_END, 0};
+		cl_device_id sub;
+		cl_uint got = 0;
+		e = clCreateSubDevices(dev, by, 1, &sub, &got);
+		if (e != CL_SUCCESS || got != 1) {
+			cl_uint cu = 0;
+			clGetDeviceInfo(dev, CL_DEVICE_MAX_COMPUTE_UNITS,
+			                sizeof(cu), &cu, NULL);
+			fprintf(stderr,
+			        "be-matmul: --units %u: the device (%u compute "
+			        "units) gives no sub-device of that many "
+			        "(clCreateSubDevices by counts: %d)\n",
+			        c->units, cu, e);
+			return -1;
+		}
+		dev = sub;
 	}
 	c->ctx = clCreateContext(NULL, 1, &dev, NULL, NULL, &e);
 	CHECK_CL(e, "clCreateContext");
@@ -198,6 +224,8 @@ static const char usage[] =
     "  --name NAME    the name batond shows (default be-matmul)\n"
     "  --weight W     share among best-effort tenants, (0, 1000]\n"
     "  --cap C        GPU cap, (0, 1]\n"
+    "  --units U      run on a sub-device of U compute units (a\n"
+    "                 partition of the device; on PoCL, U cores)\n"
     "  --naive        whole products, no SDK, no gate (the baseline)\n"
     "  --check        verify the last product on the CPU\n"
     "  --quiet        no summary lines\n"
@@ -248,6 +276,7 @@ int main(int argc, char **argv)
 	int n = 512, tasks = 5;
 	double seconds = 0.0;
 	bool naive = false, want_check = false, quiet = false, progress = false;
+	unsigned units = 0;
 	const char *name = "be-matmul";
 	struct baton_be_options o;
 	baton_be_options_init(&o);
@@ -257,7 +286,8 @@ int main(int argc, char **argv)
 		double x = 0.0;
 		bool takes = !strcmp(a, "--n") || !strcmp(a, "--tasks") ||
 		             !strcmp(a, "--name") || !strcmp(a, "--weight") ||
-		             !strcmp(a, "--cap") || !strcmp(a, "--seconds");
+		             !strcmp(a, "--cap") || !strcmp(a, "--seconds") ||
+		             !strcmp(a, "--units");
 		if (takes)
 			i++;
 		if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
@@ -282,6 +312,10 @@ int main(int argc, char **argv)
 		} else if (!strcmp(a, "--cap")) {
 			if (!number_arg(a, v, 0, true, 1, &o.cap))
 				return 2;
+		} else if (!strcmp(a, "--units")) {
+			if (!number_arg(a, v, 1, false, 4096, &x))
+				return 2;
+			units = (unsigned)x;
 		} else if (!strcmp(a, "--naive")) {
 			naive = true;
 		} else if (!strcmp(a, "--check")) {
@@ -313,7 +347,7 @@ int main(int argc, char **argv)
 		a[i] = (float)((i * 7 + 3) % 5) - 2.0f;
 		b[i] = (float)((i * 11 + 1) % 7) - 3.0f;
 	}
-	struct cl c = {.n = n};
+	struct cl c = {.n = n, .units = units};
 	int setup = cl_setup(&c, a, b);
 	if (setup < 0)
 		return setup == -2 ? 77 : 1;
