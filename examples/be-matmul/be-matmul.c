@@ -53,7 +53,8 @@ struct cl {
 	cl_kernel mm, probe;
 	cl_mem a, b, c;
 	int n;
-	unsigned units; /* > 0: a sub-device of this many compute units */
+	unsigned units;   /* > 0: a sub-device of this many compute units */
+	cl_device_id sub; /* that sub-device, released at the end */
 };
 
 #define CHECK_CL(call, what)                                                   \
@@ -103,7 +104,7 @@ static int cl_setup(struct cl *c, const float *a, const float *b)
 			        c->units, cu, e);
 			return -1;
 		}
-		dev = sub;
+		dev = c->sub = sub;
 	}
 	c->ctx = clCreateContext(NULL, 1, &dev, NULL, NULL, &e);
 	CHECK_CL(e, "clCreateContext");
@@ -349,8 +350,11 @@ int main(int argc, char **argv)
 	}
 	struct cl c = {.n = n, .units = units};
 	int setup = cl_setup(&c, a, b);
-	if (setup < 0)
+	if (setup < 0) {
+		free(a);
+		free(b);
 		return setup == -2 ? 77 : 1;
+	}
 	/* Warm-up, untimed and outside the SDK: PoCL compiles the kernel
 	 * at its first launch, which would read as a very slow block. */
 	int64_t warm;
@@ -435,6 +439,8 @@ int main(int argc, char **argv)
 	clReleaseKernel(c.probe);
 	clReleaseCommandQueue(c.q);
 	clReleaseContext(c.ctx);
+	if (c.sub)
+		clReleaseDevice(c.sub);
 	free(a);
 	free(b);
 	return rc;

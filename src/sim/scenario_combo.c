@@ -103,6 +103,14 @@ bool sim_scenario_parse_combo(struct sim_cfg_ctx *c,
 	s->p.hold_s = ms[5] / 1e3;
 	s->p.margin_s = ms[6] / 1e3;
 	s->step_s = ms[7] / 1e6;
+	/* The model steps through time: bound the work one file can ask. */
+	double steps = sc->duration_s / s->step_s;
+	if (!(steps <= 2e9))
+		return sim_cfg_fail(c, g, NULL,
+		                    "duration_s / step_us gives %.3g steps, "
+		                    "more than 2e9: lengthen step_us or shorten "
+		                    "the run",
+		                    steps);
 	if (s->trace == SIM_COMBO_DYNAMIC &&
 	    !(s->rt_lo_s < s->rt_mean_s && s->rt_mean_s < s->rt_hi_s))
 		return sim_cfg_fail(c, g, NULL,

@@ -120,6 +120,8 @@ static void test_bad_keys(void **state)
 	    {"name=\"x\"; combo = { corun_gain = 0.5; };", "corun_gain"},
 	    {"name=\"x\"; combo = { rt_share = 2; };", "rt_share"},
 	    {"name=\"x\"; combo = { fps = 60; speed = 1; };", "speed"},
+	    {"name=\"x\"; duration_s = 86400; combo = { step_us = 1; };",
+	     "more than 2e9"},
 	};
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		struct sim_scenario sc;
