@@ -438,9 +438,9 @@ int main(int argc, char **argv)
 	clReleaseKernel(c.mm);
 	clReleaseKernel(c.probe);
 	clReleaseCommandQueue(c.q);
-	clReleaseContext(c.ctx);
 	if (c.sub)
 		clReleaseDevice(c.sub);
+	clReleaseContext(c.ctx);
 	free(a);
 	free(b);
 	return rc;
