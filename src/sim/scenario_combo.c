@@ -106,11 +106,12 @@ bool sim_scenario_parse_combo(struct sim_cfg_ctx *c,
 	/* The model steps through time: bound the work one file can ask. */
 	double steps = sc->duration_s / s->step_s;
 	if (!(steps <= 2e9))
-		return sim_cfg_fail(c, g, NULL,
-		                    "duration_s / step_us gives %.3g steps, "
-		                    "more than 2e9: lengthen step_us or shorten "
-		                    "the run",
-		                    steps);
+		return sim_cfg_fail(
+		    c, g, NULL,
+		    "duration_s / step_us gives %.3g steps, "
+		    "more than 2e9: lengthen step_us or shorten "
+		    "the run",
+		    steps);
 	if (s->trace == SIM_COMBO_DYNAMIC &&
 	    !(s->rt_lo_s < s->rt_mean_s && s->rt_mean_s < s->rt_hi_s))
 		return sim_cfg_fail(c, g, NULL,

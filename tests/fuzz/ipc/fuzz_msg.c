@@ -22,7 +22,16 @@ static void parse(const char *line, size_t len)
 		    (m.hello.name[0] == '\0' ||
 		     !(m.hello.sla_fps >= 0 && m.hello.sla_fps <= IPC_FPS_MAX)))
 			__builtin_trap();
-		if (m.type == IPC_MSG_SET && !m.set.has_sla && !m.set.has_fixed)
+		/* a set changes something, and only within range: a cap of
+		 * 0 (none) or in (0, 1], a weight in (0, IPC_BE_WEIGHT_MAX] */
+		if (m.type == IPC_MSG_SET &&
+		    ((!m.set.has_sla && !m.set.has_fixed && !m.set.has_cap &&
+		      !m.set.has_wc && !m.set.has_weight && !m.set.has_level) ||
+		     (m.set.has_cap &&
+		      !(m.set.cap >= 0.0 && m.set.cap <= 1.0)) ||
+		     (m.set.has_weight &&
+		      !(m.set.weight > 0.0 &&
+		        m.set.weight <= IPC_BE_WEIGHT_MAX))))
 			__builtin_trap();
 		/* rates are 0 or in [IPC_FPS_MIN, IPC_FPS_MAX] */
 		double r[4] = {m.hello.sla_fps, m.hello.fixed_fps,
