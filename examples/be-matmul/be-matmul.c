@@ -175,6 +175,38 @@ static int probe(void *user)
 	return clFinish(c->q) == CL_SUCCESS ? 0 : -1;
 }
 
+/* Releases what cl_setup made. PoCL's worker threads drop their own
+ * reference to a finished command's event after clFinish has returned;
+ * when the program exits in that window with a sub-device released, the
+ * worker reads the freed sub-device and crashes (PoCL 3.1, seen under
+ * load with a cold kernel cache). Every event holds a reference to its
+ * queue, so the queue's count falling back to ours says the workers are
+ * done; the wait is bounded (1 s) in case a runtime counts otherwise. */
+static void cl_teardown(struct cl *c)
+{
+	if (c->q) {
+		clFinish(c->q);
+		for (int i = 0; i < 1000; i++) {
+			cl_uint refs = 0;
+			if (clGetCommandQueueInfo(
+			        c->q, CL_QUEUE_REFERENCE_COUNT, sizeof(refs),
+			        &refs, NULL) != CL_SUCCESS ||
+			    refs <= 1)
+				break;
+			nanosleep(&(struct timespec){.tv_nsec = 1000000}, NULL);
+		}
+	}
+	clReleaseMemObject(c->a);
+	clReleaseMemObject(c->b);
+	clReleaseMemObject(c->c);
+	clReleaseKernel(c->mm);
+	clReleaseKernel(c->probe);
+	clReleaseCommandQueue(c->q);
+	if (c->sub)
+		clReleaseDevice(c->sub);
+	clReleaseContext(c->ctx);
+}
+
 /* Every element against the host's product; the first wrong one said. */
 static int check(const struct cl *c, const float *a, const float *b)
 {
@@ -432,15 +464,7 @@ int main(int argc, char **argv)
 	if (want_check && !quiet)
 		printf("be-matmul: check %s\n", rc ? "FAILED" : "ok");
 	baton_be_close(be);
-	clReleaseMemObject(c.a);
-	clReleaseMemObject(c.b);
-	clReleaseMemObject(c.c);
-	clReleaseKernel(c.mm);
-	clReleaseKernel(c.probe);
-	clReleaseCommandQueue(c.q);
-	if (c.sub)
-		clReleaseDevice(c.sub);
-	clReleaseContext(c.ctx);
+	cl_teardown(&c);
 	free(a);
 	free(b);
 	return rc;
