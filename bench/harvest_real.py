@@ -20,11 +20,14 @@ run through phases 1-3 back to back, then leave:
   3g gate   (unless --no-gate) + the unmodified `be-matmul --naive` under
             `baton run --be` with BATON_CL_SPLIT=matmul (the OpenCL gate);
   3s space  (with --space) space harvesting on the CPU's cores (issue
-            12, COMBO's split): the games' processes pinned to core 0,
-            `be-matmul --naive --units 1` (a one-core PoCL sub-device)
-            pinned to core 1 running free on the partition the games
-            left, and `be-matmul --units 1` through the SDK pinned to core
-            0, in the games' slot; BE rows/s is the two together;
+            12, COMBO's split, docs/harvesting.md): batond runs with
+            `harvest.space_units` = the CPUs here, and `be-matmul`
+            through the SDK as a CPU device: while the games' load holds
+            still batond confines them to the first cores (Eq. 5's
+            group) and gives BE the rest, BE's sub-launches outside the
+            games' slot run there and the ones in the slot on every
+            core. With --space the sdk phase runs `be-matmul --no-space`
+            (time slots only) under the same batond;
   4 be-sdk  the SDK alone under batond (continuous mode: its dedicated
             speed through the gate), then
   4 be-naive  `be-matmul --naive` alone (dedicated speed, ungated).
@@ -175,31 +178,6 @@ class Sampler:
         return sum(sums) / len(sums) if sums else float("nan")
 
 
-def process_tree(pid):
-    """pid and its descendants (through /proc's children lists)."""
-    out, todo = [], [pid]
-    while todo:
-        p = todo.pop()
-        out.append(p)
-        try:
-            for task in os.listdir("/proc/%d/task" % p):
-                with open("/proc/%d/task/%s/children" % (p, task)) as f:
-                    todo += [int(c) for c in f.read().split()]
-        except OSError:
-            pass
-    return out
-
-
-def pin_tree(pids, cpus):
-    """Every thread of every process under pids onto cpus (taskset -a):
-    the games' side of the space phase's partition."""
-    for root in pids:
-        for p in process_tree(root):
-            subprocess.run(["taskset", "-a", "-p", "-c", cpus, str(p)],
-                           stdout=subprocess.DEVNULL,
-                           stderr=subprocess.DEVNULL, check=False)
-
-
 def frame_stats(stamps, lo, hi):
     """One game over [lo, hi) (CLOCK_MONOTONIC s): FPS per whole 1-s
     window, windows below the SLA, mean, p99 of the frame intervals that
@@ -294,65 +272,20 @@ class Bench:
             benv.pop("BATON_SOCKET", None)
             return Client(mm + ["--naive"], benv).__enter__()
         if kind == "sdk":
-            return Client(mm + ["--name", "sdk-mm"], benv).__enter__()
+            # time slots only, even under a batond that divides the CPUs
+            return Client(mm + ["--name", "sdk-mm", "--no-space"],
+                          benv).__enter__()
+        if kind == "space":
+            return Client(mm + ["--name", "space-mm"], benv).__enter__()
         benv["BATON_CL_SPLIT"] = "matmul"
         return Client([self.baton, "run", "--be", "--name", "gate-mm",
                        "--", ] + mm + ["--naive"], benv).__enter__()
-
-    def space(self, env, seconds, games):
-        """The space phase's two BE clients (see the docstring), with the
-        games pinned to core 0 meanwhile; their progress lines merged as
-        one stream of summed rows."""
-        cpus = sorted(os.sched_getaffinity(0))
-        check(len(cpus) >= 2, "--space needs two CPUs, have %s" % cpus)
-        mm = [self.matmul, "--n", str(self.a.n), "--seconds",
-              "%g" % seconds, "--progress", "--units", "1"]
-        benv = dict(env)
-        benv.pop("LD_PRELOAD", None)
-        free = dict(benv)
-        free.pop("BATON_SOCKET", None)
-        pin_tree([c.proc.pid for _, c, _ in games], str(cpus[0]))
-        try:
-            cs = [Client(["taskset", "-c", str(cpus[1])] + mm +
-                         ["--naive"], free).__enter__(),
-                  Client(["taskset", "-c", str(cpus[0])] + mm +
-                         ["--name", "space-mm"], benv).__enter__()]
-            lines = []
-            for c in cs:
-                try:
-                    rc = c.wait_exit(seconds + 60)
-                finally:
-                    kill_group(c.proc)
-                with c._cond:
-                    c._cond.wait_for(lambda: c._eof, timeout=5)
-                    ls = list(c.lines)
-                check(rc == 0, "space: be-matmul exited %d:\n%s" % (
-                    rc, "\n".join(ls[-20:])))
-                lines.append(ls)
-        finally:
-            pin_tree([c.proc.pid for _, c, _ in games],
-                     ",".join(str(c) for c in cpus))
-        streams = [[(float(m.group(1)), int(m.group(2)))
-                    for m in map(PROGRESS.search, ls) if m]
-                   for ls in lines]
-        # rows of both at each of the first stream's stamps
-        merged = []
-        for t, r0 in streams[0]:
-            before = [r for u, r in streams[1] if u <= t]
-            merged.append((t, r0 + (before[-1] if before else 0)))
-        self.progress["space"] = merged
-        self.summaries["space"] = " + ".join(
-            next((ln for ln in reversed(ls) if "rows/s" in ln), "")
-            for ls in lines)
 
     def phase(self, name, be_kind, env, seconds, games):
         """Runs one phase; returns its (lo, hi) measurement window."""
         t0 = time.monotonic()
         if be_kind is None:
             time.sleep(seconds)
-            hi = time.monotonic()
-        elif be_kind == "space":
-            self.space(env, seconds, games)
             hi = time.monotonic()
         else:
             c = self.be(be_kind, env, seconds)
@@ -389,9 +322,12 @@ class Bench:
             env = x.env(BATON_SOCKET=sock)
             conf = os.path.join(tmp, "batond.conf")
             with open(conf, "w") as f:
-                # the slot (docs/harvesting.md) on or off
-                f.write("harvest = { align = %s; };\n"
-                        % ("true" if a.align == "on" else "false"))
+                # the slot (docs/harvesting.md) on or off; space
+                # harvesting over this machine's CPUs with --space
+                f.write("harvest = { align = %s; space_units = %d; };\n"
+                        % ("true" if a.align == "on" else "false",
+                           len(os.sched_getaffinity(0)) if a.space
+                           else 0))
             daemon = Batond(self.batond, self.baton, sock,
                             ["--policy", "sa", "--sla", "%g" % SLA,
                              "--config", conf], env)
@@ -409,6 +345,10 @@ class Bench:
                     self.phase("gate", "gate", env, a.seconds, games)
                 if a.space:
                     self.phase("space", "space", env, a.seconds, games)
+                    self.space_status = [
+                        (t, st.get("space", {})) for t, st in
+                        self.sampler.status
+                        if t >= self.phases[-1]["lo"]]
                 self.stamps = {g[0]: [s / 1e9 for s in read_probe(g[2])]
                                for g in games}
                 for _, c, _ in games:
@@ -441,6 +381,12 @@ class Bench:
                               for n, s in self.stamps.items()}
                 p["game_share"] = self.sampler.game_shares(lo, hi)
             by[p["name"]] = p
+        if "space" in by:
+            # share of batond's samples with the CPUs divided
+            sp = [st for t, st in self.space_status
+                  if by["space"]["lo"] <= t <= by["space"]["hi"]]
+            by["space"]["integrated"] = sum(
+                1 for st in sp if st.get("split", 0) > 0) / max(1, len(sp))
         alone = by["alone"]
         for p in self.phases:
             for n, g in p.get("games", {}).items():
@@ -462,7 +408,7 @@ class Bench:
         its own idle CPU). Returns the failures, [] if none."""
         bad = []
         by = self.by
-        for n in ("sdk", "gate"):
+        for n in ("sdk", "gate", "space"):
             if n not in by:
                 continue
             p = by[n]
@@ -479,6 +425,9 @@ class Bench:
                                                 by["be-sdk"]["rows_s"]))
             if any(v["continuous"] > 0.5 for v in p["batond_be"].values()):
                 bad.append("%s: continuous mode with games presenting" % n)
+        if "space" in by and not by["space"]["integrated"] > 0.5:
+            bad.append("space: batond divided the CPUs in %.0f %% of the "
+                       "phase" % (by["space"]["integrated"] * 100))
         alone = by["be-sdk"]["batond_be"]
         if not alone or not all(v["continuous"] >= 0.5
                                 for v in alone.values()):
@@ -524,6 +473,9 @@ class Bench:
                       "%.0f / (%.0f x %.3f) = %.1f %%" % (
                           n, n, by[n]["rows_s"], r["dedicated_sdk"],
                           r["idle"], r["harvest_" + n] * 100))
+        if "space" in by:
+            print("space: batond divided the CPUs in %.0f %% of its samples"
+                  % (by["space"]["integrated"] * 100))
         for n in ("sdk", "gate", "space"):
             if n not in by:
                 continue
@@ -579,9 +531,8 @@ def main():
                    help="periodical sub-launches in the games' slot "
                    "(batond's harvest align key; default on)")
     p.add_argument("--space", action="store_true",
-                   help="add the space phase: games on core 0, BE on a "
-                   "one-core sub-device on core 1 and in the games' slot "
-                   "on core 0")
+                   help="add the space phase: batond divides the CPUs "
+                   "between the games and be-matmul (harvest.space_units)")
     p.add_argument("--check", action="store_true",
                    help="exit 1 unless the shape holds: every game keeps "
                    "its SLA beside gated BE, BE works there but slower "

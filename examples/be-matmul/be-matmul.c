@@ -55,6 +55,8 @@ struct cl {
 	int n;
 	unsigned units;   /* > 0: a sub-device of this many compute units */
 	cl_device_id sub; /* that sub-device, released at the end */
+	bool cpu;         /* a CPU device (PoCL): batond's space partition
+	                     applies (baton_be_options.cpu_device) */
 };
 
 #define CHECK_CL(call, what)                                                   \
@@ -85,6 +87,10 @@ static int cl_setup(struct cl *c, const float *a, const float *b)
 		fprintf(stderr, "be-matmul: no OpenCL device\n");
 		return -2;
 	}
+	cl_device_type type = 0;
+	c->cpu = clGetDeviceInfo(dev, CL_DEVICE_TYPE, sizeof(type), &type,
+	                         NULL) == CL_SUCCESS &&
+	         (type & CL_DEVICE_TYPE_CPU);
 	if (c->units > 0) {
 		cl_device_partition_property by[] = {
 		    CL_DEVICE_PARTITION_BY_COUNTS,
@@ -260,6 +266,9 @@ static const char usage[] =
     "  --units U      run on a sub-device of U compute units (a\n"
     "                 partition of the device; on PoCL, U cores)\n"
     "  --naive        whole products, no SDK, no gate (the baseline)\n"
+    "  --no-space     only batond's time slots, never a partition of\n"
+    "                 the CPU's cores beside the games' (space\n"
+    "                 harvesting, on a CPU device)\n"
     "  --check        verify the last product on the CPU\n"
     "  --quiet        no summary lines\n"
     "  --progress     a line each second: time and rows done\n"
@@ -309,6 +318,7 @@ int main(int argc, char **argv)
 	int n = 512, tasks = 5;
 	double seconds = 0.0;
 	bool naive = false, want_check = false, quiet = false, progress = false;
+	bool no_space = false;
 	unsigned units = 0;
 	const char *name = "be-matmul";
 	struct baton_be_options o;
@@ -353,6 +363,8 @@ int main(int argc, char **argv)
 			naive = true;
 		} else if (!strcmp(a, "--check")) {
 			want_check = true;
+		} else if (!strcmp(a, "--no-space")) {
+			no_space = true;
 		} else if (!strcmp(a, "--quiet")) {
 			quiet = true;
 		} else if (!strcmp(a, "--progress")) {
@@ -396,6 +408,7 @@ int main(int argc, char **argv)
 	if (!naive) {
 		o.probe = probe;
 		o.probe_user = &c;
+		o.cpu_device = c.cpu && !no_space;
 		int r = baton_be_open(name, &o, &be);
 		if (r != BATON_BE_OK) {
 			fprintf(stderr, "be-matmul: baton_be_open: %s\n",
@@ -451,11 +464,13 @@ int main(int argc, char **argv)
 	if (!quiet)
 		printf("be-matmul: n %d, %.2f tasks, %.0f rows in %.3f s: "
 		       "%.1f rows/s (work units/s), %.2f GFLOP/s, %llu "
-		       "launches, device busy %.1f %%, alpha %.3f ms, %s%s\n",
+		       "launches (%llu on a partition), device busy %.1f %%, "
+		       "alpha %.3f ms, %s%s\n",
 		       n, rows / n, rows, el, rows / el,
 		       2.0 * n * (double)n * rows / el * 1e-9,
-		       (unsigned long long)launches, 100.0 * dev_s / el,
-		       (double)info.alpha_ns * 1e-6,
+		       (unsigned long long)launches,
+		       (unsigned long long)info.partition_launches,
+		       100.0 * dev_s / el, (double)info.alpha_ns * 1e-6,
 		       naive            ? "naive"
 		       : info.connected ? "batond"
 		                        : "probe",

@@ -89,6 +89,14 @@ struct baton_be_options {
 	                         (BATON_BE_ETIMEDOUT); 0: waits as long as
 	                         the daemon keeps the window shut */
 	int no_daemon;        /* nonzero: never contact batond */
+	int cpu_device;       /* nonzero: the device computes on this
+	                         process's CPUs (an OpenCL CPU device such
+	                         as PoCL). Under batond with space
+	                         harvesting on, sub-launches then also run
+	                         outside the time slots on the cores batond
+	                         gives the tenant beside the games', the
+	                         process confined to them by CPU affinity
+	                         (docs/harvesting.md) */
 };
 
 /* Fills *o with the defaults above. */
@@ -131,6 +139,8 @@ struct baton_be_info {
 	uint64_t blocks;   /* blocks reported */
 	int64_t waited_ns; /* time spent waiting for windows and rests */
 	double c0_s, c1_s; /* the current kernel's fit (0 if none) */
+	uint64_t partition_launches; /* of launches, those run on a
+	                                partition (cpu_device) */
 };
 BATON_BE_API int baton_be_info(const baton_be *be, struct baton_be_info *out);
 

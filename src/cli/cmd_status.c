@@ -32,11 +32,13 @@ void cmd_status_help(FILE *out)
 	        "            \"window_ms\", \"mode\", \"units_per_s\", "
 	        "\"gpu_share\", \"wait_ratio\",\n"
 	        "            \"units\", \"bad_records\", \"stuck\", "
-	        "\"inflight_ms\"}], \"slot_ms\",\n"
+	        "\"inflight_ms\", \"partition\"}], \"slot_ms\",\n"
 	        "            \"slot_period_ms\", \"quality\": {\"mode\", "
 	        "\"budget\", \"total_cost\",\n"
 	        "            \"total_benefit\", \"items\", "
-	        "\"reassignments\", \"refusals\"}}\n"
+	        "\"reassignments\", \"refusals\"},\n"
+	        "            \"space\": {\"units\", \"split\", \"be_units\", "
+	        "\"scheme\", \"switches\"}}\n"
 	        "            (a game with levels has \"quality\": {\"game\", "
 	        "\"levels\", \"level\",\n"
 	        "            \"pinned\", \"chosen\", \"in_use\", \"types\", "
@@ -108,6 +110,25 @@ static double num(json_t *o, const char *key)
 	return json_number_value(json_object_get(o, key));
 }
 
+/* Space harvesting's partition (docs/harvesting.md), when it is on. */
+static void print_space(FILE *out, json_t *sp)
+{
+	int units = (int)num(sp, "units");
+	if (units < 2)
+		return;
+	int split = (int)num(sp, "split"), be = (int)num(sp, "be_units");
+	const char *scheme = json_string_value(json_object_get(sp, "scheme"));
+	fprintf(out, "SPACE        %s, %d units: ", scheme ? scheme : "?",
+	        units);
+	if (split > 0)
+		fprintf(out, "games on units 0-%d, best-effort on %d-%d%s",
+		        split - 1, split, units - 1,
+		        be > 0 ? "" : " (held this tick)");
+	else
+		fprintf(out, "the whole device for everyone");
+	fprintf(out, ", %.0f switches\n", num(sp, "switches"));
+}
+
 /* The best-effort tenants, when there are any (docs/harvesting.md). */
 static void print_be(FILE *out, json_t *st)
 {
@@ -119,6 +140,7 @@ static void print_be(FILE *out, json_t *st)
 		        num(st, "slot_ms"), num(st, "slot_period_ms"));
 	else
 		fprintf(out, "BEST-EFFORT  (no slot: any phase)\n");
+	print_space(out, json_object_get(st, "space"));
 	fprintf(out,
 	        "%6s %-20s %8s %6s %6s %5s %6s %7s %-10s "
 	        "%10s %6s %6s\n",

@@ -5,6 +5,7 @@
 #include "core/caps.h"
 #include "core/harvest.h"
 #include "core/harvest_slot.h"
+#include "core/harvest_space.h"
 #include "core/reach.h"
 
 /* vGASA's k_i: GPU seconds per frame, so that g_i = k_i * f_i (Sec. 3.2,
@@ -143,5 +144,12 @@ void core_controller_tick(const struct core_policy *policy,
 		                  h->out, h->be, h->n_be);
 		core_harvest_slot(h->params, tenants, games, h->now_s,
 		                  &h->out->slot);
+		/* Space harvesting (COMBO) on what the games, as measured,
+		 * need: the partition the BE windows above run beside. */
+		if (h->space)
+			core_space_tick(&h->params->space, h->space,
+			                h->out->games_util,
+			                !h->games_seen || h->out->games_quiet,
+			                gpu->overload, h->n_be_space, h->dt_s);
 	}
 }

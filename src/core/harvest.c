@@ -5,6 +5,19 @@
 
 #include "core/harvest_stuck.h"
 
+/* COMBO's constants (combo.h) for a tick-sized frame: off (no units to
+ * divide) until the caller says how many the device has; W 8 ticks and a
+ * 1 s hold, since a tick is far longer than a frame and llvmpipe's CPU
+ * time swings more than a GPU's. */
+static struct core_combo_params space_default(void)
+{
+	struct core_combo_params c = core_combo_params_default();
+	c.sm_total = 0;
+	c.window = 8;
+	c.hold_s = 1.0;
+	return c;
+}
+
 struct core_harvest_params core_harvest_params_default(void)
 {
 	return (struct core_harvest_params){
@@ -19,6 +32,7 @@ struct core_harvest_params core_harvest_params_default(void)
 	    .period_tolerance = 0.02,
 	    .stuck_factor = 2.0,
 	    .stuck_slack_s = 0.05,
+	    .space = space_default(),
 	};
 }
 

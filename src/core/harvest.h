@@ -30,6 +30,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "core/combo.h"
 #include "core/policy.h"
 
 enum core_harvest_mode {
@@ -61,6 +62,9 @@ struct core_harvest_params {
 	 * its window + stuck_slack_s) is a hung kernel (harvest_stuck.h). */
 	double stuck_factor;
 	double stuck_slack_s;
+	/* Space harvesting (harvest_space.h): space.sm_total units to
+	 * divide between the games and best-effort work; below 2: off. */
+	struct core_combo_params space;
 };
 
 /* One BE tenant as the harvesting stage sees it. */
@@ -109,7 +113,9 @@ struct core_harvest_gpu {
 /* Defaults: 1 ms window margin, 5 % budget margin, no periodical cap (Eq. 1
  * decides), 17 ms continuous sub-launches (the paper's N2), no least rest,
  * 3 quiet observations (the paper); aligned to the slot, of at least 2 ms,
- * over periods within 2 %; stuck past max(2 x window, window + 50 ms). */
+ * over periods within 2 %; stuck past max(2 x window, window + 50 ms);
+ * space harvesting off (COMBO's constants otherwise, a window of 8 ticks
+ * and a 1 s hold). */
 struct core_harvest_params core_harvest_params_default(void);
 
 /* The Eq. 1 window over the games (s): min 1/F_i - sum H_i - margin_s,

@@ -17,6 +17,8 @@
 #include "core/pi.h"
 #include "core/quality_stage.h"
 
+struct core_space_gpu; /* core/harvest_space.h */
+
 /* Tunables shared by the policies; see core_params_default(). */
 struct core_params {
 	struct core_pi_gains pi;
@@ -164,11 +166,16 @@ struct core_harvest_stage {
 	struct core_be_tenant *be; /* budgets, windows, modes (in, out) */
 	size_t n_be;
 	struct core_harvest_gpu *out; /* the GPU's window, slot, free share */
-	bool games_seen; /* false: no game telemetry reaches the caller (a
-	                    host Baton does not see): the games count for
-	                    nothing and each tenant's probe decides */
-	double now_s;    /* the tick's time, on the clock of present_s (the
-	                    slot, harvest_slot.h) */
+	bool games_seen;   /* false: no game telemetry reaches the caller (a
+	                      host Baton does not see): the games count for
+	                      nothing and each tenant's probe decides */
+	double now_s;      /* the tick's time, on the clock of present_s (the
+	                      slot, harvest_slot.h) */
+	double dt_s;       /* the tick's length (space harvesting's hold) */
+	size_t n_be_space; /* of be, those that can run on a partition */
+	struct core_space_gpu *space; /* the partition's state (in, out);
+	                                 NULL or params->space.sm_total < 2:
+	                                 no space harvesting */
 };
 
 /* State of one GPU kept between ticks. */

@@ -33,7 +33,45 @@ static const struct harvest_key keys[] = {
     HK("stuck_ms", stuck_slack_s, 1e-3, 0.0, 600000.0, false),
     HK("slot_min_ms", slot_min_s, 1e-3, 0.0, 1000.0, false),
     HK("period_tolerance", period_tolerance, 1.0, 0.0, 1.0, false),
+    HK("space_hold_ms", space.hold_s, 1e-3, 0.0, 600000.0, false),
+    HK("space_stable_spread", space.stable_spread, 1.0, 0.0, 10.0, true),
+    HK("space_eps", space.eps, 1.0, 0.0, 10.0, false),
 };
+
+/* The integer keys: space harvesting's units (0 = off; harvest_space.h)
+ * and window (Eq. 2's W, in ticks). */
+static bool int_key(struct core_harvest_params *p, const char *name,
+                    long long n, bool integer, const char *val, char *why,
+                    size_t whylen, bool *known)
+{
+	*known = true;
+	if (strcmp(name, "enter_quiet") == 0) {
+		if (!integer || n < 1 || n > 1000) {
+			snprintf(why, whylen,
+			         "must be an integer in [1, 1000]%s", val);
+			return false;
+		}
+		p->enter_quiet = (uint32_t)n;
+	} else if (strcmp(name, "space_units") == 0) {
+		if (!integer || n < 0 || n > 65535) {
+			snprintf(why, whylen,
+			         "must be an integer in [0, 65535] (0: off)%s",
+			         val);
+			return false;
+		}
+		p->space.sm_total = (uint32_t)n;
+	} else if (strcmp(name, "space_window") == 0) {
+		if (!integer || n < 1 || n > CORE_COMBO_MAX_WINDOW) {
+			snprintf(why, whylen, "must be an integer in [1, %d]%s",
+			         CORE_COMBO_MAX_WINDOW, val);
+			return false;
+		}
+		p->space.window = (uint32_t)n;
+	} else {
+		*known = false;
+	}
+	return true;
+}
 
 /* The value as given, for the error: " not 2.5", " not \"fast\"", or
  * nothing for a group or a list. */
@@ -70,16 +108,11 @@ bool daemon_config_harvest_key(struct core_harvest_params *p,
 	bool integer = type == CONFIG_TYPE_INT || type == CONFIG_TYPE_INT64;
 	char val[64];
 	given(s, val, sizeof(val));
-	if (strcmp(name, "enter_quiet") == 0) {
-		long long n = config_setting_get_int64(s);
-		if (!integer || n < 1 || n > 1000) {
-			snprintf(why, whylen,
-			         "must be an integer in [1, 1000]%s", val);
-			return false;
-		}
-		p->enter_quiet = (uint32_t)n;
-		return true;
-	}
+	bool known;
+	bool ok = int_key(p, name, config_setting_get_int64(s), integer, val,
+	                  why, whylen, &known);
+	if (known)
+		return ok;
 	if (strcmp(name, "align") == 0) {
 		if (type != CONFIG_TYPE_BOOL) {
 			snprintf(why, whylen, "must be true or false%s", val);

@@ -208,7 +208,7 @@ static json_t *be_status(const struct daemon *d)
 		    list,
 		    json_pack(
 		        "{s:s, s:s, s:I, s:i, s:I, s:f, s:f, s:f, s:f, "
-		        "s:s, s:f, s:f, s:f, s:I, s:I, s:b, s:f}",
+		        "s:s, s:f, s:f, s:f, s:I, s:I, s:b, s:f, s:b}",
 		        "kind", "be", "name", t->name, "id", (json_int_t)t->id,
 		        "pid", (int)t->pid, "uid", (json_int_t)t->uid, "weight",
 		        b->weight, "cap", t->cap, "budget", b->core.budget,
@@ -223,7 +223,9 @@ static json_t *be_status(const struct daemon *d)
 		        /* a hung sub-launch (core/harvest_stuck.h), and
 		           how long the one under way has run (0: none) */
 		        "stuck", (int)b->core.stuck, "inflight_ms",
-		        b->core.inflight_s * 1e3));
+		        b->core.inflight_s * 1e3,
+		        /* it can run on a space partition (its hello) */
+		        "partition", (int)b->partition));
 	}
 	return list;
 }
@@ -329,7 +331,7 @@ json_t *daemon_status(struct daemon *d)
 	const struct core_caps_gpu *g = &d->gpu.caps;
 	return json_pack(
 	    "{s:s, s:s, s:f, s:f, s:f, s:f, s:b, s:f, s:b, s:I, s:f, s:o, s:o, "
-	    "s:f, s:f, s:o}",
+	    "s:f, s:f, s:o, s:{s:i, s:i, s:i, s:s, s:I}}",
 	    "type", "status", "policy", d->policy->name, "gpu_util",
 	    d->gpu.util, "other_util", d->gpu.other_util, "common_fps",
 	    d->gpu.common_fps, "sla_util", d->gpu.sla_util, "overload",
@@ -343,5 +345,11 @@ json_t *daemon_status(struct daemon *d)
 	     * periodical sub-launches start in (core/harvest_slot.h) */
 	    "be", be, "slot_ms", d->harvest_gpu.slot.len_s * 1e3,
 	    "slot_period_ms", d->harvest_gpu.slot.period_s * 1e3, "quality",
-	    quality_gpu_status(d));
+	    quality_gpu_status(d),
+	    /* space harvesting (core/harvest_space.h) */
+	    "space", "units", (int)d->harvest.space.sm_total, "split",
+	    (int)d->space.split, "be_units", (int)d->space.be_count, "scheme",
+	    d->space.scheme == CORE_COMBO_INTEGRATED ? "integrated"
+	                                             : "temporal",
+	    "switches", (json_int_t)d->space.switches);
 }

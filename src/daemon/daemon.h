@@ -11,6 +11,7 @@
 #include <jansson.h>
 
 #include "core/harvest.h"
+#include "core/harvest_space.h"
 #include "core/policy.h"
 #include "daemon/config.h"
 #include "daemon/host_load.h"
@@ -25,6 +26,9 @@ struct daemon {
 	 * stage found for the GPU at the last tick. */
 	struct core_harvest_params harvest;
 	struct core_harvest_gpu harvest_gpu;
+	/* Space harvesting (core/harvest_space.h): the partition of the
+	 * device's units between games and best-effort tenants. */
+	struct core_space_gpu space;
 	size_t n_be; /* best-effort tenants among tenants */
 
 	struct tenant **tenants;

@@ -65,6 +65,10 @@ struct metrics_snapshot {
 	bool overload;     /* core_gpu.overload */
 	double common_fps; /* core_gpu.common_fps (ESA), 0 otherwise */
 	double slot_s;     /* core_harvest_gpu.slot.len_s, 0 = none */
+	/* space harvesting (core/harvest_space.h): units to divide (0 =
+	 * off), the games' group (0 = whole device), best-effort units */
+	uint32_t space_units, space_split, space_be_units;
+	uint64_t space_switches;
 	double total_load; /* core_caps_gpu.total_load */
 	bool cap_severe;   /* core_caps_gpu.severe: capacity not advertised */
 	double n_cap_overloaded;

@@ -273,6 +273,25 @@ char *metrics_format(const struct metrics_snapshot *s, size_t *len)
 	          "sub-launches start in periodical mode; 0 = none (the "
 	          "window alone decides).",
 	          s->slot_s);
+	gpu_gauge(
+	    &b, "baton_space_units",
+	    "Compute units space harvesting divides between the paced "
+	    "tenants and best-effort ones (harvest.space_units); 0 = off.",
+	    (double)s->space_units);
+	gpu_gauge(&b, "baton_space_split",
+	          "Units the paced tenants render on, from the first (COMBO's "
+	          "integrated scheme, Eq. 5); 0 = the whole device (temporal "
+	          "sharing only).",
+	          (double)s->space_split);
+	gpu_gauge(
+	    &b, "baton_space_be_units",
+	    "Units best-effort tenants own beside the paced tenants' (the "
+	    "rest of the device); 0 = none this tick.",
+	    (double)s->space_be_units);
+	gpu_gauge(&b, "baton_space_switches",
+	          "Changes between the integrated and the temporal scheme so "
+	          "far.",
+	          (double)s->space_switches);
 	gpu_gauge(&b, "baton_gpu_total_load",
 	          "Total load of the last capacity period (the tenants' busy "
 	          "time over the period plus other load, or the measured "

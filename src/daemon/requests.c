@@ -126,6 +126,8 @@ static void hello(struct server *s, struct conn *c,
 		c->tenant = daemon_add_be_tenant(s->d, h->name, c->cred.pid,
 		                                 c->cred.uid, h->weight, h->cap,
 		                                 &shm, daemon_now_ns());
+		if (c->tenant)
+			c->tenant->be_state.partition = h->partition;
 	} else {
 		c->tenant = daemon_add_tenant(
 		    s->d, h->name, c->cred.pid, c->cred.uid, h->sla_fps,

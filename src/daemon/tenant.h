@@ -64,7 +64,9 @@ struct tenant {
 	 * its cap there. */
 	bool be;
 	struct tenant_be {
-		double weight; /* (0, IPC_BE_WEIGHT_MAX] */
+		double weight;  /* (0, IPC_BE_WEIGHT_MAX] */
+		bool partition; /* can run on a space partition (its
+		                   hello's "partition") */
 		struct core_be_tenant core;
 		double units_s;      /* work units per second, smoothed */
 		double wait_ratio;   /* time waiting for a window or its

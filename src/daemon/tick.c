@@ -180,6 +180,8 @@ void daemon_write_target(const struct daemon *d, struct tenant *t)
 	    .flags = BATON_CONTROL_VALID,
 	    .cap_ns_per_s = cap_ns(t->core.caps.budget),
 	    .quality_level = daemon_quality_control_level(&t->quality),
+	    .partition =
+	        d->space.split > 0 ? BATON_PARTITION(0, d->space.split) : 0u,
 	};
 	ipc_control_write(t->shm.control, &v);
 }
@@ -262,6 +264,10 @@ void daemon_write_be(const struct daemon *d, struct tenant *t)
 	                                        : 0u),
 	    .cap_ns_per_s = cap_ns(b->budget),
 	    .be_window_ns = window_ns(b->window_s),
+	    .partition =
+	        d->space.be_count > 0 && t->be_state.partition
+	            ? BATON_PARTITION(d->space.be_first, d->space.be_count)
+	            : 0u,
 	};
 	if (b->mode == CORE_HARVEST_PERIODICAL)
 		slot_ns(&d->harvest_gpu.slot, &v);
@@ -280,6 +286,11 @@ static void publish(struct daemon *d, size_t n_snap, size_t n_be)
 	    .overload = d->gpu.overload,
 	    .common_fps = d->gpu.common_fps,
 	    .slot_s = d->harvest_gpu.slot.len_s,
+	    .space_units =
+	        d->harvest.space.sm_total >= 2 ? d->harvest.space.sm_total : 0u,
+	    .space_split = d->space.split,
+	    .space_be_units = d->space.be_count,
+	    .space_switches = d->space.switches,
 	    .total_load = d->gpu.caps.total_load,
 	    .cap_severe = d->gpu.caps.severe,
 	    .n_cap_overloaded = d->gpu.caps.n_overloaded,
@@ -384,23 +395,27 @@ static void be_epoch(struct tenant *t, const struct epoch_sample *s, double dt)
  * the best-effort tenants, with the stuck rule's input read from their
  * rings. batond sees the games' shims, so their telemetry is the stage's
  * (the probe path is the SDK's when no batond answers). */
-static void harvest_gather(struct daemon *d, int64_t now)
+static void harvest_gather(struct daemon *d, int64_t now, double dt)
 {
-	size_t m = 0;
+	size_t m = 0, m_space = 0;
 	for (size_t i = 0; i < d->n_tenants; i++) {
 		struct tenant *t = d->tenants[i];
 		if (!t->be || t->corrupt)
 			continue;
 		daemon_be_inflight(t, now);
 		d->be_core[m++] = t->be_state.core;
+		m_space += t->be_state.partition;
 	}
 	d->gpu.harvest = (struct core_harvest_stage){
 	    .params = &d->harvest,
 	    .be = d->be_core,
 	    .n_be = m,
+	    .n_be_space = m_space,
 	    .out = &d->harvest_gpu,
 	    .games_seen = true,
 	    .now_s = (double)now * 1e-9,
+	    .dt_s = dt,
+	    .space = &d->space,
 	};
 }
 
@@ -418,6 +433,23 @@ static void harvest_apply(struct daemon *d)
 		daemon_be_stuck_log(t, was);
 		daemon_write_be(d, t);
 	}
+}
+
+/* A change of space harvesting's scheme (core/harvest_space.h). */
+static void space_log(const struct daemon *d)
+{
+	const struct core_space_gpu *s = &d->space;
+	uint32_t units = d->harvest.space.sm_total;
+	if (s->split > 0)
+		log_info("space harvesting: integrated, games on units 0-%u, "
+		         "best-effort on %u-%u (games' load %.3f, spread %.3f)",
+		         s->split - 1, s->split, units - 1,
+		         d->harvest_gpu.games_util, s->spread);
+	else
+		log_info("space harvesting: temporal, the whole device for "
+		         "everyone (games' load %.3f, spread %.3f%s)",
+		         d->harvest_gpu.games_util, s->spread,
+		         d->gpu.overload ? ", overload" : "");
 }
 
 static void fill_be_snapshot(const struct tenant *t, struct metrics_be *m)
@@ -493,8 +525,11 @@ void daemon_tick(struct daemon *d, int64_t now)
 	d->gpu.caps.owner_caps = d->cfg.user_caps;
 	d->gpu.caps.n_owner_caps = d->cfg.n_user_caps;
 	bool severe = d->gpu.caps.severe;
-	harvest_gather(d, now);
+	harvest_gather(d, now, dt);
+	uint64_t switches = d->space.switches;
 	core_controller_tick(d->policy, &d->cfg.params, &d->gpu, d->core, n);
+	if (d->space.switches != switches)
+		space_log(d);
 	d->ticks++;
 	if (d->gpu.caps.severe != severe) {
 		if (d->gpu.caps.severe)

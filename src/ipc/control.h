@@ -23,6 +23,7 @@ struct ipc_control_values {
 	uint32_t be_slot_len_ns;  /* 0 = none */
 	uint32_t be_slot_period_ns;
 	uint32_t quality_level; /* games: chosen level + 1, 0 = none */
+	uint32_t partition;     /* BATON_PARTITION(first, count), 0 = all */
 };
 
 /* Daemon side. Publishes v (v->version is ignored: BATON_SHM_VERSION is

@@ -19,6 +19,7 @@ bool ipc_control_read(const struct baton_control *c,
 	    .be_slot_len_ns = GET(c->be_slot_len_ns),
 	    .be_slot_period_ns = GET(c->be_slot_period_ns),
 	    .quality_level = GET(c->quality_level),
+	    .partition = GET(c->partition),
 	    .version = GET(c->version),
 	};
 	/* The field loads must complete before seq is read again. */

@@ -23,5 +23,6 @@ void ipc_control_write(struct baton_control *c,
 	PUT(c->be_slot_len_ns, v->be_slot_len_ns);
 	PUT(c->be_slot_period_ns, v->be_slot_period_ns);
 	PUT(c->quality_level, v->quality_level);
+	PUT(c->partition, v->partition);
 	atomic_store_explicit(&c->seq, odd + 1u, memory_order_release);
 }

@@ -187,6 +187,11 @@ static bool parse_be_hello(json_t *obj, struct ipc_msg_hello *h,
 			              paced[i]);
 	bool present;
 	h->weight = 1.0;
+	json_t *part = json_object_get(obj, "partition");
+	if (part && !json_is_boolean(part))
+		return refuse(err, BATON_ERR_INVALID,
+		              "field \"partition\" must be true or false");
+	h->partition = part && json_is_true(part);
 	return get_name(obj, true, h->name, sizeof(h->name), err) &&
 	       get_string(obj, "api", false, h->api, sizeof(h->api), err) &&
 	       get_weight(obj, &present, &h->weight, err) &&

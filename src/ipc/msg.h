@@ -43,7 +43,10 @@ struct ipc_msg_hello {
 	char api[16];     /* "gl", "vulkan", ... informative */
 	double cap;       /* published GPU cap in (0, 1]; 0 = none given */
 	/* be only (a be hello refuses sla_fps and fixed_fps: no pacing) */
-	double weight; /* (0, IPC_BE_WEIGHT_MAX]; 1 when not given */
+	double weight;  /* (0, IPC_BE_WEIGHT_MAX]; 1 when not given */
+	bool partition; /* its device is its CPUs: it can run on a space
+	                   partition (core/harvest_space.h); false when
+	                   not given */
 };
 
 /* Without name, id or uid: the sender's own tenant (on its tenant

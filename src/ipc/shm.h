@@ -77,8 +77,21 @@ struct baton_control {
 	uint32_t quality_level;     /* games with the SDK's quality API:
 	                               the level batond chose + 1; 0 = none,
 	                               the game keeps its default */
-	uint32_t reserved;
+	uint32_t partition;         /* space harvesting: the compute units
+	                               (cores, on a software rasterizer) this
+	                               tenant may use, BATON_PARTITION(first,
+	                               count); 0 = the whole device */
 };
+
+/* partition took the control block's last reserved field, which every
+ * daemon before it wrote as zero ("the whole device"): an older daemon
+ * confines nobody, and an older client ignores it. Layout and
+ * BATON_SHM_VERSION unchanged. Units are counted in the order of the
+ * process's own CPU set as it started (core/harvest_space.h). */
+#define BATON_PARTITION(first, count)                                          \
+	((uint32_t)(((first)&0xffffu) << 16 | ((count)&0xffffu)))
+#define BATON_PARTITION_FIRST(p) ((uint32_t)(p) >> 16)
+#define BATON_PARTITION_COUNT(p) ((uint32_t)(p)&0xffffu)
 
 /* quality_level took the control block's last reserved field, which every
  * daemon before it wrote as zero ("none chosen"): an older daemon leaves

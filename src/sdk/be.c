@@ -212,20 +212,14 @@ int baton_be_task_begin(baton_be *be, uint32_t kernel_id, int64_t n_blocks)
 	return BATON_BE_OK;
 }
 
-/* Under batond: true and the window (s) if a sub-launch may start now;
- * else false and when to look again. The control block counts only once
- * the daemon we registered with has written it (reg_seq). */
-static bool daemon_window(struct baton_be *be, int64_t now, double *w,
-                          int64_t *wake)
+static bool slot_window(struct baton_be *be, int64_t now, double *w,
+                        int64_t *wake);
+
+/* The time window: the rest after the last sub-launch, the budget, the
+ * window and the slot. */
+static bool temporal_window(struct baton_be *be, int64_t now, double *w,
+                            int64_t *wake)
 {
-	struct ipc_control_values v;
-	uint32_t seq = atomic_load(&be->shm.control->seq);
-	if (seq != be->reg_seq && ipc_control_read(be->shm.control, &v) &&
-	    (v.flags & BATON_CONTROL_VALID))
-		be->ctl = v, be->ctl_seen = true;
-	*wake = now + BE_STEP_NS;
-	if (!be->ctl_seen)
-		return false;
 	if (be->rest_until_ns < 0) {
 		/* The budget was 0 when the last one ended: wait for the
 		 * daemon's next word. */
@@ -242,6 +236,14 @@ static bool daemon_window(struct baton_be *be, int64_t now, double *w,
 	if (be->ctl.be_window_ns <= 0 || be->ctl.cap_ns_per_s == 0 ||
 	    be->ctl.cap_ns_per_s > BATON_CAP_MAX_NS_PER_S)
 		return false;
+	return slot_window(be, now, w, wake);
+}
+
+/* The time slot (core/harvest_slot.h) in periodical mode, and the mode
+ * and budget the daemon wrote: true and the window if one is open. */
+static bool slot_window(struct baton_be *be, int64_t now, double *w,
+                        int64_t *wake)
+{
 	be->tenant.mode = be->ctl.flags & BATON_CONTROL_BE_CONTINUOUS
 	                      ? CORE_HARVEST_CONTINUOUS
 	                      : CORE_HARVEST_PERIODICAL;
@@ -270,6 +272,29 @@ static bool daemon_window(struct baton_be *be, int64_t now, double *w,
 		}
 	}
 	return true;
+}
+
+/* Under batond: true and the window (s) if a sub-launch may start now,
+ * in time (the whole device) or, when time is shut, on the partition
+ * (*part; be_space.c); else false and when to look again. The control
+ * block counts only once the daemon we registered with has written it
+ * (reg_seq). */
+static bool daemon_window(struct baton_be *be, int64_t now, double *w,
+                          int64_t *wake, bool *part)
+{
+	struct ipc_control_values v;
+	uint32_t seq = atomic_load(&be->shm.control->seq);
+	if (seq != be->reg_seq && ipc_control_read(be->shm.control, &v) &&
+	    (v.flags & BATON_CONTROL_VALID))
+		be->ctl = v, be->ctl_seen = true;
+	*wake = now + BE_STEP_NS;
+	*part = false;
+	if (!be->ctl_seen)
+		return false;
+	if (temporal_window(be, now, w, wake))
+		return true;
+	*part = be_space_window(be, now, w, wake);
+	return *part;
 }
 
 /* No daemon: GPU grid's loop. The rest first, then a probe (a failed one
@@ -320,14 +345,14 @@ int baton_be_next(baton_be *be, int64_t *offset, int64_t *count)
 	int64_t deadline =
 	    be->opt.max_wait_ms > 0 ? t0 + be->opt.max_wait_ms * 1000000 : 0;
 	double w = 0.0;
-	bool daemon;
+	bool daemon, part = false;
 	for (;;) {
 		int64_t wake;
 		bool was = be->connected;
 		daemon = be_conn_poll(be, now);
 		if (daemon != was)
 			be->tenant.quiet = 0; /* a new regime: periodical */
-		if (daemon ? daemon_window(be, now, &w, &wake)
+		if (daemon ? daemon_window(be, now, &w, &wake, &part)
 		           : probe_window(be, now, &w, &wake))
 			break;
 		if (deadline && wake > deadline) {
@@ -340,8 +365,14 @@ int baton_be_next(baton_be *be, int64_t *offset, int64_t *count)
 		be_sleep_until(wake);
 		now = be_now_ns();
 	}
+	/* In time, the whole device: leave a partition we were on. */
+	if (!part)
+		be_space_enter(be, 0);
 	uint64_t off, n;
-	core_harvest_task_next(&be->task, &be->kernel->fit, w, &off, &n);
+	core_harvest_task_next(&be->task,
+	                       part ? &be->kernel->fit_part : &be->kernel->fit,
+	                       w, &off, &n);
+	be->out_part = part;
 	now = be_now_ns();
 	be->outstanding = true;
 	be->out_off = off;
@@ -405,10 +436,20 @@ int baton_be_done(baton_be *be, int64_t offset, int64_t count,
 	int64_t now = be_now_ns();
 	int64_t t_ns = device_ns >= 0 ? device_ns : now - be->release_ns;
 	double t_s = (double)t_ns * 1e-9;
-	core_harvest_task_done(&be->task, &be->kernel->fit, (uint64_t)count,
-	                       t_s);
+	core_harvest_task_done(
+	    &be->task, be->out_part ? &be->kernel->fit_part : &be->kernel->fit,
+	    (uint64_t)count, t_s);
 	push_record(be, (uint64_t)count, t_ns);
 	publish_inflight(be, 0, 0);
+	be->outstanding = false;
+	be->launches++;
+	be->blocks += (uint64_t)count;
+	if (be->out_part) {
+		/* The partition's units are ours: no rest, and the time
+		 * window's rest stays as it was. */
+		be->part_launches++;
+		return BATON_BE_OK;
+	}
 	double rest = core_harvest_rest(be->out_daemon ? &be->hp : &be->hp_nd,
 	                                &be->tenant, t_s);
 	if (rest < 0.0) {
@@ -417,9 +458,6 @@ int baton_be_done(baton_be *be, int64_t offset, int64_t count,
 	} else {
 		be->rest_until_ns = now + (int64_t)(rest * 1e9);
 	}
-	be->outstanding = false;
-	be->launches++;
-	be->blocks += (uint64_t)count;
 	return BATON_BE_OK;
 }
 
@@ -438,6 +476,7 @@ int baton_be_info(const baton_be *be, struct baton_be_info *out)
 	    .launches = be->launches,
 	    .blocks = be->blocks,
 	    .waited_ns = be->waited_ns,
+	    .partition_launches = be->part_launches,
 	};
 	if (be->kernel)
 		core_harvest_fit_coef(&be->kernel->fit, &out->c0_s, &out->c1_s);

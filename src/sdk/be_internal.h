@@ -12,6 +12,7 @@
 #include "core/harvest.h"
 #include "core/harvest_fit.h"
 #include "ipc/control.h"
+#include "ipc/cpu_partition.h"
 #include "ipc/shm_layout.h"
 
 #define BE_NAME_MAX   64 /* bytes, NUL included (ipc/msg.h IPC_NAME_MAX) */
@@ -26,6 +27,7 @@ struct be_kernel {
 	uint32_t id;
 	uint64_t last_use;
 	struct core_harvest_fit fit;
+	struct core_harvest_fit fit_part; /* on a partition (be_space.c) */
 };
 
 struct baton_be {
@@ -63,8 +65,13 @@ struct baton_be {
 	int64_t rest_until_ns; /* no sub-launch before; < 0: until the
 	                          daemon writes again */
 	uint64_t rest_epoch;   /* the policy epoch the rest waits past */
+	/* space harvesting (be_space.c): the CPUs to divide, and whether
+	 * the sub-launch given runs on the partition */
+	struct cpu_partition cpus;
+	bool cpus_init;
+	bool out_part;
 	/* counters */
-	uint64_t launches, blocks;
+	uint64_t launches, blocks, part_launches;
 	int64_t waited_ns;
 };
 
@@ -91,7 +98,7 @@ bool be_conn_poll(struct baton_be *be, int64_t now_ns);
 void be_conn_close(struct baton_be *be);
 /* Writes the be hello into buf; its length, 0 if it does not fit. */
 size_t be_hello_format(char *buf, size_t len, const char *name, double weight,
-                       double cap);
+                       double cap, bool partition);
 
 /* be_gate.c, for the launch gates: opens *out from the environment
  * `baton run --be` sets (BATON_NAME, else the program's name, else api;
@@ -101,6 +108,17 @@ size_t be_hello_format(char *buf, size_t len, const char *name, double weight,
  * returns the code with *out NULL. */
 int be_gate_open(const char *api, const char *max_wait_env,
                  baton_be_probe_fn probe, baton_be **out);
+
+/* be_space.c. Under batond, when the window is shut: true and the
+ * window *w (s) if a sub-launch may start now on the partition batond
+ * gave us (the process confined to it); else false, *wake moved up to
+ * the next slot if that comes first. */
+bool be_space_window(struct baton_be *be, int64_t now, double *w,
+                     int64_t *wake);
+/* Confines the process to partition p (0: every CPU it started with)
+ * unless it already is; false if that failed (logged). Nothing, and true
+ * for p == 0, without the cpu_device option. */
+bool be_space_enter(struct baton_be *be, uint32_t p);
 
 /* be_probe.c. Times one probe (ns), < 0 if it failed. */
 int64_t be_probe_once(const struct baton_be *be);

@@ -23,6 +23,7 @@
 #include "sdk/quality_internal.h"
 #include "shim/shim_config.h"
 #include "shim/shim_conn.h"
+#include "shim/shim_partition.h"
 #include "shim/shim_sleep.h"
 
 /* No sleep is ever longer than this, whatever the period says: a game
@@ -324,12 +325,17 @@ static void take_software_cost(int64_t cpu_before_wait)
 
 /* The daemon's latest target and cap, each kept when a read races a
  * write, when a value is out of range, and after the daemon is gone. */
-static void read_control(void)
+static void read_control(int64_t now)
 {
 	struct ipc_control_values v;
+	bool software =
+	    atomic_load_explicit(&software_device, memory_order_relaxed);
 	if (!shm.control || !ipc_control_read(shm.control, &v) ||
-	    !(v.flags & BATON_CONTROL_VALID))
+	    !(v.flags & BATON_CONTROL_VALID)) {
+		shim_partition_follow(NULL, software, now);
 		return;
+	}
+	shim_partition_follow(&v, software, now);
 	if (v.target_period_ns >= 0 &&
 	    v.target_period_ns <= IPC_FRAME_MAX_PERIOD_NS) {
 		fs.ctl_period_ns = v.target_period_ns;
@@ -402,7 +408,7 @@ uint64_t shim_frame_begin(enum shim_api api)
 		           : -1;
 		fs.cpu_charged_ns = cpu_before_wait;
 	}
-	read_control();
+	read_control(now);
 	apply_cap(now);
 	/* Charged when the measurement arrives, however late. */
 	if (cost >= 0)

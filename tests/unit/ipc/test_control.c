@@ -26,9 +26,12 @@ static void test_round_trip(void **state)
 	                          .flags = BATON_CONTROL_VALID,
 	                          .cap_ns_per_s = 250000000,
 	                          .quality_level = 3,
+	                          .partition = BATON_PARTITION(1, 3),
 	                      });
 	assert_true(ipc_control_read(&c, &v));
 	assert_int_equal(v.quality_level, 3);
+	assert_int_equal(BATON_PARTITION_FIRST(v.partition), 1);
+	assert_int_equal(BATON_PARTITION_COUNT(v.partition), 3);
 	assert_int_equal(v.target_period_ns, 33333333);
 	assert_int_equal(v.cap_ns_per_s, 250000000);
 	assert_int_equal(v.policy_epoch, 5);

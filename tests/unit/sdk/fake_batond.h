@@ -38,6 +38,11 @@ void fake_batond_control(struct fake_batond *b, int64_t window_ns,
 void fake_batond_control_slot(struct fake_batond *b, int64_t window_ns,
                               uint32_t budget_ns_per_s, int64_t start_ns,
                               uint32_t len_ns, uint32_t period_ns);
+/* The same with a space-harvesting partition (shm.h BATON_PARTITION). */
+void fake_batond_control_space(struct fake_batond *b, int64_t window_ns,
+                               uint32_t budget_ns_per_s, int64_t start_ns,
+                               uint32_t len_ns, uint32_t period_ns,
+                               uint32_t partition);
 /* Hangs up on the client, as a daemon that died. */
 void fake_batond_drop(struct fake_batond *b);
 /* Reads the records pushed since the last call; how many. */
