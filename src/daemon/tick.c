@@ -12,6 +12,7 @@
 
 #include "core/controller.h"
 #include "daemon/be_stuck.h"
+#include "daemon/tick_harvest.h"
 #include "daemon/quality_models.h"
 #include "ipc/control.h"
 #include "util/log.h"
@@ -162,7 +163,7 @@ static int64_t period_ns(double target_fps)
 
 /* The capacity stage's budget (a share of one GPU, 0 = none) as the
  * control block's GPU ns per second. */
-static uint32_t cap_ns(double budget)
+uint32_t daemon_cap_ns(double budget)
 {
 	if (!(budget > 0.0) || !isfinite(budget))
 		return 0;
@@ -178,7 +179,7 @@ void daemon_write_target(const struct daemon *d, struct tenant *t)
 	    .target_period_ns = period_ns(t->core.target_fps),
 	    .policy_epoch = d->ticks,
 	    .flags = BATON_CONTROL_VALID,
-	    .cap_ns_per_s = cap_ns(t->core.caps.budget),
+	    .cap_ns_per_s = daemon_cap_ns(t->core.caps.budget),
 	    .quality_level = daemon_quality_control_level(&t->quality),
 	    .partition =
 	        d->space.split > 0 ? BATON_PARTITION(0, d->space.split) : 0u,
@@ -224,54 +225,6 @@ static void take_quality(struct tenant *t)
 	         (unsigned long long)t->id, t->name,
 	         t->quality.level_names[cq->level], cq->est_cost * 1e3,
 	         cq->est_benefit);
-}
-
-/* Sub-launch length and budget as the control block's integers. */
-static int64_t window_ns(double window_s)
-{
-	if (!(window_s > 0.0) || !isfinite(window_s))
-		return 0;
-	double ns = window_s * 1e9;
-	/* no window longer than the longest wait a frame may be paced to */
-	if (ns >= (double)IPC_FRAME_MAX_PERIOD_NS)
-		return IPC_FRAME_MAX_PERIOD_NS;
-	return ns < 1.0 ? 1 : (int64_t)llround(ns);
-}
-
-/* The slot (core/harvest_slot.h) as the control block's integers, in
- * periodical mode only (continuous mode has no games to align to); none
- * when a length or period does not fit. */
-static void slot_ns(const struct core_harvest_slot *s,
-                    struct ipc_control_values *v)
-{
-	double start = s->start_s * 1e9, len = s->len_s * 1e9;
-	double period = s->period_s * 1e9;
-	if (!(len >= 1.0) || !(period >= len) || !(period < 4e9) ||
-	    !(start > 0.0) || !(start < 9e18))
-		return;
-	v->be_slot_start_ns = (int64_t)llround(start);
-	v->be_slot_len_ns = (uint32_t)llround(len);
-	v->be_slot_period_ns = (uint32_t)llround(period);
-}
-
-void daemon_write_be(const struct daemon *d, struct tenant *t)
-{
-	const struct core_be_tenant *b = &t->be_state.core;
-	struct ipc_control_values v = {
-	    .policy_epoch = d->ticks,
-	    .flags = BATON_CONTROL_VALID | (b->mode == CORE_HARVEST_CONTINUOUS
-	                                        ? BATON_CONTROL_BE_CONTINUOUS
-	                                        : 0u),
-	    .cap_ns_per_s = cap_ns(b->budget),
-	    .be_window_ns = window_ns(b->window_s),
-	    .partition =
-	        d->space.be_count > 0 && t->be_state.partition
-	            ? BATON_PARTITION(d->space.be_first, d->space.be_count)
-	            : 0u,
-	};
-	if (b->mode == CORE_HARVEST_PERIODICAL)
-		slot_ns(&d->harvest_gpu.slot, &v);
-	ipc_control_write(t->shm.control, &v);
 }
 
 static void publish(struct daemon *d, size_t n_snap, size_t n_be)
@@ -391,85 +344,6 @@ static void be_epoch(struct tenant *t, const struct epoch_sample *s, double dt)
 	b->core.probe = false; /* batond sees the games: telemetry */
 }
 
-/* Stage 6 of the tick (core/harvest.h), handed to core_controller_tick:
- * the best-effort tenants, with the stuck rule's input read from their
- * rings. batond sees the games' shims, so their telemetry is the stage's
- * (the probe path is the SDK's when no batond answers). */
-static void harvest_gather(struct daemon *d, int64_t now, double dt)
-{
-	size_t m = 0, m_space = 0;
-	for (size_t i = 0; i < d->n_tenants; i++) {
-		struct tenant *t = d->tenants[i];
-		if (!t->be || t->corrupt)
-			continue;
-		daemon_be_inflight(t, now);
-		d->be_core[m++] = t->be_state.core;
-		m_space += t->be_state.partition;
-	}
-	d->gpu.harvest = (struct core_harvest_stage){
-	    .params = &d->harvest,
-	    .be = d->be_core,
-	    .n_be = m,
-	    .n_be_space = m_space,
-	    .out = &d->harvest_gpu,
-	    .games_seen = true,
-	    .now_s = (double)now * 1e-9,
-	    .dt_s = dt,
-	    .space = &d->space,
-	};
-}
-
-/* What stage 6 decided, into each best-effort tenant and its control
- * block. */
-static void harvest_apply(struct daemon *d)
-{
-	size_t m = 0;
-	for (size_t i = 0; i < d->n_tenants; i++) {
-		struct tenant *t = d->tenants[i];
-		if (!t->be || t->corrupt)
-			continue;
-		bool was = t->be_state.core.stuck;
-		t->be_state.core = d->be_core[m++];
-		daemon_be_stuck_log(t, was);
-		daemon_write_be(d, t);
-	}
-}
-
-/* A change of space harvesting's scheme (core/harvest_space.h). */
-static void space_log(const struct daemon *d)
-{
-	const struct core_space_gpu *s = &d->space;
-	uint32_t units = d->harvest.space.sm_total;
-	if (s->split > 0)
-		log_info("space harvesting: integrated, games on units 0-%u, "
-		         "best-effort on %u-%u (games' load %.3f, spread %.3f)",
-		         s->split - 1, s->split, units - 1,
-		         d->harvest_gpu.games_util, s->spread);
-	else
-		log_info("space harvesting: temporal, the whole device for "
-		         "everyone (games' load %.3f, spread %.3f%s)",
-		         d->harvest_gpu.games_util, s->spread,
-		         d->gpu.overload ? ", overload" : "");
-}
-
-static void fill_be_snapshot(const struct tenant *t, struct metrics_be *m)
-{
-	const struct tenant_be *b = &t->be_state;
-	*m = (struct metrics_be){
-	    .id = t->id,
-	    .uid = t->uid,
-	    .pid = t->pid,
-	    .units_s = b->units_s,
-	    .gpu_share = t->gpu_share,
-	    .wait_ratio = b->wait_ratio,
-	    .budget = b->core.budget,
-	    .window_s = b->core.window_s,
-	    .continuous = b->core.mode == CORE_HARVEST_CONTINUOUS ? 1.0 : 0.0,
-	    .stuck = b->core.stuck ? 1.0 : 0.0,
-	};
-	snprintf(m->name, sizeof(m->name), "%s", t->name);
-}
-
 void daemon_tick(struct daemon *d, int64_t now)
 {
 	int64_t t0 = daemon_now_ns();
@@ -525,11 +399,11 @@ void daemon_tick(struct daemon *d, int64_t now)
 	d->gpu.caps.owner_caps = d->cfg.user_caps;
 	d->gpu.caps.n_owner_caps = d->cfg.n_user_caps;
 	bool severe = d->gpu.caps.severe;
-	harvest_gather(d, now, dt);
+	daemon_harvest_gather(d, now, dt);
 	uint64_t switches = d->space.switches;
 	core_controller_tick(d->policy, &d->cfg.params, &d->gpu, d->core, n);
 	if (d->space.switches != switches)
-		space_log(d);
+		daemon_space_log(d);
 	d->ticks++;
 	if (d->gpu.caps.severe != severe) {
 		if (d->gpu.caps.severe)
@@ -541,7 +415,7 @@ void daemon_tick(struct daemon *d, int64_t now)
 			log_info("at most one tenant overloaded: advertising "
 			         "capacity again");
 	}
-	harvest_apply(d);
+	daemon_harvest_apply(d);
 
 	size_t k = 0;
 	for (size_t i = 0; i < d->n_tenants; i++) {
@@ -570,7 +444,7 @@ void daemon_tick(struct daemon *d, int64_t now)
 			if (t->corrupt)
 				continue;
 			if (t->be)
-				fill_be_snapshot(t, &d->be_snap[n_be++]);
+				daemon_fill_be_snapshot(t, &d->be_snap[n_be++]);
 			else
 				fill_snapshot(d, t, now, &d->snap[j++]);
 		}

@@ -521,6 +521,12 @@ static void test_be_hello(void **state)
 	                  "\"name\":\"m\",\"weight\":1000,\"cap\":1}",
 	                  &m, &e));
 	assert_float_equal(m.hello.weight, 1000.0, 0);
+	assert_false(m.hello.partition);
+	/* space harvesting: a client that can run on a CPU partition */
+	assert_true(parse("{\"type\":\"hello\",\"version\":1,\"role\":\"be\","
+	                  "\"name\":\"m\",\"partition\":true}",
+	                  &m, &e));
+	assert_true(m.hello.partition);
 
 	static const struct {
 		const char *line, *says;
@@ -535,6 +541,8 @@ static void test_be_hello(void **state)
 	    {"\"cap\":true", "\"cap\""},
 	    {"\"sla_fps\":30", "\"sla_fps\""},
 	    {"\"fixed_fps\":0", "\"fixed_fps\""},
+	    {"\"partition\":1", "\"partition\""},
+	    {"\"partition\":\"yes\"", "\"partition\""},
 	};
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
 		char line[256];

@@ -1,0 +1,136 @@
+/* The control epoch's harvesting parts (tick_harvest.h). */
+#include "daemon/tick_harvest.h"
+
+#include <math.h>
+#include <stdio.h>
+
+#include "daemon/be_stuck.h"
+#include "ipc/control.h"
+#include "util/log.h"
+
+/* Sub-launch length and budget as the control block's integers. */
+static int64_t window_ns(double window_s)
+{
+	if (!(window_s > 0.0) || !isfinite(window_s))
+		return 0;
+	double ns = window_s * 1e9;
+	/* no window longer than the longest wait a frame may be paced to */
+	if (ns >= (double)IPC_FRAME_MAX_PERIOD_NS)
+		return IPC_FRAME_MAX_PERIOD_NS;
+	return ns < 1.0 ? 1 : (int64_t)llround(ns);
+}
+
+/* The slot (core/harvest_slot.h) as the control block's integers, in
+ * periodical mode only (continuous mode has no games to align to); none
+ * when a length or period does not fit. */
+static void slot_ns(const struct core_harvest_slot *s,
+                    struct ipc_control_values *v)
+{
+	double start = s->start_s * 1e9, len = s->len_s * 1e9;
+	double period = s->period_s * 1e9;
+	if (!(len >= 1.0) || !(period >= len) || !(period < 4e9) ||
+	    !(start > 0.0) || !(start < 9e18))
+		return;
+	v->be_slot_start_ns = (int64_t)llround(start);
+	v->be_slot_len_ns = (uint32_t)llround(len);
+	v->be_slot_period_ns = (uint32_t)llround(period);
+}
+
+void daemon_write_be(const struct daemon *d, struct tenant *t)
+{
+	const struct core_be_tenant *b = &t->be_state.core;
+	struct ipc_control_values v = {
+	    .policy_epoch = d->ticks,
+	    .flags = BATON_CONTROL_VALID | (b->mode == CORE_HARVEST_CONTINUOUS
+	                                        ? BATON_CONTROL_BE_CONTINUOUS
+	                                        : 0u),
+	    .cap_ns_per_s = daemon_cap_ns(b->budget),
+	    .be_window_ns = window_ns(b->window_s),
+	    .partition =
+	        d->space.be_count > 0 && t->be_state.partition
+	            ? BATON_PARTITION(d->space.be_first, d->space.be_count)
+	            : 0u,
+	};
+	if (b->mode == CORE_HARVEST_PERIODICAL)
+		slot_ns(&d->harvest_gpu.slot, &v);
+	ipc_control_write(t->shm.control, &v);
+}
+
+/* Stage 6 of the tick (core/harvest.h), handed to core_controller_tick:
+ * the best-effort tenants, with the stuck rule's input read from their
+ * rings. batond sees the games' shims, so their telemetry is the stage's
+ * (the probe path is the SDK's when no batond answers). */
+void daemon_harvest_gather(struct daemon *d, int64_t now, double dt)
+{
+	size_t m = 0, m_space = 0;
+	for (size_t i = 0; i < d->n_tenants; i++) {
+		struct tenant *t = d->tenants[i];
+		if (!t->be || t->corrupt)
+			continue;
+		daemon_be_inflight(t, now);
+		d->be_core[m++] = t->be_state.core;
+		m_space += t->be_state.partition;
+	}
+	d->gpu.harvest = (struct core_harvest_stage){
+	    .params = &d->harvest,
+	    .be = d->be_core,
+	    .n_be = m,
+	    .n_be_space = m_space,
+	    .out = &d->harvest_gpu,
+	    .games_seen = true,
+	    .now_s = (double)now * 1e-9,
+	    .dt_s = dt,
+	    .space = &d->space,
+	};
+}
+
+/* What stage 6 decided, into each best-effort tenant and its control
+ * block. */
+void daemon_harvest_apply(struct daemon *d)
+{
+	size_t m = 0;
+	for (size_t i = 0; i < d->n_tenants; i++) {
+		struct tenant *t = d->tenants[i];
+		if (!t->be || t->corrupt)
+			continue;
+		bool was = t->be_state.core.stuck;
+		t->be_state.core = d->be_core[m++];
+		daemon_be_stuck_log(t, was);
+		daemon_write_be(d, t);
+	}
+}
+
+/* A change of space harvesting's scheme (core/harvest_space.h). */
+void daemon_space_log(const struct daemon *d)
+{
+	const struct core_space_gpu *s = &d->space;
+	uint32_t units = d->harvest.space.sm_total;
+	if (s->split > 0)
+		log_info("space harvesting: integrated, games on units 0-%u, "
+		         "best-effort on %u-%u (games' load %.3f, spread %.3f)",
+		         s->split - 1, s->split, units - 1,
+		         d->harvest_gpu.games_util, s->spread);
+	else
+		log_info("space harvesting: temporal, the whole device for "
+		         "everyone (games' load %.3f, spread %.3f%s)",
+		         d->harvest_gpu.games_util, s->spread,
+		         d->gpu.overload ? ", overload" : "");
+}
+
+void daemon_fill_be_snapshot(const struct tenant *t, struct metrics_be *m)
+{
+	const struct tenant_be *b = &t->be_state;
+	*m = (struct metrics_be){
+	    .id = t->id,
+	    .uid = t->uid,
+	    .pid = t->pid,
+	    .units_s = b->units_s,
+	    .gpu_share = t->gpu_share,
+	    .wait_ratio = b->wait_ratio,
+	    .budget = b->core.budget,
+	    .window_s = b->core.window_s,
+	    .continuous = b->core.mode == CORE_HARVEST_CONTINUOUS ? 1.0 : 0.0,
+	    .stuck = b->core.stuck ? 1.0 : 0.0,
+	};
+	snprintf(m->name, sizeof(m->name), "%s", t->name);
+}

@@ -1,0 +1,28 @@
+/* The control epoch's harvesting parts (tick.c): the best-effort
+ * tenants' inputs to stage 6 and what it decided, into their control
+ * blocks, status and metrics; space harvesting's partition (core/
+ * harvest_space.h) for the log. */
+#pragma once
+
+#include <stdint.h>
+
+#include "daemon/daemon.h"
+#include "daemon/metrics.h"
+
+/* The capacity stage's budget (a share of one GPU, 0 = none) as the
+ * control block's GPU ns per second. */
+uint32_t daemon_cap_ns(double budget);
+
+/* Stage 6's inputs: every best-effort tenant's state, the tick's time
+ * and length, the partition's state. */
+void daemon_harvest_gather(struct daemon *d, int64_t now, double dt);
+
+/* What stage 6 decided, into each best-effort tenant and its control
+ * block (daemon_write_be). */
+void daemon_harvest_apply(struct daemon *d);
+
+/* A change of space harvesting's scheme, logged with its cause. */
+void daemon_space_log(const struct daemon *d);
+
+/* A best-effort tenant's line of the metrics snapshot. */
+void daemon_fill_be_snapshot(const struct tenant *t, struct metrics_be *m);
