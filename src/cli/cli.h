@@ -30,6 +30,8 @@ int cmd_ssim(int argc, char **argv);
 void cmd_ssim_help(FILE *out);
 int cmd_profile(int argc, char **argv);
 void cmd_profile_help(FILE *out);
+int cmd_report(int argc, char **argv);
+void cmd_report_help(FILE *out);
 
 /* One simulated run of a scenario. */
 struct cli_run {
@@ -80,3 +82,9 @@ enum plot_format plot_format_of(const char *path);
 /* Renders the report to path; on failure false with a reason in errbuf. */
 bool plot_write(const char *path, const struct cli_report *r, char *errbuf,
                 size_t len);
+
+struct hist;
+/* `baton report --plot` (report_plot.c): a history file's tenants over
+ * time, titled `title`; on failure false with a reason in err. */
+bool report_plot(const char *path, const struct hist *h, const char *title,
+                 char *err, size_t errlen);

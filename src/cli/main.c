@@ -25,6 +25,8 @@ static const struct cli_command commands[] = {
      cmd_ssim, cmd_ssim_help},
     {"profile", "run an SDK game at each quality level, fit its models",
      cmd_profile, cmd_profile_help},
+    {"report", "summarise and plot batond's history file (batond --record)",
+     cmd_report, cmd_report_help},
 };
 
 #define N_COMMANDS (sizeof(commands) / sizeof(commands[0]))

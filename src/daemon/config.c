@@ -128,6 +128,19 @@ bool daemon_config_set_models(struct daemon_config *cfg, const char *dir)
 	return true;
 }
 
+bool daemon_config_set_record(struct daemon_config *cfg, const char *path)
+{
+	size_t n = strlen(path);
+	if (strcmp(path, "off") == 0) {
+		cfg->record_path[0] = '\0';
+		return true;
+	}
+	if (n == 0 || n >= sizeof(cfg->record_path))
+		return false;
+	memcpy(cfg->record_path, path, n + 1);
+	return true;
+}
+
 /* A group name, or a gid written as a number. */
 bool daemon_config_set_admin_group(struct daemon_config *cfg, const char *name)
 {
@@ -176,6 +189,11 @@ void daemon_usage(FILE *out)
 	    "                    port 0 picks one); if it cannot bind, "
 	    "batond runs\n"
 	    "                    without it, with a warning\n"
+	    "  --record FILE|off append one line of JSON a second to FILE "
+	    "(created\n"
+	    "                    0600, not through a symlink) for "
+	    "`baton report`;\n"
+	    "                    default off\n"
 	    "  --max-tenants-per-uid N\n"
 	    "                    tenants one uid may have registered "
 	    "(default %d;\n"
@@ -188,10 +206,10 @@ void daemon_usage(FILE *out)
 	    "                    (default: none)\n"
 	    "  --config FILE     libconfig file with the same keys "
 	    "(socket, policy,\n"
-	    "                    quality, models, "
-	    "                    sla, epoch_ms, metrics, "
-	    "max_tenants_per_uid,\n"
-	    "                    admin_group), metrics_names (true: "
+	    "                    quality, models, sla, epoch_ms, "
+	    "metrics, record,\n"
+	    "                    max_tenants_per_uid, admin_group),\n"
+	    "                    metrics_names (true: "
 	    "label tenants\n"
 	    "                    with name and pid on /metrics, which "
 	    "every local\n"
@@ -253,6 +271,7 @@ enum daemon_args_result daemon_config_args(struct daemon_config *cfg, int argc,
 		O_SLA,
 		O_EPOCH,
 		O_METRICS,
+		O_RECORD,
 		O_MAX_TENANTS,
 		O_ADMIN_GROUP,
 		O_CONFIG,
@@ -267,6 +286,7 @@ enum daemon_args_result daemon_config_args(struct daemon_config *cfg, int argc,
 	    {"sla", required_argument, NULL, O_SLA},
 	    {"epoch-ms", required_argument, NULL, O_EPOCH},
 	    {"metrics", required_argument, NULL, O_METRICS},
+	    {"record", required_argument, NULL, O_RECORD},
 	    {"max-tenants-per-uid", required_argument, NULL, O_MAX_TENANTS},
 	    {"admin-group", required_argument, NULL, O_ADMIN_GROUP},
 	    {"config", required_argument, NULL, O_CONFIG},
@@ -399,6 +419,14 @@ enum daemon_args_result daemon_config_args(struct daemon_config *cfg, int argc,
 		fprintf(err_out,
 		        "batond: --metrics: \"%s\" is not HOST:PORT or off\n",
 		        given[O_METRICS]);
+		return DAEMON_ARGS_USAGE;
+	}
+	if (given[O_RECORD] &&
+	    !daemon_config_set_record(cfg, given[O_RECORD])) {
+		fprintf(err_out,
+		        "batond: --record: \"%s\" is not a path of 1 to %zu "
+		        "bytes or off\n",
+		        given[O_RECORD], sizeof(cfg->record_path) - 1);
 		return DAEMON_ARGS_USAGE;
 	}
 	return DAEMON_ARGS_RUN;

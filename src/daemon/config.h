@@ -51,6 +51,7 @@ struct daemon_config {
 	char metrics_host[64]; /* numeric or a name; no brackets */
 	unsigned metrics_port; /* 0 = ephemeral */
 	bool metrics_names;    /* label tenants with name and pid (metrics.h) */
+	char record_path[256]; /* the history file (record.h); "" = none */
 	int max_conns_per_uid;
 	int hello_timeout_ms;
 	struct core_params params;

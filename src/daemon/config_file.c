@@ -392,6 +392,11 @@ static bool file_setting(struct file_ctx *f, struct daemon_config *cfg,
 			return file_error(f, s,
 			                  "must be \"HOST:PORT\" or "
 			                  "\"off\"");
+	} else if (strcmp(name, "record") == 0) {
+		if (!str || !daemon_config_set_record(cfg, str))
+			return file_error(f, s,
+			                  "must be a file path of 1 to 255 "
+			                  "bytes or \"off\"");
 	} else if (strcmp(name, "metrics_names") == 0) {
 		if (config_setting_type(s) != CONFIG_TYPE_BOOL)
 			return file_error(f, s, "must be true or false");

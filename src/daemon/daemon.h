@@ -16,6 +16,7 @@
 #include "daemon/config.h"
 #include "daemon/host_load.h"
 #include "daemon/metrics.h"
+#include "daemon/record.h"
 #include "daemon/tenant.h"
 
 struct daemon {
@@ -44,6 +45,7 @@ struct daemon {
 	double tick_cost_s;   /* wall time of the last daemon_tick */
 
 	struct metrics *metrics; /* NULL: no endpoint */
+	struct record *record;   /* NULL: no history file (record.h) */
 
 	/* scratch reused by every tick, grown with the registry */
 	struct core_tenant *core;

@@ -94,6 +94,21 @@ int main(int argc, char **argv)
 		}
 		fflush(stderr);
 	}
+	/* After server_open, as the metrics thread: the writer thread
+	 * inherits the signal mask. Like metrics, a file that cannot be
+	 * opened is a warning: the games still need pacing. */
+	if (cfg.record_path[0]) {
+		d.record = record_open(cfg.record_path, err, sizeof(err));
+		if (!d.record)
+			fprintf(stderr,
+			        "batond: warning: %s; running without "
+			        "recording\n",
+			        err);
+		else
+			log_info("recording to %s, a line a second",
+			         cfg.record_path);
+		fflush(stderr);
+	}
 	log_info("listening on %s, policy %s, default SLA %g FPS, epoch %d ms",
 	         cfg.socket_path, cfg.policy->name, cfg.default_sla,
 	         cfg.epoch_ms);
@@ -104,6 +119,18 @@ int main(int argc, char **argv)
 
 	int rc = server_run(&s);
 	server_close(&s);
+	if (d.record) {
+		struct record_stats rs;
+		record_get_stats(d.record, &rs);
+		log_info(
+		    "record: %llu seconds queued (%.1f us each on average, "
+		    "%.1f us at most), %llu dropped",
+		    (unsigned long long)rs.queued,
+		    rs.queued ? rs.offer_sum_s / (double)rs.queued * 1e6 : 0.0,
+		    rs.offer_max_s * 1e6, (unsigned long long)rs.dropped);
+	}
+	record_close(d.record);
+	d.record = NULL;
 	metrics_stop(d.metrics);
 	d.metrics = NULL;
 	daemon_finish(&d);

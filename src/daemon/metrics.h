@@ -15,6 +15,7 @@ struct metrics_tenant {
 	uid_t uid;   /* its owner */
 	char name[IPC_NAME_MAX];
 	pid_t pid;
+	double sla_fps; /* its SLA (daemon_tenant_sla) */
 	double target_fps;
 	double fps;
 	double frame_s[3]; /* quantiles 0.5, 0.9, 0.99 over the last 2 s */

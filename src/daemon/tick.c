@@ -9,6 +9,7 @@
 
 #include <math.h>
 #include <stdio.h>
+#include <time.h>
 
 #include "core/controller.h"
 #include "daemon/be_stuck.h"
@@ -229,7 +230,7 @@ static void take_quality(struct tenant *t)
 
 static void publish(struct daemon *d, size_t n_snap, size_t n_be)
 {
-	if (!d->metrics)
+	if (!d->metrics && !d->record)
 		return;
 	struct metrics_snapshot s = {
 	    .policy = d->policy->name,
@@ -265,8 +266,16 @@ static void publish(struct daemon *d, size_t n_snap, size_t n_be)
 		snprintf(mp->name, sizeof(mp->name), "%s", a->name);
 		mp->admissible = adm.fits ? (double)adm.more : 0.0;
 	}
-	if (!metrics_publish(d->metrics, &s))
+	if (d->metrics && !metrics_publish(d->metrics, &s))
 		log_warn("metrics: out of memory, serving the last snapshot");
+	/* Past the tick's own cost (tick_s): one copy a wall second. */
+	if (d->record) {
+		struct timespec wall;
+		clock_gettime(CLOCK_REALTIME, &wall);
+		record_offer(d->record, &s,
+		             (int64_t)wall.tv_sec * 1000000000LL +
+		                 wall.tv_nsec);
+	}
 }
 
 static void fill_snapshot(struct daemon *d, struct tenant *t, int64_t now,
@@ -283,6 +292,7 @@ static void fill_snapshot(struct daemon *d, struct tenant *t, int64_t now,
 	    .id = t->id,
 	    .uid = t->uid,
 	    .pid = t->pid,
+	    .sla_fps = daemon_tenant_sla(d, t),
 	    .target_fps = t->core.target_fps,
 	    .fps = stats_fps(&t->win, now, NS_PER_S),
 	    .frame_s = {t->frame_q[0], t->frame_q[1], t->frame_q[2]},
@@ -438,7 +448,7 @@ void daemon_tick(struct daemon *d, int64_t now)
 	d->last_tick_ns = now;
 
 	size_t n_be = 0;
-	if (d->metrics)
+	if (d->metrics || d->record)
 		for (size_t i = 0, j = 0; i < d->n_tenants; i++) {
 			struct tenant *t = d->tenants[i];
 			if (t->corrupt)

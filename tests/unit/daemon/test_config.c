@@ -139,6 +139,40 @@ static void test_config_file_and_override(void **state)
 	unlink(path);
 }
 
+/* The history file (record.h): off by default, the file's key, the
+ * command line over it, "off", and what is refused. */
+static void test_record(void **state)
+{
+	(void)state;
+	struct daemon_config cfg;
+	char out[512];
+	char *plain[] = {"batond", NULL};
+	assert_int_equal(run(&cfg, out, sizeof(out), 1, plain),
+	                 DAEMON_ARGS_RUN);
+	assert_string_equal(cfg.record_path, "");
+	write_config("record = \"/var/lib/baton/history.jsonl\";\n");
+	char *file[] = {"batond", "--config", path, NULL};
+	assert_int_equal(run(&cfg, out, sizeof(out), 3, file), DAEMON_ARGS_RUN);
+	assert_string_equal(cfg.record_path, "/var/lib/baton/history.jsonl");
+	char *over[] = {"batond",   "--config", path,
+	                "--record", "h.jsonl",  NULL};
+	assert_int_equal(run(&cfg, out, sizeof(out), 5, over), DAEMON_ARGS_RUN);
+	assert_string_equal(cfg.record_path, "h.jsonl");
+	char *off[] = {"batond", "--config", path, "--record", "off", NULL};
+	assert_int_equal(run(&cfg, out, sizeof(out), 5, off), DAEMON_ARGS_RUN);
+	assert_string_equal(cfg.record_path, "");
+	unlink(path);
+	char *empty[] = {"batond", "--record", "", NULL};
+	assert_int_equal(run(&cfg, out, sizeof(out), 3, empty),
+	                 DAEMON_ARGS_USAGE);
+	assert_non_null(strstr(out, "--record"));
+	write_config("record = 5;\n");
+	assert_int_equal(run(&cfg, out, sizeof(out), 3, file),
+	                 DAEMON_ARGS_USAGE);
+	assert_non_null(strstr(out, "record: must be a file path"));
+	unlink(path);
+}
+
 /* The quality lever (docs/quality.md): off by default, the model
  * directory's default, the file's keys, and the command line over them. */
 static void test_quality(void **state)
@@ -469,6 +503,7 @@ int main(void)
 	    cmocka_unit_test(test_usage_errors),
 	    cmocka_unit_test(test_config_file_and_override),
 	    cmocka_unit_test(test_quality),
+	    cmocka_unit_test(test_record),
 	    cmocka_unit_test(test_config_file_errors),
 	    cmocka_unit_test(test_harvest_group),
 	    cmocka_unit_test(test_connection_limits),

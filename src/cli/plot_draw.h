@@ -1,0 +1,36 @@
+/* Drawing helpers shared by `baton sim --plot` (plot.c) and `baton report
+ * --plot` (report_plot.c): panels with axes, series colours, legends. */
+#pragma once
+
+#include <cairo.h>
+#include <stdbool.h>
+#include <stddef.h>
+
+#define PLOT_FONT       12.0
+#define PLOT_MAX_LEGEND 24 /* entries drawn before "... and N more" */
+
+struct plot_panel {
+	double x, y, w, h; /* device rectangle */
+	double xmin, xmax; /* data range shown */
+	double ymin, ymax;
+	double xstep, ystep; /* tick spacing */
+};
+
+struct plot_legend {
+	double x, y;
+	size_t shown, total;
+};
+
+double plot_nice_step(double range, int ticks);
+double plot_px(const struct plot_panel *p, double v);
+double plot_py(const struct plot_panel *p, double v);
+void plot_colour(cairo_t *cr, size_t i);
+void plot_text(cairo_t *cr, double x, double y, double ax, double ay,
+               const char *s);
+void plot_label_num(char *buf, size_t len, double v, double step);
+void plot_axes(cairo_t *cr, const struct plot_panel *p, const char *ylabel,
+               bool xlabels);
+void plot_hline_dashed(cairo_t *cr, const struct plot_panel *p, double v);
+void plot_legend_entry(cairo_t *cr, struct plot_legend *l, const char *label,
+                       bool dashed);
+void plot_legend_end(cairo_t *cr, struct plot_legend *l);

@@ -1,0 +1,303 @@
+/* `baton report`: the history reader (src/cli/history.c) on torn, garbled,
+ * empty and filtered input, then the executable's exit codes, messages and
+ * plot. Usage: test_cli_report PATH_TO_BATON */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cmocka.h>
+
+#include <fcntl.h>
+#include <math.h>
+#include <spawn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "cli/history.h"
+
+extern char **environ;
+
+static const char *baton;
+static char scratch[64];
+
+/* A record at time t: a game (id 1, glxgears) at fps, level lvl (< 0:
+ * null), cap; a best-effort tenant (id 2, matmul) doing units. */
+static void rec(FILE *f, long t, double fps, int lvl, double cap, double units)
+{
+	char level[16];
+	if (lvl < 0)
+		snprintf(level, sizeof(level), "null");
+	else
+		snprintf(level, sizeof(level), "%d", lvl);
+	fprintf(f,
+	        "{\"v\":1,\"t\":%ld,\"policy\":\"sa\",\"gpu\":{\"util\":0.5},"
+	        "\"dropped\":0,\"tenants\":[{\"id\":1,\"name\":\"glxgears\","
+	        "\"pid\":10,\"fps\":%g,\"sla\":30,\"target_fps\":30.5,"
+	        "\"cap\":%g,\"level\":%s,\"p99_ms\":35}],\"be\":[{\"id\":2,"
+	        "\"name\":\"matmul\",\"pid\":11,\"units_s\":%g,"
+	        "\"gpu_share\":0.2,\"wait\":0.1}]}\n",
+	        t, fps, cap, level, units);
+}
+
+/* Reads text through hist_read. */
+static void read_text(struct hist *h, const char *text,
+                      const struct hist_filter *f)
+{
+	FILE *in = fmemopen((void *)text, strlen(text), "r");
+	assert_non_null(in);
+	*h = (struct hist){0};
+	assert_true(hist_read(h, in, f));
+	fclose(in);
+}
+
+/* Five good records at t = 100..104 into a malloc'ed string. */
+static char *five(void)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	assert_non_null(f);
+	for (int i = 0; i < 5; i++)
+		rec(f, 100 + i, 30.0 + i, i < 3 ? 2 : 1, 0.25, 50.0 + i);
+	fclose(f);
+	return buf;
+}
+
+static void test_good(void **state)
+{
+	char *text = five();
+	struct hist h;
+	read_text(&h, text, NULL);
+	assert_int_equal(h.kept, 5);
+	assert_int_equal(h.bad, 0);
+	assert_false(h.torn);
+	assert_int_equal(h.n, 2);
+	assert_string_equal(h.s[0].name, "glxgears");
+	assert_false(h.s[0].be);
+	assert_int_equal(h.s[0].n, 5);
+	assert_true(h.s[0].p[4].fps == 34.0);
+	assert_true(h.s[0].p[4].level == 1.0);
+	assert_true(isnan(h.s[0].p[0].units_s));
+	assert_true(h.s[1].be);
+	assert_true(h.s[1].p[2].units_s == 52.0);
+	assert_true(isnan(h.s[1].p[2].fps));
+	assert_int_equal(h.t_min, 100);
+	assert_int_equal(h.t_max, 104);
+	hist_free(&h);
+	free(text);
+}
+
+static void test_torn_and_garbage(void **state)
+{
+	char *good = five();
+	size_t n = strlen(good);
+	char *text = malloc(2 * n + 64);
+	assert_non_null(text);
+	/* line 3 is garbage, line 5 a record of another format version,
+	 * and the file ends in the middle of a record */
+	const char *nl2 = strchr(strchr(good, '\n') + 1, '\n') + 1;
+	size_t head = (size_t)(nl2 - good);
+	memcpy(text, good, head);
+	strcpy(text + head, "#@!garbage\n\n");
+	strcat(text, nl2);
+	strcat(text, "{\"v\":2,\"t\":5}\n{\"v\":1,\"t\":200,\"tenants\":[{\"i");
+	struct hist h;
+	read_text(&h, text, NULL);
+	assert_int_equal(h.kept, 5);
+	assert_int_equal(h.bad, 2);
+	assert_int_equal(h.first_bad, 3);
+	assert_true(h.bad_why[0] != '\0');
+	assert_true(h.torn);
+	assert_int_equal(h.s[0].n, 5);
+	hist_free(&h);
+	free(text);
+	free(good);
+}
+
+static void test_empty_and_bad_tenants(void **state)
+{
+	struct hist h;
+	read_text(&h, "", NULL);
+	assert_int_equal(h.lines, 0);
+	assert_int_equal(h.n, 0);
+	assert_false(h.torn);
+	hist_free(&h);
+	/* a tenant with no name makes the line bad; not JSON objects too */
+	read_text(&h,
+	          "{\"v\":1,\"t\":1,\"tenants\":[{\"id\":1}]}\n[1,2]\n"
+	          "{\"v\":1,\"t\":2,\"be\":[3]}\n\"x\"\n",
+	          NULL);
+	assert_int_equal(h.lines, 0);
+	assert_int_equal(h.bad, 4);
+	assert_int_equal(h.first_bad, 1);
+	hist_free(&h);
+}
+
+static void test_filters(void **state)
+{
+	char *text = five();
+	struct hist h;
+	struct hist_filter f = {.from = 101, .to = 103};
+	read_text(&h, text, &f);
+	assert_int_equal(h.lines, 5);
+	assert_int_equal(h.kept, 3);
+	assert_int_equal(h.t_min, 101);
+	assert_int_equal(h.t_max, 103);
+	assert_int_equal(h.s[0].n, 3);
+	hist_free(&h);
+
+	f = (struct hist_filter){
+	    .from = INT64_MIN, .to = INT64_MAX, .tenant = "2"};
+	read_text(&h, text, &f);
+	assert_int_equal(h.n, 1);
+	assert_string_equal(h.s[0].name, "matmul");
+	hist_free(&h);
+	f.tenant = "glxgears";
+	read_text(&h, text, &f);
+	assert_int_equal(h.n, 1);
+	assert_int_equal(h.s[0].id, 1);
+	hist_free(&h);
+	f.from = 500;
+	f.tenant = NULL;
+	read_text(&h, text, &f);
+	assert_int_equal(h.kept, 0);
+	assert_int_equal(h.n, 0);
+	hist_free(&h);
+	free(text);
+}
+
+/* ---- the executable ---- */
+
+struct outcome {
+	int status;
+	char out[8192], err[4096];
+};
+
+static void slurp(const char *path, char *buf, size_t len)
+{
+	FILE *f = fopen(path, "r");
+	assert_non_null(f);
+	size_t n = fread(buf, 1, len - 1, f);
+	buf[n] = '\0';
+	fclose(f);
+}
+
+static void run(struct outcome *o, const char *const *args)
+{
+	const char *argv[16] = {baton, "report"};
+	size_t argc = 2;
+	for (; args[argc - 2]; argc++)
+		argv[argc] = args[argc - 2];
+	argv[argc] = NULL;
+	char out[128], err[128];
+	snprintf(out, sizeof(out), "%s/stdout", scratch);
+	snprintf(err, sizeof(err), "%s/stderr", scratch);
+	posix_spawn_file_actions_t fa;
+	posix_spawn_file_actions_init(&fa);
+	posix_spawn_file_actions_addopen(&fa, 1, out,
+	                                 O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	posix_spawn_file_actions_addopen(&fa, 2, err,
+	                                 O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	pid_t pid;
+	assert_int_equal(
+	    posix_spawn(&pid, baton, &fa, NULL, (char *const *)argv, environ),
+	    0);
+	posix_spawn_file_actions_destroy(&fa);
+	int st;
+	assert_int_equal(waitpid(pid, &st, 0), pid);
+	assert_true(WIFEXITED(st));
+	o->status = WEXITSTATUS(st);
+	slurp(out, o->out, sizeof(o->out));
+	slurp(err, o->err, sizeof(o->err));
+}
+
+static void write_file(const char *path, const char *text)
+{
+	FILE *f = fopen(path, "w");
+	assert_non_null(f);
+	fputs(text, f);
+	fclose(f);
+}
+
+static void test_exit_codes(void **state)
+{
+	static struct outcome o;
+	char hist[128], empty[128], png[128];
+	snprintf(hist, sizeof(hist), "%s/h.jsonl", scratch);
+	snprintf(empty, sizeof(empty), "%s/empty.jsonl", scratch);
+	snprintf(png, sizeof(png), "%s/h.png", scratch);
+	char *text = five();
+	write_file(hist, text);
+	free(text);
+	write_file(empty, "");
+
+	run(&o, (const char *[]){"--help", NULL});
+	assert_int_equal(o.status, 0);
+	assert_non_null(strstr(o.out, "Usage: baton report"));
+	run(&o, (const char *[]){NULL});
+	assert_int_equal(o.status, 2);
+	run(&o, (const char *[]){hist, "--from", "yesterday", NULL});
+	assert_int_equal(o.status, 2);
+	run(&o, (const char *[]){hist, "--plot", "x.gif", NULL});
+	assert_int_equal(o.status, 2);
+	run(&o, (const char *[]){"/nonexistent/h.jsonl", NULL});
+	assert_int_equal(o.status, 1);
+	assert_non_null(strstr(o.err, "/nonexistent/h.jsonl"));
+	run(&o, (const char *[]){empty, NULL});
+	assert_int_equal(o.status, 3);
+	assert_non_null(strstr(o.err, "no record"));
+	run(&o, (const char *[]){hist, "--tenant", "nobody", NULL});
+	assert_int_equal(o.status, 3);
+	assert_non_null(strstr(o.err, "nobody"));
+
+	run(&o, (const char *[]){hist, "--plot", png, NULL});
+	assert_int_equal(o.status, 0);
+	assert_non_null(strstr(o.out, "glxgears #1"));
+	assert_non_null(strstr(o.out, "matmul #2"));
+	char magic[16];
+	slurp(png, magic, sizeof(magic));
+	assert_memory_equal(magic, "\x89PNG", 4);
+	unlink(png);
+	run(&o, (const char *[]){hist, "--json", "--to", "102", NULL});
+	assert_int_equal(o.status, 0);
+	assert_non_null(strstr(o.out, "\"records\": 3"));
+	assert_non_null(strstr(o.out, "\"level_changes\": 0"));
+	run(&o, (const char *[]){hist, "--json", NULL});
+	assert_non_null(strstr(o.out, "\"level_changes\": 1"));
+	assert_non_null(strstr(o.out, "\"units_s_median\": 52"));
+	unlink(hist);
+	unlink(empty);
+}
+
+int main(int argc, char **argv)
+{
+	if (argc != 2) {
+		fprintf(stderr, "usage: %s PATH_TO_BATON\n", argv[0]);
+		return 2;
+	}
+	baton = argv[1];
+	snprintf(scratch, sizeof(scratch), "/tmp/baton-report-XXXXXX");
+	if (!mkdtemp(scratch)) {
+		perror("mkdtemp");
+		return 1;
+	}
+	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test(test_good),
+	    cmocka_unit_test(test_torn_and_garbage),
+	    cmocka_unit_test(test_empty_and_bad_tenants),
+	    cmocka_unit_test(test_filters),
+	    cmocka_unit_test(test_exit_codes),
+	};
+	int rc = cmocka_run_group_tests(tests, NULL, NULL);
+	char path[128];
+	snprintf(path, sizeof(path), "%s/stdout", scratch);
+	unlink(path);
+	snprintf(path, sizeof(path), "%s/stderr", scratch);
+	unlink(path);
+	rmdir(scratch);
+	return rc;
+}
