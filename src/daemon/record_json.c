@@ -83,7 +83,11 @@ static json_t *gpu_json(const struct metrics_snapshot *s)
 	          put(o, "slot_s", num(s->slot_s)) &&
 	          put(o, "total_load", num(s->total_load)) &&
 	          put(o, "common_fps", num(s->common_fps)) &&
-	          put(o, "tick_ms", num(s->tick_s * 1e3));
+	          put(o, "tick_ms", num(s->tick_s * 1e3)) &&
+	          /* space harvesting (core/harvest_space.h): the games'
+	           * units (0 = the whole device) and best-effort's */
+	          put(o, "space_split", json_integer(s->space_split)) &&
+	          put(o, "space_be_units", json_integer(s->space_be_units));
 	if (!ok) {
 		json_decref(o);
 		return NULL;
