@@ -11,6 +11,7 @@
 #include <strings.h>
 
 #include "cli/cli.h"
+#include "cli/plot.h"
 
 #define WIDTH      1000.0
 #define HEIGHT     680.0
@@ -458,7 +459,10 @@ bool plot_write(const char *path, const struct cli_report *r, char *errbuf,
 		return false;
 	}
 	cairo_t *cr = cairo_create(s);
-	render(cr, r);
+	if (r->runs[0].result.fleet)
+		plot_fleet_render(cr, r, WIDTH, HEIGHT);
+	else
+		render(cr, r);
 	bool ok = !failed(cairo_status(cr), errbuf, len);
 	cairo_destroy(cr);
 	if (ok && fmt == PLOT_PNG)
@@ -474,4 +478,20 @@ bool plot_write(const char *path, const struct cli_report *r, char *errbuf,
 	cairo_debug_reset_static_data();
 	FcFini();
 	return ok;
+}
+
+double plot_nice_step(double range, int ticks)
+{
+	return nice_step(range, ticks);
+}
+
+void plot_text_at(cairo_t *cr, double x, double y, double ax, double ay,
+                  const char *s)
+{
+	text_at(cr, x, y, ax, ay, s);
+}
+
+void plot_colour(cairo_t *cr, size_t i)
+{
+	colour(cr, i);
 }
