@@ -1,12 +1,11 @@
-/* Fleet simulator speed (issue 13, item 4; docs/fleet.md): the fleet-day
- * built-in (10,000 GPUs over 24 simulated hours), median of 3 runs: the
- * wall time of the arrivals alone, of each placement's day on them, and
- * of the whole scenario (arrivals and every placement, as `baton sim
- * fleet-day` runs it), with GPU-hours simulated per wall second. The
- * target: one placement's 10,000 GPUs x 24 h in under a minute on one
- * core. Also the figure of merit: sessions served per GPU-hour of each
- * placement, Baton's beside the static counts that had no more below-SLA
- * seconds than it. */
+/* Fleet simulator speed (issue 13, item 4; docs/fleet-results.md): the
+ * fleet-day built-in (10,000 GPUs over 24 simulated hours), median of 3 runs:
+ * the wall time of the arrivals alone, of each placement's day on them, and of
+ * the whole scenario (arrivals and every placement, as `baton sim fleet-day`
+ * runs it), with GPU-hours simulated per wall second. The target: one
+ * placement's 10,000 GPUs x 24 h in under a minute on one core. Also the figure
+ * of merit: sessions served per GPU-hour of each placement, Baton's beside the
+ * static counts that had no more below-SLA seconds than it. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <time.h>

@@ -1,5 +1,5 @@
-/* The fleet simulator's placements (sim_fleet.h, docs/fleet.md): one day
- * of arrivals offered to one allocator, from session event to session
+/* The fleet simulator's placements (sim_fleet.h, docs/fleet-results.md): one
+ * day of arrivals offered to one allocator, from session event to session
  * event. Baton's decisions are the core's own: core_caps_admit on a GPU's
  * summed demand (gOver's G6 rule, caps.h) and, with the quality lever,
  * quality_join and quality_reassign (dJay §6.3, quality_opt.h). */

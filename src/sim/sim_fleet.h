@@ -1,5 +1,5 @@
-/* The fleet simulator (issue 13, item 4; docs/fleet.md): many GPUs over a
- * day, game sessions arriving and leaving, placed by a fleet allocator. It
+/* The fleet simulator (issue 13, item 4; docs/fleet-results.md): many GPUs over
+ * a day, game sessions arriving and leaving, placed by a fleet allocator. It
  * steps from session event to session event, never frame by frame: each
  * GPU is the sum of its sessions' demands, a session's demand being its
  * game's GPU seconds per frame at its quality level times its SLA rate

@@ -1,4 +1,4 @@
-/* The fleet simulator (src/sim/sim_fleet*.c, docs/fleet.md): arrivals
+/* The fleet simulator (src/sim/sim_fleet*.c, docs/fleet-results.md): arrivals
  * follow the diurnal profile, Packed fills the fullest GPU and Distributed
  * the emptiest, a full fleet refuses, static counts overload where Baton's
  * admission (core_caps_admit) does not on the same arrivals, admission
