@@ -11,6 +11,7 @@
 #include <strings.h>
 
 #include "cli/cli.h"
+#include "cli/plot.h"
 #include "cli/plot_draw.h"
 
 #define WIDTH     1000.0
@@ -282,7 +283,10 @@ bool plot_write(const char *path, const struct cli_report *r, char *errbuf,
 		return false;
 	}
 	cairo_t *cr = cairo_create(s);
-	render(cr, r);
+	if (r->runs[0].result.fleet)
+		plot_fleet_render(cr, r, WIDTH, HEIGHT);
+	else
+		render(cr, r);
 	bool ok = !failed(cairo_status(cr), errbuf, len);
 	cairo_destroy(cr);
 	if (ok && fmt == PLOT_PNG)

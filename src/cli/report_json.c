@@ -6,6 +6,7 @@
 
 #include "cli/cli.h"
 #include "sim/sim_combo_report.h"
+#include "sim/sim_fleet_report.h"
 #include "sim/sim_quality_report.h"
 
 /* jansson refuses NaN and infinities; a figure that could not be computed
@@ -96,6 +97,11 @@ static bool add_run(json_t *obj, const struct cli_report *r,
 	if (res->harvest >= 0.0 && !set(obj, "harvest", num(res->harvest)))
 		return false;
 	if (res->combo && !set(obj, "combo", sim_combo_run_json(res)))
+		return false;
+	if (res->fleet &&
+	    (!set(obj, "fleet", sim_fleet_run_json(res)) ||
+	     !set(obj, "arrivals",
+	          json_integer((json_int_t)res->fleet_result.arrivals))))
 		return false;
 	if (res->quality && !set(obj, "quality", sim_quality_run_json(res)))
 		return false;

@@ -4,6 +4,7 @@
 
 #include "cli/cli.h"
 #include "sim/sim_combo_report.h"
+#include "sim/sim_fleet_report.h"
 #include "sim/sim_quality_report.h"
 
 static void header(FILE *out, const struct cli_report *r,
@@ -18,6 +19,17 @@ static void header(FILE *out, const struct cli_report *r,
 		        res->duration_s - res->warmup_s,
 		        (unsigned)c->p.sm_total, 1e3 / c->fps,
 		        c->be_kernel_s * 1e3);
+		return;
+	}
+	if (res->fleet) {
+		const struct sim_fleet_spec *f = &r->sc->fleet;
+		fprintf(out,
+		        "scenario %s  seed %llu  fleet of %u GPUs over %.1f h: "
+		        "%llu arrivals, U_l %.2f\n",
+		        r->sc->name, (unsigned long long)r->sc->seed,
+		        (unsigned)f->gpus, res->duration_s / 3600.0,
+		        (unsigned long long)res->fleet_result.arrivals,
+		        r->sc->params.cap_u_limit);
 		return;
 	}
 	fprintf(out,
@@ -136,6 +148,10 @@ void report_text(FILE *out, const struct cli_report *r)
 		header(out, r, &run->result);
 		if (run->result.combo) {
 			sim_combo_report_text(out, &run->result);
+			continue;
+		}
+		if (run->result.fleet) {
+			sim_fleet_report_text(out, &run->result);
 			continue;
 		}
 		table(out, &run->result);

@@ -18,6 +18,7 @@
 #include "sim/scenario_be.h"
 #include "sim/scenario_parse.h"
 #include "sim/scenario_combo.h"
+#include "sim/scenario_fleet.h"
 #include "sim/scenario_quality.h"
 
 static bool parse_sweep(struct sim_cfg_ctx *c, const config_setting_t *root,
@@ -47,13 +48,25 @@ static bool parse_sweep(struct sim_cfg_ctx *c, const config_setting_t *root,
 	return true;
 }
 
+/* The combo and fleet groups each replace the tenants' model. */
+static bool only_one_model(struct sim_cfg_ctx *c, const config_setting_t *root,
+                           const struct sim_scenario *sc)
+{
+	if (sc->combo.on && sc->fleet.on)
+		return sim_cfg_fail(c, config_setting_get_member(root, "fleet"),
+		                    NULL,
+		                    "a scenario has a combo group or a fleet "
+		                    "group, not both");
+	return true;
+}
+
 static bool parse_root(struct sim_cfg_ctx *c, const config_setting_t *root,
                        struct sim_scenario *sc)
 {
 	static const char *const known[] = {
 	    "name",    "description", "duration_s", "warmup_s", "seed",
 	    "gpu",     "policy",      "tenants",    "sweep",    "harvest",
-	    "quality", "combo",       NULL};
+	    "quality", "combo",       "fleet",      NULL};
 	long long seed = 1;
 
 	sc->duration_s = 60.0;
@@ -87,6 +100,8 @@ static bool parse_root(struct sim_cfg_ctx *c, const config_setting_t *root,
 	       sim_scenario_parse_policy(c, root, sc) &&
 	       sim_be_parse_harvest(c, root, sc) &&
 	       sim_scenario_parse_combo(c, root, sc) &&
+	       sim_scenario_parse_fleet(c, root, sc) &&
+	       only_one_model(c, root, sc) &&
 	       sim_scenario_parse_tenants(c, root, sc) &&
 	       sim_scenario_parse_quality(c, root, sc) &&
 	       parse_sweep(c, root, sc);

@@ -13,6 +13,7 @@
 #include "core/quality_model.h"
 #include "core/quality_opt.h"
 #include "sim/sim_combo.h"
+#include "sim/sim_fleet.h"
 
 #define SIM_NAME_MAX 32
 
@@ -216,6 +217,9 @@ struct sim_scenario {
 	/* Space harvesting (sim_combo.h): with combo.on the run is the
 	 * SM-level model's, and the scenario has no tenants. */
 	struct sim_combo_spec combo;
+	/* The fleet simulator (sim_fleet.h): with fleet.on the run is the
+	 * fleet model's over duration_s, and the scenario has no tenants. */
+	struct sim_fleet_spec fleet;
 };
 
 /* "off", "djay", "djay-paper", "all-lo", "all-me", "all-hi"; false if the

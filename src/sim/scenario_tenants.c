@@ -175,8 +175,8 @@ bool sim_scenario_parse_tenants(struct sim_cfg_ctx *c,
 
 	/* A space-harvesting scenario's game and BE work are its combo
 	 * group's (sim_combo.h). */
-	if (!sim_cfg_list(c, root, "tenants", !sc->combo.on, 1, MAX_TENANTS,
-	                  &list))
+	if (!sim_cfg_list(c, root, "tenants", !sc->combo.on && !sc->fleet.on, 1,
+	                  MAX_TENANTS, &list))
 		return false;
 	if (!list)
 		return true;

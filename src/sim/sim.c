@@ -241,6 +241,21 @@ bool sim_run(const struct sim_scenario *sc, struct sim_result *out,
 		}
 		return false;
 	}
+	if (sc->fleet.on) {
+		out->duration_s = sc->duration_s;
+		out->harvest = -1.0;
+		out->fleet = true;
+		if (sim_fleet_run(&sc->fleet, &sc->params, sc->duration_s,
+		                  sc->seed, &out->fleet_result))
+			return true;
+		if (err) {
+			*err = (struct sim_error){0};
+			snprintf(err->msg, sizeof(err->msg),
+			         "the fleet model refused its input or ran out "
+			         "of memory");
+		}
+		return false;
+	}
 	if (!sim_validate(sc, err))
 		return false;
 	struct sim s;
@@ -263,6 +278,7 @@ bool sim_run(const struct sim_scenario *sc, struct sim_result *out,
 void sim_result_finish(struct sim_result *r)
 {
 	sim_quality_result_free(r);
+	sim_fleet_result_free(&r->fleet_result);
 	if (r->tenants) {
 		for (size_t i = 0; i < r->n_tenants; i++) {
 			free(r->tenants[i].fps_per_s);

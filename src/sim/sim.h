@@ -123,6 +123,10 @@ struct sim_result {
 	 * no tenants then. */
 	bool combo;
 	struct sim_combo_result combo_result;
+	/* The fleet simulator (the scenario's fleet group): each
+	 * placement's day; no tenants then. */
+	bool fleet;
+	struct sim_fleet_result fleet_result;
 };
 
 /* Runs the scenario as given (policy, seed, duration, gains from *sc). On

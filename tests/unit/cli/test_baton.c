@@ -434,6 +434,56 @@ static void test_plot(void **state)
 	outcome_free(&o);
 }
 
+/* The fleet simulator through the CLI: the small built-in prints one row
+ * per placement, the same rows as JSON, and draws its figure. */
+static void test_fleet(void **state)
+{
+	static const char *const rows[] = {"packed 1 ",
+	                                   "packed 4 ",
+	                                   "distributed 1 ",
+	                                   "distributed 4 ",
+	                                   "baton ",
+	                                   "baton-quality ",
+	                                   NULL};
+	struct outcome o = run("sim", "fleet-day-small", NULL);
+	assert_int_equal(o.status, 0);
+	assert_non_null(strstr(o.out, "fleet of 100 GPUs over 24.0 h"));
+	assert_non_null(strstr(o.out, "below-SLA s"));
+	assert_non_null(strstr(o.out, "GPU-hours"));
+	for (size_t i = 0; rows[i]; i++)
+		if (!strstr(o.out, rows[i]))
+			fail_msg("no row \"%s\" in:\n%s", rows[i], o.out);
+	outcome_free(&o);
+
+	o = run("sim", "fleet-day-small", "--json", NULL);
+	assert_int_equal(o.status, 0);
+	json_error_t jerr;
+	json_t *doc = json_loads(o.out, 0, &jerr);
+	assert_non_null(doc);
+	json_t *fleet = json_object_get(doc, "fleet");
+	assert_true(json_is_array(fleet));
+	assert_int_equal(json_array_size(fleet), 10);
+	json_int_t arrivals =
+	    json_integer_value(json_object_get(doc, "arrivals"));
+	for (size_t i = 0; i < json_array_size(fleet); i++) {
+		json_t *r = json_array_get(fleet, i);
+		json_int_t served =
+		    json_integer_value(json_object_get(r, "served"));
+		json_int_t refused =
+		    json_integer_value(json_object_get(r, "refused"));
+		assert_int_equal(served + refused, arrivals);
+		assert_true(json_is_real(json_object_get(r, "below_sla_s")));
+		assert_true(json_is_real(json_object_get(r, "gpu_hours")));
+		assert_int_equal(
+		    json_array_size(json_object_get(r, "sessions_per_bin")),
+		    96);
+	}
+	json_decref(doc);
+	outcome_free(&o);
+	check_plot("fleet.png", "fleet-day-small", "PNG");
+	check_plot("fleet.svg", "fleet-day-small", "<svg");
+}
+
 int main(int argc, char **argv)
 {
 	if (argc != 2) {
@@ -457,6 +507,7 @@ int main(int argc, char **argv)
 	    cmocka_unit_test(test_json_sweep),
 	    cmocka_unit_test(test_plot),
 	    cmocka_unit_test(test_run_be),
+	    cmocka_unit_test(test_fleet),
 	};
 	int rc = cmocka_run_group_tests(tests, NULL, NULL);
 	char path[128];

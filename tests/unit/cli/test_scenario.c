@@ -76,8 +76,9 @@ static void test_builtins_parse(void **state)
 		assert_true(sim_scenario_load(all[i].name, &sc, &err));
 		assert_string_equal(sc.name, all[i].name);
 		assert_true(sc.description[0] != '\0');
-		/* a space-harvesting built-in has its game in combo */
-		assert_true(sc.n_tenants >= 1 || sc.combo.on);
+		/* a space-harvesting built-in has its game in combo, a
+		 * fleet built-in its games in fleet */
+		assert_true(sc.n_tenants >= 1 || sc.combo.on || sc.fleet.on);
 		sim_scenario_finish(&sc);
 	}
 	assert_null(sim_builtin_find("no-such-builtin"));

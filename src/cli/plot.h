@@ -1,0 +1,13 @@
+/* The fleet figure (plot_fleet.c), drawn with plot_draw.h's helpers;
+ * the baton CLI's only, cairo's types in it. */
+#pragma once
+
+#include <cairo.h>
+#include <stddef.h>
+
+#include "cli/cli.h"
+
+/* A fleet scenario's figure (plot_fleet.c): sessions over the day per
+ * placement, and served / refused / below SLA per placement. */
+void plot_fleet_render(cairo_t *cr, const struct cli_report *r, double width,
+                       double height);
