@@ -116,7 +116,7 @@ static void bars_panel(cairo_t *cr, const struct cli_report *r,
 {
 	static const char *const what[] = {"served % of arrivals",
 	                                   "refused % of arrivals",
-	                                   "below SLA % of session-s"};
+	                                   "below SLA % of time"};
 	static const double shade[][3] = {{0.173, 0.627, 0.173},
 	                                  {0.498, 0.498, 0.498},
 	                                  {0.839, 0.153, 0.157}};
