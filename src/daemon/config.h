@@ -9,6 +9,7 @@
 
 #include "core/harvest.h"
 #include "core/policy.h"
+#include "daemon/gpus.h"
 #include "ipc/msg.h"
 
 #define DAEMON_DEFAULT_SLA      30.0
@@ -68,6 +69,9 @@ struct daemon_config {
 	size_t n_user_caps;
 	/* The quality lever's model files (params.quality_on: --quality) */
 	char models_dir[256];
+	/* The GPUs (daemon/gpus.h); none: discovered */
+	struct daemon_gpu_conf gpus[DAEMON_MAX_GPUS];
+	size_t n_gpus;
 };
 
 /* The app entry of that tenant name, or NULL. */

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "daemon/config.h"
+#include "daemon/config_gpus.h"
 #include "daemon/config_harvest.h"
 #include "daemon/config_set.h"
 #include "ipc/msg.h"
@@ -430,6 +431,10 @@ static bool file_setting(struct file_ctx *f, struct daemon_config *cfg,
 		return file_apps(f, cfg, s);
 	} else if (strcmp(name, "user_caps") == 0) {
 		return file_user_caps(f, cfg, s);
+	} else if (strcmp(name, "gpus") == 0) {
+		char why[192];
+		if (!daemon_config_gpus(cfg, s, why, sizeof(why)))
+			return file_error(f, s, "%s", why);
 	} else {
 		return file_error(f, s, "unknown setting");
 	}

@@ -22,7 +22,13 @@ bool daemon_init(struct daemon *d, const struct daemon_config *cfg)
 	d->policy = cfg->policy;
 	d->next_id = 1;
 	d->harvest = cfg->harvest;
-	host_load_init(&d->host, NULL);
+	char err[192];
+	if (!daemon_gpus_setup(d->gpus, &d->n_gpus, cfg->gpus, cfg->n_gpus,
+	                       NULL, err, sizeof(err))) {
+		log_error("%s", err);
+		daemon_finish(d);
+		return false;
+	}
 	d->intervals = malloc(STATS_WINDOW * sizeof(*d->intervals));
 	d->frames = malloc(BATON_RING_CAPACITY * sizeof(*d->frames));
 	if (!d->intervals || !d->frames) {
@@ -41,7 +47,8 @@ void daemon_finish(struct daemon *d)
 	free(d->be_core);
 	free(d->snap);
 	free(d->be_snap);
-	free(d->gpu.quality.workspace);
+	for (size_t g = 0; g < DAEMON_MAX_GPUS; g++)
+		free(d->gpus[g].gpu.quality.workspace);
 	free(d->intervals);
 	free(d->frames);
 	*d = (struct daemon){0};
@@ -76,13 +83,17 @@ static bool grow(struct daemon *d, size_t want)
 	if (!bs)
 		return false;
 	d->be_snap = bs;
-	/* The quality stage's workspace (core/quality_stage.h). */
+	/* Each GPU's quality stage's workspace (core/quality_stage.h),
+	 * sized for every tenant on one GPU. */
 	size_t qsz = core_quality_workspace_size(cap);
-	void *qw = realloc(d->gpu.quality.workspace, qsz);
-	if (!qw)
-		return false;
-	d->gpu.quality.workspace = qw;
-	d->gpu.quality.workspace_size = qsz;
+	for (size_t g = 0; g < d->n_gpus; g++) {
+		struct core_quality_gpu *q = &d->gpus[g].gpu.quality;
+		void *qw = realloc(q->workspace, qsz);
+		if (!qw)
+			return false;
+		q->workspace = qw;
+		q->workspace_size = qsz;
+	}
 	d->cap_tenants = cap;
 	return true;
 }
@@ -99,6 +110,7 @@ struct tenant *daemon_add_tenant(struct daemon *d, const char *name, pid_t pid,
 		return NULL;
 	d->next_id++;
 	d->tenants[d->n_tenants++] = t;
+	d->gpus[0].n_tenants++; /* until daemon_tenant_to_gpu moves it */
 	const struct daemon_app *app = daemon_config_app(&d->cfg, name);
 	if (app) {
 		t->cap = app->cap;
@@ -130,6 +142,7 @@ struct tenant *daemon_add_be_tenant(struct daemon *d, const char *name,
 	d->next_id++;
 	d->tenants[d->n_tenants++] = t;
 	d->n_be++;
+	d->gpus[0].n_be++; /* until daemon_tenant_to_gpu moves it */
 	t->be = true;
 	t->be_state.weight = weight > 0.0 ? weight : 1.0;
 	t->be_state.last_ns = now_ns;
@@ -164,13 +177,28 @@ void daemon_remove_tenant(struct daemon *d, struct tenant *t)
 		 * count restarts (caps.h). A best-effort tenant was never in
 		 * the capacity stage: the next tick splits its budget among
 		 * the others. */
+		struct daemon_gpu *dg = &d->gpus[t->gpu];
 		if (t->be)
-			d->n_be--;
+			d->n_be--, dg->n_be--;
 		else
-			core_caps_depart(&d->gpu, &t->core);
+			core_caps_depart(&dg->gpu, &t->core), dg->n_tenants--;
 		tenant_destroy(t);
 		return;
 	}
+}
+
+void daemon_tenant_to_gpu(struct daemon *d, struct tenant *t, unsigned g)
+{
+	if (g >= d->n_gpus)
+		g = 0;
+	struct daemon_gpu *dg = &d->gpus[t->gpu];
+	*(t->be ? &dg->n_be : &dg->n_tenants) -= 1;
+	t->gpu = g;
+	dg = &d->gpus[g];
+	*(t->be ? &dg->n_be : &dg->n_tenants) += 1;
+	if (d->n_gpus > 1)
+		log_info("tenant %llu \"%s\" on %s", (unsigned long long)t->id,
+		         t->name, dg->name);
 }
 
 void daemon_tenant_hello_cap(struct tenant *t, double cap)
@@ -192,164 +220,4 @@ double daemon_start_target(const struct daemon *d, const struct tenant *t)
 		return 0.0;
 	struct core_tenant c = {.sla_fps = daemon_tenant_sla(d, t)};
 	return core_sla_ref(&d->cfg.params, &c);
-}
-
-/* The best-effort tenants' rows of the status reply: what the harvesting
- * stage gave each (budget, window, mode) and what it did with it. */
-static json_t *be_status(const struct daemon *d)
-{
-	json_t *list = json_array();
-	for (size_t i = 0; i < d->n_tenants && list; i++) {
-		const struct tenant *t = d->tenants[i];
-		if (t->corrupt || !t->be)
-			continue;
-		const struct tenant_be *b = &t->be_state;
-		json_array_append_new(
-		    list,
-		    json_pack(
-		        "{s:s, s:s, s:I, s:i, s:I, s:f, s:f, s:f, s:f, "
-		        "s:s, s:f, s:f, s:f, s:I, s:I, s:b, s:f, s:b}",
-		        "kind", "be", "name", t->name, "id", (json_int_t)t->id,
-		        "pid", (int)t->pid, "uid", (json_int_t)t->uid, "weight",
-		        b->weight, "cap", t->cap, "budget", b->core.budget,
-		        "window_ms", b->core.window_s * 1e3, "mode",
-		        b->core.mode == CORE_HARVEST_CONTINUOUS ? "continuous"
-		                                                : "periodical",
-		        "units_per_s", b->units_s, "gpu_share", t->gpu_share,
-		        "wait_ratio", b->wait_ratio, "units",
-		        (json_int_t)b->units,
-		        /* records of the wrong kind, dropped */
-		        "bad_records", (json_int_t)t->wrong_kind,
-		        /* a hung sub-launch (core/harvest_stuck.h), and
-		           how long the one under way has run (0: none) */
-		        "stuck", (int)b->core.stuck, "inflight_ms",
-		        b->core.inflight_s * 1e3,
-		        /* it can run on a space partition (its hello) */
-		        "partition", (int)b->partition));
-	}
-	return list;
-}
-
-/* A game's quality API (daemon/quality.h): its levels, the level in force
- * (the pin, else batond's choice, else the game's default), whether it is
- * pinned, and the level the game says it draws at. */
-static json_t *quality_status(const struct daemon_quality *q,
-                              const struct core_quality_tenant *cq)
-{
-	json_t *levels = json_array();
-	for (uint32_t i = 0; levels && i < q->n_levels; i++)
-		json_array_append_new(levels, json_string(q->level_names[i]));
-	/* The stage's estimates at that level (core/quality_stage.h):
-	 * calibrated GPU ms per frame and the model's benefit (SSIM); 0
-	 * while the quality lever is off or nothing was estimated. */
-	return json_pack("{s:s, s:o, s:i, s:b, s:b, s:i, s:i, s:b, s:f, s:f, "
-	                 "s:b}",
-	                 "game", q->game_id, "levels", levels, "level",
-	                 (int)daemon_quality_level(q), "pinned", q->pinned >= 0,
-	                 "chosen", q->chosen >= 0, "in_use",
-	                 (int)q->level_in_use, "types", (int)q->n_types,
-	                 "models", q->models != NULL, "est_cost_ms",
-	                 cq->est_cost * 1e3, "est_benefit", cq->est_benefit,
-	                 "refused", (int)cq->refused);
-}
-
-/* The quality stage on this GPU (core/quality_stage.h). */
-static json_t *quality_gpu_status(const struct daemon *d)
-{
-	const struct core_params *p = &d->cfg.params;
-	const struct core_quality_gpu *g = &d->gpu.quality;
-	return json_pack(
-	    "{s:s, s:f, s:f, s:f, s:i, s:I, s:I}", "mode",
-	    !p->quality_on     ? "off"
-	    : p->quality_paper ? "paper"
-	                       : "baton",
-	    "budget", g->budget, "total_cost", g->total_cost, "total_benefit",
-	    g->total_benefit, "items", (int)g->items, "reassignments",
-	    (json_int_t)g->reassignments, "refusals", (json_int_t)g->refusals);
-}
-
-json_t *daemon_status(struct daemon *d)
-{
-	json_t *list = json_array();
-	int64_t now = d->last_tick_ns;
-	for (size_t i = 0; i < d->n_tenants && list; i++) {
-		struct tenant *t = d->tenants[i];
-		if (t->corrupt || t->be)
-			continue;
-		double fps = stats_fps(&t->win, now, 1000000000LL);
-		size_t n =
-		    stats_intervals(&t->win, now, 2000000000LL, d->intervals);
-		double q = 0.99, p99;
-		stats_quantiles(d->intervals, n, &q, &p99, 1);
-		json_array_append_new(
-		    list,
-		    json_pack("{s:s, s:i, s:f, s:f, s:f, s:f, s:f, s:I, s:b, "
-		              "s:f, s:I, s:f, s:I}",
-		              "name", t->name, "pid", (int)t->pid, "sla_fps",
-		              daemon_tenant_sla(d, t), "target_fps",
-		              t->core.target_fps, "fps", fps, "frame_ms_p99",
-		              p99 * 1e3, "gpu_share", t->gpu_share,
-		              "below_sla_s", (json_int_t)t->below_sla_s,
-		              /* cannot reach its reference (core/reach.h),
-		                 and the rate it could reach */
-		              "limited", (int)t->core.limited, "reach_fps",
-		              t->core.reach_fps,
-		              /* beyond proto.h: the id of its welcome and
-		                 its pin (0 = none) */
-		              "id", (json_int_t)t->id, "fixed_fps",
-		              t->fixed_fps, "uid", (json_int_t)t->uid));
-		json_t *o = json_array_get(list, json_array_size(list) - 1);
-		const struct core_cap_state *cs = &t->core.caps;
-		/* The capacity stage (core/caps.h): published cap, the
-		 * budget its gate enforces (dynamic cap within its user's
-		 * cap, plus spare for a work-conserving one), last period's
-		 * u, whether it is overloaded, and whether its gate holds
-		 * it back (cap-bound). */
-		if (o)
-			json_object_update_new(
-			    o,
-			    json_pack("{s:f, s:f, s:f, s:b, s:b, s:b}", "cap",
-			              t->cap, "budget", cs->budget, "u",
-			              cs->sampled ? cs->u : 0.0, "overloaded",
-			              (int)cs->overloaded, "work_conserving",
-			              (int)t->work_conserving,
-			              /* its gate holds it (core/reach.h) */
-			              "cap_bound", (int)t->core.cap_bound));
-		if (o)
-			json_object_set_new(o, "kind", json_string("game"));
-		if (o && t->quality.declared)
-			json_object_set_new(
-			    o, "quality",
-			    quality_status(&t->quality, &t->core.quality));
-	}
-	json_t *be = be_status(d);
-	if (!list || !be) {
-		json_decref(list);
-		json_decref(be);
-		return NULL;
-	}
-	const struct core_caps_gpu *g = &d->gpu.caps;
-	return json_pack(
-	    "{s:s, s:s, s:f, s:f, s:f, s:f, s:b, s:f, s:b, s:I, s:f, s:o, s:o, "
-	    "s:f, s:f, s:o, s:{s:i, s:i, s:i, s:s, s:I}}",
-	    "type", "status", "policy", d->policy->name, "gpu_util",
-	    d->gpu.util, "other_util", d->gpu.other_util, "common_fps",
-	    d->gpu.common_fps, "sla_util", d->gpu.sla_util, "overload",
-	    (int)d->gpu.overload,
-	    /* capacity (core/caps.h): G6's total load of the last period;
-	     * severe: more than one tenant overloaded, capacity not
-	     * advertised */
-	    "total_load", g->total_load, "severe", (int)g->severe, "overloaded",
-	    (json_int_t)g->n_overloaded, "cap_pool", g->pool, "tenants", list,
-	    /* best-effort tenants (docs/harvesting.md) and the slot their
-	     * periodical sub-launches start in (core/harvest_slot.h) */
-	    "be", be, "slot_ms", d->harvest_gpu.slot.len_s * 1e3,
-	    "slot_period_ms", d->harvest_gpu.slot.period_s * 1e3, "quality",
-	    quality_gpu_status(d),
-	    /* space harvesting (core/harvest_space.h) */
-	    "space", "units", (int)d->harvest.space.sm_total, "split",
-	    (int)d->space.split, "be_units", (int)d->space.be_count, "scheme",
-	    d->space.scheme == CORE_COMBO_INTEGRATED ? "integrated"
-	                                             : "temporal",
-	    "switches", (json_int_t)d->space.switches);
 }

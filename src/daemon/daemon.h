@@ -14,6 +14,7 @@
 #include "core/harvest_space.h"
 #include "core/policy.h"
 #include "daemon/config.h"
+#include "daemon/gpus.h"
 #include "daemon/host_load.h"
 #include "daemon/metrics.h"
 #include "daemon/record.h"
@@ -22,30 +23,25 @@
 struct daemon {
 	struct daemon_config cfg;
 	const struct core_policy *policy; /* changeable at run time */
-	struct core_gpu gpu;
-	/* Time harvesting (core/harvest.h): its parameters and what the
-	 * stage found for the GPU at the last tick. */
+	/* One controller per GPU (gpus.h): each its core_gpu, what stage 6
+	 * found on it, its space partition, its CPUs' load. */
+	struct daemon_gpu gpus[DAEMON_MAX_GPUS];
+	size_t n_gpus;
+	/* Time harvesting's parameters (core/harvest.h), every GPU's. */
 	struct core_harvest_params harvest;
-	struct core_harvest_gpu harvest_gpu;
-	/* Space harvesting (core/harvest_space.h): the partition of the
-	 * device's units between games and best-effort tenants. */
-	struct core_space_gpu space;
 	size_t n_be; /* best-effort tenants among tenants */
 
 	struct tenant **tenants;
 	size_t n_tenants, cap_tenants;
 	uint64_t next_id;
 
-	/* The CPUs' load, for tenants on a software rasterizer; other_util
-	 * in gpu is what of it no tenant reports. */
-	struct host_load host;
-
 	uint64_t ticks;
 	int64_t last_tick_ns; /* 0 before the first */
 	double tick_cost_s;   /* wall time of the last daemon_tick */
 
-	struct metrics *metrics; /* NULL: no endpoint */
-	struct record *record;   /* NULL: no history file (record.h) */
+	struct metrics *metrics;          /* NULL: no endpoint */
+	struct metrics_snapshot snapshot; /* what the last tick published */
+	struct record *record;            /* NULL: no history file (record.h) */
 
 	/* scratch reused by every tick, grown with the registry */
 	struct core_tenant *core;
@@ -73,6 +69,9 @@ struct tenant *daemon_add_be_tenant(struct daemon *d, const char *name,
                                     double cap, struct ipc_shm *shm,
                                     int64_t now_ns);
 void daemon_remove_tenant(struct daemon *d, struct tenant *t);
+
+/* Puts t (just added) on GPU g (gpus.h; < n_gpus), counted there. */
+void daemon_tenant_to_gpu(struct daemon *d, struct tenant *t, unsigned g);
 
 /* The cap a tenant asked for in its hello (BATON_CAP; 0 = none): it may
  * lower the cap of its app entry, never raise it. */
@@ -106,6 +105,12 @@ void daemon_tick(struct daemon *d, int64_t now_ns);
 
 /* The status reply of proto.h (a new reference). */
 json_t *daemon_status(struct daemon *d);
+
+/* The units space harvesting divides on GPU dg (core/harvest_space.h):
+ * harvest.space_units, or a logical GPU's CPUs when that is on; 0 =
+ * off. */
+unsigned daemon_space_units(const struct daemon *d,
+                            const struct daemon_gpu *dg);
 
 /* CLOCK_MONOTONIC in nanoseconds. */
 int64_t daemon_now_ns(void);

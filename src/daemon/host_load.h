@@ -7,6 +7,10 @@
  * give (docs/runtime.md). */
 #pragma once
 
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE /* cpu_set_t */
+#endif
+#include <sched.h>
 #include <stdbool.h>
 #include <stdint.h>
 
@@ -14,9 +18,15 @@ struct host_load {
 	const char *path;     /* "/proc/stat" unless a test says otherwise */
 	uint64_t busy, total; /* jiffies at the last sample */
 	bool primed;          /* a first sample was taken */
+	bool has_cpus;        /* only these CPUs (a logical GPU's) */
+	cpu_set_t cpus;
 };
 
 void host_load_init(struct host_load *h, const char *path);
+
+/* From now on, the load of these CPUs only (the "cpuN" lines), not of
+ * all of them: a logical GPU's cores (daemon/gpus.h). */
+void host_load_set_cpus(struct host_load *h, const cpu_set_t *cpus);
 
 /* The busy fraction of all CPUs (steal counted as busy) since the last
  * call, in [0, 1]. false on the first call, when the file cannot be read or

@@ -34,6 +34,7 @@ struct metrics_tenant {
 	 * game that declared levels (has_quality); others get no line. */
 	bool has_quality;
 	double quality_level;
+	double gpu; /* the index of the GPU it renders on (gpus.h) */
 };
 
 /* One best-effort tenant (docs/harvesting.md). */
@@ -49,30 +50,41 @@ struct metrics_be {
 	double window_s;   /* longest sub-launch it may start now */
 	double continuous; /* 1 in continuous mode */
 	double stuck;      /* 1 while its sub-launch overran (hung) */
+	double gpu;        /* the index of the GPU it runs on */
 };
 
-/* One configured app profile and how many more sessions of it fit. */
+/* One GPU's controller (daemon/gpus.h): every figure a double, read by
+ * offset when the families are written. */
+#define METRICS_MAX_GPUS 16
+
+/* One configured app profile and how many more sessions of it fit on
+ * each GPU. */
 #define METRICS_MAX_PROFILES 64
 struct metrics_profile {
 	char name[IPC_NAME_MAX];
-	double admissible;
+	double admissible[METRICS_MAX_GPUS];
 };
-
-struct metrics_snapshot {
-	const char *policy;
-	double gpu_util;
+struct metrics_gpu {
+	char name[32];
+	char device[128];
+	double util;
 	double other_util; /* core_gpu.other_util */
 	double sla_util;   /* core_gpu.sla_util */
-	bool overload;     /* core_gpu.overload */
+	double overload;   /* core_gpu.overload, 1 or 0 */
 	double common_fps; /* core_gpu.common_fps (ESA), 0 otherwise */
 	double slot_s;     /* core_harvest_gpu.slot.len_s, 0 = none */
 	/* space harvesting (core/harvest_space.h): units to divide (0 =
 	 * off), the games' group (0 = whole device), best-effort units */
-	uint32_t space_units, space_split, space_be_units;
-	uint64_t space_switches;
+	double space_units, space_split, space_be_units, space_switches;
 	double total_load; /* core_caps_gpu.total_load */
-	bool cap_severe;   /* core_caps_gpu.severe: capacity not advertised */
+	double cap_severe; /* core_caps_gpu.severe: capacity not advertised */
 	double n_cap_overloaded;
+};
+
+struct metrics_snapshot {
+	const char *policy;
+	struct metrics_gpu gpus[METRICS_MAX_GPUS];
+	size_t n_gpus;
 	struct metrics_profile profiles[METRICS_MAX_PROFILES];
 	size_t n_profiles;
 	double tick_s;

@@ -131,6 +131,9 @@ static void be_families(struct buf *b, const struct metrics_snapshot *s)
 	       "Seconds a best-effort tenant waited for a window or its "
 	       "budget per second (smoothed).",
 	       offsetof(struct metrics_be, wait_ratio));
+	per_be(b, s, "baton_be_gpu",
+	       "The index of the GPU a best-effort tenant runs on.",
+	       offsetof(struct metrics_be, gpu));
 	per_be(b, s, "baton_be_budget",
 	       "GPU seconds per second a best-effort tenant may use: the "
 	       "share the paced tenants leave, less a margin, split by weight "
@@ -154,13 +157,20 @@ static void be_families(struct buf *b, const struct metrics_snapshot *s)
 	       offsetof(struct metrics_be, stuck));
 }
 
-/* One gauge of GPU 0 (one controller per GPU; more GPUs get more labels). */
-static void gpu_gauge(struct buf *b, const char *name, const char *help,
-                      double v)
+/* One gauge per GPU (one controller each, daemon/gpus.h), labelled with
+ * its index: a figure of struct metrics_gpu at offset. */
+static void gpu_gauge(struct buf *b, const struct metrics_snapshot *s,
+                      const char *name, const char *help, size_t offset)
 {
 	header(b, name, "gauge", help);
-	put(b, "%s{gpu=\"0\"} %.9g\n", name, v);
+	for (size_t g = 0; g < s->n_gpus; g++) {
+		double v =
+		    *(const double *)((const char *)&s->gpus[g] + offset);
+		put(b, "%s{gpu=\"%zu\"} %.9g\n", name, g, v);
+	}
 }
+
+#define GPU_FIELD(f) offsetof(struct metrics_gpu, f)
 
 char *metrics_format(const struct metrics_snapshot *s, size_t *len)
 {
@@ -241,77 +251,105 @@ char *metrics_format(const struct metrics_snapshot *s, size_t *len)
 		put(&b, "} %.9g\n", t->quality_level);
 	}
 
+	per_tenant(&b, s, "baton_tenant_gpu", "gauge",
+	           "The index of the GPU the tenant renders on (the gpu label "
+	           "of the GPU families; baton_gpu_info names it).",
+	           offsetof(struct metrics_tenant, gpu));
 	be_families(&b, s);
 
-	gpu_gauge(&b, "baton_gpu_utilization",
+	gpu_gauge(&b, s, "baton_gpu_utilization",
 	          "GPU busy fraction: the sum of the paced tenants' reported "
 	          "GPU time "
 	          "per epoch (best-effort tenants' apart: baton_be_gpu_share).",
-	          s->gpu_util);
-	gpu_gauge(&b, "baton_gpu_other_utilization",
+	          GPU_FIELD(util));
+	gpu_gauge(&b, s, "baton_gpu_other_utilization",
 	          "Busy fraction of the device taken by work no tenant reports "
 	          "(software rasterizers: the host CPUs' load beyond the "
 	          "tenants', steal included; smoothed). ESA leaves it out of "
 	          "its budget.",
-	          s->other_util);
+	          GPU_FIELD(other_util));
 	gpu_gauge(
-	    &b, "baton_gpu_sla_utilization",
+	    &b, s, "baton_gpu_sla_utilization",
 	    "Busy fraction the tenants need at their SLAs (pinned ones at "
 	    "their pinned rate), other load included; 0 = unknown.",
-	    s->sla_util);
-	gpu_gauge(&b, "baton_gpu_overload",
+	    GPU_FIELD(sla_util));
+	gpu_gauge(&b, s, "baton_gpu_overload",
 	          "1 while the tenants at their SLAs need more of the GPU than "
 	          "the utilization target: not every tenant can be held at its "
 	          "SLA.",
-	          s->overload ? 1.0 : 0.0);
-	gpu_gauge(&b, "baton_gpu_common_fps",
+	          GPU_FIELD(overload));
+	gpu_gauge(&b, s, "baton_gpu_common_fps",
 	          "ESA's common reference frame rate (0 under other policies).",
-	          s->common_fps);
-	gpu_gauge(&b, "baton_harvest_slot_seconds",
+	          GPU_FIELD(common_fps));
+	gpu_gauge(&b, s, "baton_harvest_slot_seconds",
 	          "Length of the span of each frame period in which every "
 	          "paced tenant waits before Present, where best-effort "
 	          "sub-launches start in periodical mode; 0 = none (the "
 	          "window alone decides).",
-	          s->slot_s);
+	          GPU_FIELD(slot_s));
 	gpu_gauge(
-	    &b, "baton_space_units",
+	    &b, s, "baton_space_units",
 	    "Compute units space harvesting divides between the paced "
 	    "tenants and best-effort ones (harvest.space_units); 0 = off.",
-	    (double)s->space_units);
-	gpu_gauge(&b, "baton_space_split",
+	    GPU_FIELD(space_units));
+	gpu_gauge(&b, s, "baton_space_split",
 	          "Units the paced tenants render on, from the first (COMBO's "
 	          "integrated scheme, Eq. 5); 0 = the whole device (temporal "
 	          "sharing only).",
-	          (double)s->space_split);
+	          GPU_FIELD(space_split));
 	gpu_gauge(
-	    &b, "baton_space_be_units",
+	    &b, s, "baton_space_be_units",
 	    "Units best-effort tenants own beside the paced tenants' (the "
 	    "rest of the device); 0 = none this tick.",
-	    (double)s->space_be_units);
-	gpu_gauge(&b, "baton_space_switches",
+	    GPU_FIELD(space_be_units));
+	gpu_gauge(&b, s, "baton_space_switches",
 	          "Changes between the integrated and the temporal scheme so "
 	          "far.",
-	          (double)s->space_switches);
-	gpu_gauge(&b, "baton_gpu_total_load",
+	          GPU_FIELD(space_switches));
+	gpu_gauge(&b, s, "baton_gpu_total_load",
 	          "Total load of the last capacity period (the tenants' busy "
 	          "time over the period plus other load, or the measured "
 	          "utilization, whichever is larger).",
-	          s->total_load);
-	gpu_gauge(&b, "baton_gpu_overloaded_tenants",
+	          GPU_FIELD(total_load));
+	gpu_gauge(&b, s, "baton_gpu_overloaded_tenants",
 	          "Tenants the capacity stage found overloaded in the last "
 	          "period.",
-	          s->n_cap_overloaded);
-	gpu_gauge(&b, "baton_gpu_capacity_severe",
+	          GPU_FIELD(n_cap_overloaded));
+	gpu_gauge(&b, s, "baton_gpu_capacity_severe",
 	          "1 while more than one tenant is overloaded: batond does not "
 	          "advertise capacity.",
-	          s->cap_severe ? 1.0 : 0.0);
+	          GPU_FIELD(cap_severe));
 	header(&b, "baton_admissible_sessions", "gauge",
 	       "How many more sessions of a configured app profile fit now "
 	       "(baton capacity --profile).");
+	for (size_t i = 0; i < s->n_profiles; i++)
+		for (size_t g = 0; g < s->n_gpus; g++) {
+			put(&b,
+			    "baton_admissible_sessions{gpu=\"%zu\",profile=\"",
+			    g);
+			put_label(&b, s->profiles[i].name);
+			put(&b, "\"} %.9g\n", s->profiles[i].admissible[g]);
+		}
+	header(&b, "baton_node_admissible_sessions", "gauge",
+	       "How many more sessions of a configured app profile fit on "
+	       "this node: the sum over its GPUs.");
 	for (size_t i = 0; i < s->n_profiles; i++) {
-		put(&b, "baton_admissible_sessions{gpu=\"0\",profile=\"");
+		double sum = 0.0;
+		for (size_t g = 0; g < s->n_gpus; g++)
+			sum += s->profiles[i].admissible[g];
+		put(&b, "baton_node_admissible_sessions{profile=\"");
 		put_label(&b, s->profiles[i].name);
-		put(&b, "\"} %.9g\n", s->profiles[i].admissible);
+		put(&b, "\"} %.9g\n", sum);
+	}
+	header(&b, "baton_gpu_info", "gauge",
+	       "Each GPU batond runs a controller for: its index (the gpu "
+	       "label of the other families), its name (gpu_id) and device.");
+	for (size_t g = 0; g < s->n_gpus; g++) {
+		put(&b, "baton_gpu_info{gpu=\"%zu\",gpu_id=\"", g);
+		put_label(&b, s->gpus[g].name);
+		put(&b, "\",device=\"");
+		put_label(&b, s->gpus[g].device);
+		put(&b, "\"} 1\n");
 	}
 	header(&b, "baton_policy_info", "gauge", "The pacing policy in force.");
 	put(&b, "baton_policy_info{policy=\"");

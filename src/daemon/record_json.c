@@ -43,7 +43,8 @@ static json_t *tenant_json(const struct metrics_tenant *m)
 	    put(o, "below_sla_s", num(m->below_sla_s)) &&
 	    put(o, "gpu_share", num(m->gpu_share)) &&
 	    put(o, "limited", json_boolean(m->limited > 0.5)) &&
-	    put(o, "overloaded", json_boolean(m->overloaded > 0.5));
+	    put(o, "overloaded", json_boolean(m->overloaded > 0.5)) &&
+	    put(o, "gpu", json_integer((json_int_t)m->gpu));
 	if (!ok) {
 		json_decref(o);
 		return NULL;
@@ -64,7 +65,8 @@ static json_t *be_json(const struct metrics_be *m)
 	          put(o, "gpu_share", num(m->gpu_share)) &&
 	          put(o, "wait", num(m->wait_ratio)) &&
 	          put(o, "budget", num(m->budget)) &&
-	          put(o, "stuck", json_boolean(m->stuck > 0.5));
+	          put(o, "stuck", json_boolean(m->stuck > 0.5)) &&
+	          put(o, "gpu", json_integer((json_int_t)m->gpu));
 	if (!ok) {
 		json_decref(o);
 		return NULL;
@@ -72,22 +74,25 @@ static json_t *be_json(const struct metrics_be *m)
 	return o;
 }
 
-static json_t *gpu_json(const struct metrics_snapshot *s)
+/* One GPU's figures (daemon/gpus.h). */
+static json_t *gpu_json(const struct metrics_gpu *g)
 {
 	json_t *o = json_object();
 	if (!o)
 		return NULL;
-	bool ok = put(o, "util", num(s->gpu_util)) &&
-	          put(o, "other_util", num(s->other_util)) &&
-	          put(o, "overload", json_boolean(s->overload)) &&
-	          put(o, "slot_s", num(s->slot_s)) &&
-	          put(o, "total_load", num(s->total_load)) &&
-	          put(o, "common_fps", num(s->common_fps)) &&
-	          put(o, "tick_ms", num(s->tick_s * 1e3)) &&
-	          /* space harvesting (core/harvest_space.h): the games'
-	           * units (0 = the whole device) and best-effort's */
-	          put(o, "space_split", json_integer(s->space_split)) &&
-	          put(o, "space_be_units", json_integer(s->space_be_units));
+	bool ok =
+	    put(o, "name", json_string(g->name)) &&
+	    put(o, "util", num(g->util)) &&
+	    put(o, "other_util", num(g->other_util)) &&
+	    put(o, "overload", json_boolean(g->overload > 0.5)) &&
+	    put(o, "slot_s", num(g->slot_s)) &&
+	    put(o, "total_load", num(g->total_load)) &&
+	    put(o, "common_fps", num(g->common_fps)) &&
+	    /* space harvesting (core/harvest_space.h): the games'
+	     * units (0 = the whole device) and best-effort's */
+	    put(o, "space_split", json_integer((json_int_t)g->space_split)) &&
+	    put(o, "space_be_units",
+	        json_integer((json_int_t)g->space_be_units));
 	if (!ok) {
 		json_decref(o);
 		return NULL;
@@ -99,7 +104,10 @@ static json_t *line_json(const struct metrics_snapshot *s, int64_t time_s,
                          uint64_t dropped)
 {
 	json_t *o = json_object(), *t = json_array(), *b = json_array();
-	bool ok = o && t && b;
+	json_t *g = json_array();
+	bool ok = o && t && b && g;
+	for (size_t i = 0; ok && i < s->n_gpus; i++)
+		ok = json_array_append_new(g, gpu_json(&s->gpus[i])) == 0;
 	for (size_t i = 0; ok && i < s->n; i++)
 		ok = json_array_append_new(t, tenant_json(&s->tenants[i])) == 0;
 	for (size_t i = 0; ok && i < s->n_be; i++)
@@ -107,12 +115,14 @@ static json_t *line_json(const struct metrics_snapshot *s, int64_t time_s,
 	ok = ok && put(o, "v", json_integer(RECORD_VERSION)) &&
 	     put(o, "t", json_integer((json_int_t)time_s)) &&
 	     put(o, "policy", json_string(s->policy ? s->policy : "none")) &&
-	     put(o, "gpu", gpu_json(s)) &&
+	     put(o, "tick_ms", num(s->tick_s * 1e3)) &&
 	     put(o, "dropped", json_integer((json_int_t)dropped));
 	if (ok) {
-		ok = json_object_set(o, "tenants", t) == 0 &&
+		ok = json_object_set(o, "gpus", g) == 0 &&
+		     json_object_set(o, "tenants", t) == 0 &&
 		     json_object_set(o, "be", b) == 0;
 	}
+	json_decref(g);
 	json_decref(t);
 	json_decref(b);
 	if (!ok) {

@@ -12,6 +12,8 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include "daemon/gpus.h"
+#include "ipc/cpu_list.h"
 #include "ipc/msg.h"
 #include "util/log.h"
 
@@ -109,6 +111,25 @@ static void hello(struct server *s, struct conn *c,
 		          "a tenant hello carries exactly one memfd, got none");
 		return;
 	}
+	/* The GPU it renders on (daemon/gpus.h): the one it names, else the
+	 * core set holding every CPU it may run on, else the first. */
+	cpu_set_t allowed;
+	bool have = daemon_gpus_allowed(c->cred.pid, &allowed);
+	int gpu = daemon_gpu_for(s->d->gpus, s->d->n_gpus, h->gpu, NULL,
+	                         have ? &allowed : NULL);
+	if (gpu < 0) {
+		char msg[200], safe[32 * 4];
+		char names[96] = "";
+		for (size_t g = 0, at = 0; g < s->d->n_gpus && at < 80; g++) {
+			int w = snprintf(names + at, sizeof(names) - at, "%s%s",
+			                 g ? ", " : "", s->d->gpus[g].name);
+			at += w > 0 ? (size_t)w : 0;
+		}
+		snprintf(msg, sizeof(msg), "no GPU \"%s\" here (%s)",
+		         ipc_escape(safe, sizeof(safe), h->gpu), names);
+		conn_fail(s, c, BATON_ERR_NOT_FOUND, msg);
+		return;
+	}
 	char err[160];
 	struct ipc_shm shm;
 	bool ok = ipc_shm_map(c->memfd, &shm, err, sizeof(err));
@@ -127,12 +148,15 @@ static void hello(struct server *s, struct conn *c,
 		                                 c->cred.uid, h->weight, h->cap,
 		                                 &shm, daemon_now_ns());
 		if (c->tenant)
+			daemon_tenant_to_gpu(s->d, c->tenant, (unsigned)gpu);
+		if (c->tenant)
 			c->tenant->be_state.partition = h->partition;
 	} else {
 		c->tenant = daemon_add_tenant(
 		    s->d, h->name, c->cred.pid, c->cred.uid, h->sla_fps,
 		    h->fixed_fps, &shm, daemon_now_ns());
 		if (c->tenant) {
+			daemon_tenant_to_gpu(s->d, c->tenant, (unsigned)gpu);
 			daemon_tenant_hello_cap(c->tenant, h->cap);
 			/* The GL shim paces before the real swap, which
 			 * hands the frame to the device: none of it runs
@@ -395,32 +419,95 @@ static void capacity(struct server *s, struct conn *c,
 			return;
 		}
 	}
-	struct core_admit a =
-	    core_caps_admit(&d->cfg.params, &d->gpu, cost_s, sla);
+	/* Each GPU's controller answers for itself; the node's answer
+	 * (the top level) is the sum of what fits, with the figures of the
+	 * GPU that admits most (ties: the first). */
+	struct core_admit a = {0};
+	size_t best = 0;
+	json_int_t more = 0;
+	bool fits = false, severe = false;
+	uint32_t overloaded = 0;
+	json_t *gpus = json_array();
+	for (size_t g = 0; g < d->n_gpus && gpus; g++) {
+		const struct core_gpu *gp = &d->gpus[g].gpu;
+		struct core_admit ag =
+		    core_caps_admit(&d->cfg.params, gp, cost_s, sla);
+		if (g == 0 || (ag.fits && (!a.fits || ag.more > a.more)))
+			a = ag, best = g;
+		fits |= ag.fits;
+		more += ag.fits ? (json_int_t)ag.more : 0;
+		severe |= gp->caps.severe;
+		overloaded += gp->caps.n_overloaded;
+		json_array_append_new(
+		    gpus,
+		    json_pack("{s:s, s:b, s:I, s:s, s:f, s:f, s:b}", "name",
+		              d->gpus[g].name, "fits", (int)ag.fits, "more",
+		              (json_int_t)(ag.fits ? ag.more : 0), "reason",
+		              core_admit_reason_str(ag.why), "load", ag.load,
+		              "limit", ag.limit, "severe",
+		              (int)gp->caps.severe));
+	}
 	json_t *o = json_pack(
-	    "{s:s, s:b, s:I, s:s, s:s, s:f, s:f, s:f, s:f, s:f, s:f, s:b, s:I}",
-	    "type", "capacity", "fits", (int)a.fits, "more", (json_int_t)a.more,
-	    "reason", core_admit_reason_str(a.why), "source", source, "cost_ms",
+	    "{s:s, s:b, s:I, s:s, s:s, s:f, s:f, s:f, s:f, s:f, s:f, s:b, s:I, "
+	    "s:s, s:o}",
+	    "type", "capacity", "fits", (int)fits, "more", more, "reason",
+	    core_admit_reason_str(a.why), "source", source, "cost_ms",
 	    cost_s * 1e3, "sla_fps", sla, "load", a.load, "newcomer",
 	    a.newcomer, "overhead", a.overhead, "limit", a.limit, "severe",
-	    (int)d->gpu.caps.severe, "overloaded",
-	    (json_int_t)d->gpu.caps.n_overloaded);
+	    (int)severe, "overloaded", (json_int_t)overloaded,
+	    /* the GPU whose figures these are, and every GPU's answer */
+	    "gpu", d->gpus[best].name, "gpus", gpus ? gpus : json_array());
 	if (o && m->has_profile)
 		json_object_set_new(o, "profile", json_string(m->profile));
 	/* With the quality lever (core/quality_stage.h): whether it would
 	 * fit with every game at its cheapest level, and the joins the
-	 * stage refused so far (dJay's admission failures). */
+	 * stage refused so far (dJay's admission failures), over the
+	 * node's GPUs. */
 	if (o && d->cfg.params.quality_on) {
-		struct core_quality_admit q =
-		    core_quality_admit(&d->cfg.params, &d->gpu, cost_s, sla);
+		struct core_quality_admit q = {0}, qb = {0};
+		json_int_t refusals = 0;
+		for (size_t g = 0; g < d->n_gpus; g++) {
+			struct core_quality_admit qg = core_quality_admit(
+			    &d->cfg.params, &d->gpus[g].gpu, cost_s, sla);
+			if (g == 0 ||
+			    (qg.fits && (!qb.fits || qg.more > qb.more)))
+				qb = qg;
+			q.fits |= qg.fits;
+			q.more += qg.fits ? qg.more : 0;
+			refusals += (json_int_t)d->gpus[g].gpu.quality.refusals;
+		}
 		json_object_set_new(
 		    o, "quality",
 		    json_pack("{s:b, s:I, s:f, s:f, s:f, s:I}", "fits",
 		              (int)q.fits, "more", (json_int_t)q.more, "floor",
-		              q.floor, "need", q.need, "budget", q.budget,
-		              "refusals", (json_int_t)d->gpu.quality.refusals));
+		              qb.floor, "need", qb.need, "budget", qb.budget,
+		              "refusals", refusals));
 	}
 	conn_send_line(s, c, ipc_msg_encode(o));
+}
+
+/* The GPUs (daemon/gpus.h), for `baton run --gpu` and anyone placing a
+ * session: names, devices and core sets, no tenant and no load. Any user
+ * may ask, as for capacity. */
+static void gpus(struct server *s, struct conn *c)
+{
+	const struct daemon *d = s->d;
+	json_t *list = json_array();
+	for (size_t g = 0; g < d->n_gpus && list; g++) {
+		char cpus[256] = "";
+		if (d->gpus[g].has_cpus)
+			ipc_cpu_list_format(&d->gpus[g].cpus, cpus,
+			                    sizeof(cpus));
+		json_array_append_new(list,
+		                      json_pack("{s:s, s:s, s:s, s:s}", "name",
+		                                d->gpus[g].name, "device",
+		                                d->gpus[g].device, "pci",
+		                                d->gpus[g].pci, "cpus", cpus));
+	}
+	conn_send_line(s, c,
+	               ipc_msg_encode(list ? json_pack("{s:s, s:o}", "type",
+	                                               "gpus", "gpus", list)
+	                                   : NULL));
 }
 
 void conn_handle_line(struct server *s, struct conn *c, const char *line,
@@ -456,6 +543,9 @@ void conn_handle_line(struct server *s, struct conn *c, const char *line,
 		break;
 	case IPC_MSG_CAPACITY:
 		capacity(s, c, &m.capacity);
+		break;
+	case IPC_MSG_GPUS:
+		gpus(s, c);
 		break;
 	}
 }

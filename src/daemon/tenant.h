@@ -23,6 +23,8 @@ struct tenant {
 	uid_t uid;        /* the owner, from SO_PEERCRED */
 	double sla_fps;   /* as registered or set; 0 = the daemon's default */
 	double fixed_fps; /* > 0: pinned */
+	unsigned gpu;     /* the GPU it renders on: an index of daemon.gpus
+	                     (gpus.h: daemon_gpu_for at its hello) */
 	/* Published GPU cap in (0, 1], 0 = none: the app entry of batond's
 	 * config, lowered by the hello's (BATON_CAP), replaced by `baton
 	 * set cap=`. The capacity stage turns it into a budget. */

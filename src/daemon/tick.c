@@ -182,8 +182,9 @@ void daemon_write_target(const struct daemon *d, struct tenant *t)
 	    .flags = BATON_CONTROL_VALID,
 	    .cap_ns_per_s = daemon_cap_ns(t->core.caps.budget),
 	    .quality_level = daemon_quality_control_level(&t->quality),
-	    .partition =
-	        d->space.split > 0 ? BATON_PARTITION(0, d->space.split) : 0u,
+	    .partition = d->gpus[t->gpu].space.split > 0
+	                     ? BATON_PARTITION(0, d->gpus[t->gpu].space.split)
+	                     : 0u,
 	};
 	ipc_control_write(t->shm.control, &v);
 }
@@ -228,51 +229,70 @@ static void take_quality(struct tenant *t)
 	         cq->est_benefit);
 }
 
+/* One GPU's figures for the metrics snapshot. */
+static void fill_gpu(const struct daemon *d, const struct daemon_gpu *dg,
+                     struct metrics_gpu *m)
+{
+	const struct core_gpu *g = &dg->gpu;
+	*m = (struct metrics_gpu){
+	    .util = g->util,
+	    .other_util = g->other_util,
+	    .sla_util = g->sla_util,
+	    .overload = g->overload ? 1.0 : 0.0,
+	    .common_fps = g->common_fps,
+	    .slot_s = dg->harvest_gpu.slot.len_s,
+	    .space_units = (double)daemon_space_units(d, dg),
+	    .space_split = (double)dg->space.split,
+	    .space_be_units = (double)dg->space.be_count,
+	    .space_switches = (double)dg->space.switches,
+	    .total_load = g->caps.total_load,
+	    .cap_severe = g->caps.severe ? 1.0 : 0.0,
+	    .n_cap_overloaded = (double)g->caps.n_overloaded,
+	};
+	snprintf(m->name, sizeof(m->name), "%s", dg->name);
+	snprintf(m->device, sizeof(m->device), "%s", dg->device);
+}
+
 static void publish(struct daemon *d, size_t n_snap, size_t n_be)
 {
 	if (!d->metrics && !d->record)
 		return;
-	struct metrics_snapshot s = {
+	/* Too big for the stack of a tick: the daemon's own copy. */
+	struct metrics_snapshot *sp = &d->snapshot;
+	*sp = (struct metrics_snapshot){
 	    .policy = d->policy->name,
-	    .gpu_util = d->gpu.util,
-	    .other_util = d->gpu.other_util,
-	    .sla_util = d->gpu.sla_util,
-	    .overload = d->gpu.overload,
-	    .common_fps = d->gpu.common_fps,
-	    .slot_s = d->harvest_gpu.slot.len_s,
-	    .space_units =
-	        d->harvest.space.sm_total >= 2 ? d->harvest.space.sm_total : 0u,
-	    .space_split = d->space.split,
-	    .space_be_units = d->space.be_count,
-	    .space_switches = d->space.switches,
-	    .total_load = d->gpu.caps.total_load,
-	    .cap_severe = d->gpu.caps.severe,
-	    .n_cap_overloaded = d->gpu.caps.n_overloaded,
+	    .n_gpus = d->n_gpus,
 	    .tick_s = d->tick_cost_s,
 	    .tenants = d->snap,
 	    .n = n_snap,
 	    .be = d->be_snap,
 	    .n_be = n_be,
 	};
-	/* Admission for every configured app profile (cost and SLA). */
+	for (size_t g = 0; g < d->n_gpus; g++)
+		fill_gpu(d, &d->gpus[g], &sp->gpus[g]);
+	/* Admission for every configured app profile (cost and SLA), on
+	 * every GPU. */
 	for (size_t i = 0;
-	     i < d->cfg.n_apps && s.n_profiles < METRICS_MAX_PROFILES; i++) {
+	     i < d->cfg.n_apps && sp->n_profiles < METRICS_MAX_PROFILES; i++) {
 		const struct daemon_app *a = &d->cfg.apps[i];
 		if (!(a->cost_ms > 0.0))
 			continue;
-		struct core_admit adm = core_caps_admit(
-		    &d->cfg.params, &d->gpu, a->cost_ms * 1e-3, a->sla_fps);
-		struct metrics_profile *mp = &s.profiles[s.n_profiles++];
+		struct metrics_profile *mp = &sp->profiles[sp->n_profiles++];
 		snprintf(mp->name, sizeof(mp->name), "%s", a->name);
-		mp->admissible = adm.fits ? (double)adm.more : 0.0;
+		for (size_t g = 0; g < d->n_gpus; g++) {
+			struct core_admit adm =
+			    core_caps_admit(&d->cfg.params, &d->gpus[g].gpu,
+			                    a->cost_ms * 1e-3, a->sla_fps);
+			mp->admissible[g] = adm.fits ? (double)adm.more : 0.0;
+		}
 	}
-	if (d->metrics && !metrics_publish(d->metrics, &s))
+	if (d->metrics && !metrics_publish(d->metrics, sp))
 		log_warn("metrics: out of memory, serving the last snapshot");
 	/* Past the tick's own cost (tick_s): one copy a wall second. */
 	if (d->record) {
 		struct timespec wall;
 		clock_gettime(CLOCK_REALTIME, &wall);
-		record_offer(d->record, &s,
+		record_offer(d->record, sp,
 		             (int64_t)wall.tv_sec * 1000000000LL +
 		                 wall.tv_nsec);
 	}
@@ -307,6 +327,7 @@ static void fill_snapshot(struct daemon *d, struct tenant *t, int64_t now,
 	    .cap_bound = t->core.cap_bound ? 1.0 : 0.0,
 	    .has_quality = t->quality.declared,
 	    .quality_level = (double)daemon_quality_level(&t->quality),
+	    .gpu = (double)t->gpu,
 	};
 	snprintf(m->name, sizeof(m->name), "%s", t->name);
 }
@@ -319,21 +340,21 @@ static void fill_snapshot(struct daemon *d, struct tenant *t, int64_t now,
  * whatever of their load the tenants did not report (they report CPU time
  * over cores, as busy below is summed) is someone else's. Hardware GPUs
  * have no such reading here yet: 0. */
-static void update_other_util(struct daemon *d, bool software, double busy,
+static void update_other_util(struct daemon_gpu *dg, bool software, double busy,
                               double dt)
 {
 	double host;
-	if (!host_load_sample(&d->host, &host))
+	if (!host_load_sample(&dg->host, &host))
 		return;
 	if (!software) {
-		d->gpu.other_util = 0.0;
+		dg->gpu.other_util = 0.0;
 		return;
 	}
 	double other = host - busy;
 	if (other < 0.0)
 		other = 0.0;
-	d->gpu.other_util += (1.0 - exp(-dt / OTHER_UTIL_SMOOTH_S)) *
-	                     (other - d->gpu.other_util);
+	dg->gpu.other_util += (1.0 - exp(-dt / OTHER_UTIL_SMOOTH_S)) *
+	                      (other - dg->gpu.other_util);
 }
 
 /* A best-effort tenant's epoch: its smoothed rates, and its inputs to the
@@ -354,83 +375,46 @@ static void be_epoch(struct tenant *t, const struct epoch_sample *s, double dt)
 	b->core.probe = false; /* batond sees the games: telemetry */
 }
 
-void daemon_tick(struct daemon *d, int64_t now)
+/* One GPU's controller (gpus.h): its tenants into the core's array, the
+ * core tick on its state, the decisions back into their control blocks.
+ * busy and be_busy: its tenants' GPU seconds this epoch. */
+static void tick_gpu(struct daemon *d, size_t g, int64_t now, double dt,
+                     double busy, double be_busy, bool software)
 {
-	int64_t t0 = daemon_now_ns();
-	int64_t epoch_ns = (int64_t)d->cfg.epoch_ms * 1000000LL;
-	/* The real length of this epoch: the timer may fire late. */
-	int64_t dt_ns = d->last_tick_ns > 0 ? now - d->last_tick_ns : epoch_ns;
-	if (dt_ns < 1000000)
-		dt_ns = 1000000;
-	double dt = (double)dt_ns * 1e-9;
-
-	/* On llvmpipe (and any GPU without a usable counter) there is no
-	 * hardware utilisation to read: the GPU's busy fraction is the sum of
-	 * the GPU time the tenants report, clamped to one GPU. The
-	 * best-effort tenants' time is apart (be_busy): it is the idle time
-	 * they harvest, so it is in no policy's or the capacity stage's
-	 * load (util), and, being reported, not in other_util either. */
-	double busy = 0.0, be_busy = 0.0;
-	bool software = false;
+	struct daemon_gpu *dg = &d->gpus[g];
 	size_t n = 0;
 	for (size_t i = 0; i < d->n_tenants; i++) {
 		struct tenant *t = d->tenants[i];
-		struct epoch_sample s;
-		if (t->corrupt || !read_ring(d, t, now, &s))
-			continue;
-		double gpu = s.gpu_busy_s < dt ? s.gpu_busy_s : dt;
-		software |= s.software;
-		t->gpu_share += SHARE_ALPHA * (gpu / dt - t->gpu_share);
-		if (t->be) {
-			be_busy += gpu;
-			be_epoch(t, &s, dt);
-			continue;
-		}
-		busy += gpu;
-		read_quality(d, t);
-		t->core.sla_fps = daemon_tenant_sla(d, t);
-		t->core.fixed_fps = t->fixed_fps;
-		t->core.owner = t->uid; /* ESA bounds each user's share */
-		t->core.fps = measured_fps(t, &s, now);
-		t->core.gpu_busy_s = gpu;
-		t->core.frames = s.frames;
-		t->core.paced_frames = s.paced;
-		t->core.sleep_s = s.sleep_s;
-		t->core.gate_s = s.gate_s;
-		t->core.present_s = (double)t->last_present_ns * 1e-9;
-		t->core.work_after_wait = t->work_after_wait;
-		t->core.cap_initial = t->cap;
-		t->core.work_conserving = t->work_conserving;
-		/* The core wants one contiguous array. */
-		d->core[n++] = t->core;
+		if (!t->corrupt && !t->be && t->gpu == g)
+			d->core[n++] = t->core; /* the core wants one array */
 	}
-	d->gpu.util = fmin(busy / dt, 1.0);
-	update_other_util(d, software, fmin((busy + be_busy) / dt, 1.0), dt);
-	d->gpu.caps.owner_caps = d->cfg.user_caps;
-	d->gpu.caps.n_owner_caps = d->cfg.n_user_caps;
-	bool severe = d->gpu.caps.severe;
-	daemon_harvest_gather(d, now, dt);
-	uint64_t switches = d->space.switches;
-	core_controller_tick(d->policy, &d->cfg.params, &d->gpu, d->core, n);
-	if (d->space.switches != switches)
-		daemon_space_log(d);
-	d->ticks++;
-	if (d->gpu.caps.severe != severe) {
-		if (d->gpu.caps.severe)
-			log_warn("%u tenants overloaded: not advertising "
+	dg->gpu.util = fmin(busy / dt, 1.0);
+	update_other_util(dg, software, fmin((busy + be_busy) / dt, 1.0), dt);
+	dg->gpu.caps.owner_caps = d->cfg.user_caps;
+	dg->gpu.caps.n_owner_caps = d->cfg.n_user_caps;
+	bool severe = dg->gpu.caps.severe;
+	daemon_harvest_gather(d, g, now, dt);
+	uint64_t switches = dg->space.switches;
+	core_controller_tick(d->policy, &d->cfg.params, &dg->gpu, d->core, n);
+	if (dg->space.switches != switches)
+		daemon_space_log(d, dg);
+	if (dg->gpu.caps.severe != severe) {
+		if (dg->gpu.caps.severe)
+			log_warn("%s: %u tenants overloaded: not advertising "
 			         "capacity (total load %.2f)",
-			         (unsigned)d->gpu.caps.n_overloaded,
-			         d->gpu.caps.total_load);
+			         dg->name, (unsigned)dg->gpu.caps.n_overloaded,
+			         dg->gpu.caps.total_load);
 		else
-			log_info("at most one tenant overloaded: advertising "
-			         "capacity again");
+			log_info("%s: at most one tenant overloaded: "
+			         "advertising capacity again",
+			         dg->name);
 	}
-	daemon_harvest_apply(d);
+	daemon_harvest_apply(d, g);
 
 	size_t k = 0;
 	for (size_t i = 0; i < d->n_tenants; i++) {
 		struct tenant *t = d->tenants[i];
-		if (t->corrupt || t->be)
+		if (t->corrupt || t->be || t->gpu != g)
 			continue;
 		bool was = t->core.caps.overloaded;
 		t->core = d->core[k++];
@@ -445,6 +429,62 @@ void daemon_tick(struct daemon *d, int64_t now)
 		tenant_close_seconds(t, daemon_tenant_sla(d, t), now,
 		                     SECOND_GRACE_NS);
 	}
+}
+
+void daemon_tick(struct daemon *d, int64_t now)
+{
+	int64_t t0 = daemon_now_ns();
+	int64_t epoch_ns = (int64_t)d->cfg.epoch_ms * 1000000LL;
+	/* The real length of this epoch: the timer may fire late. */
+	int64_t dt_ns = d->last_tick_ns > 0 ? now - d->last_tick_ns : epoch_ns;
+	if (dt_ns < 1000000)
+		dt_ns = 1000000;
+	double dt = (double)dt_ns * 1e-9;
+
+	/* On llvmpipe (and any GPU without a usable counter) there is no
+	 * hardware utilisation to read: a GPU's busy fraction is the sum of
+	 * the GPU time its tenants report, clamped to one GPU. The
+	 * best-effort tenants' time is apart (be_busy): it is the idle time
+	 * they harvest, so it is in no policy's or the capacity stage's
+	 * load (util), and, being reported, not in other_util either. */
+	double busy[DAEMON_MAX_GPUS] = {0}, be_busy[DAEMON_MAX_GPUS] = {0};
+	bool software[DAEMON_MAX_GPUS] = {0};
+	size_t n = 0;
+	for (size_t i = 0; i < d->n_tenants; i++) {
+		struct tenant *t = d->tenants[i];
+		struct epoch_sample s;
+		if (t->corrupt || !read_ring(d, t, now, &s))
+			continue;
+		unsigned g = t->gpu < d->n_gpus ? t->gpu : 0;
+		double gpu = s.gpu_busy_s < dt ? s.gpu_busy_s : dt;
+		software[g] |= s.software;
+		t->gpu_share += SHARE_ALPHA * (gpu / dt - t->gpu_share);
+		if (t->be) {
+			be_busy[g] += gpu;
+			be_epoch(t, &s, dt);
+			continue;
+		}
+		busy[g] += gpu;
+		n++;
+		read_quality(d, t);
+		t->core.sla_fps = daemon_tenant_sla(d, t);
+		t->core.fixed_fps = t->fixed_fps;
+		t->core.owner = t->uid; /* ESA bounds each user's share */
+		t->core.fps = measured_fps(t, &s, now);
+		t->core.gpu_busy_s = gpu;
+		t->core.frames = s.frames;
+		t->core.paced_frames = s.paced;
+		t->core.sleep_s = s.sleep_s;
+		t->core.gate_s = s.gate_s;
+		t->core.present_s = (double)t->last_present_ns * 1e-9;
+		t->core.work_after_wait = t->work_after_wait;
+		t->core.cap_initial = t->cap;
+		t->core.work_conserving = t->work_conserving;
+	}
+	/* Counted first: the control blocks this tick writes carry it. */
+	d->ticks++;
+	for (size_t g = 0; g < d->n_gpus; g++)
+		tick_gpu(d, g, now, dt, busy[g], be_busy[g], software[g]);
 	d->last_tick_ns = now;
 
 	size_t n_be = 0;
@@ -454,7 +494,8 @@ void daemon_tick(struct daemon *d, int64_t now)
 			if (t->corrupt)
 				continue;
 			if (t->be)
-				daemon_fill_be_snapshot(t, &d->be_snap[n_be++]);
+				daemon_fill_be_snapshot(d, t,
+				                        &d->be_snap[n_be++]);
 			else
 				fill_snapshot(d, t, now, &d->snap[j++]);
 		}

@@ -39,6 +39,7 @@ static void slot_ns(const struct core_harvest_slot *s,
 void daemon_write_be(const struct daemon *d, struct tenant *t)
 {
 	const struct core_be_tenant *b = &t->be_state.core;
+	const struct core_space_gpu *sp = &d->gpus[t->gpu].space;
 	struct ipc_control_values v = {
 	    .policy_epoch = d->ticks,
 	    .flags = BATON_CONTROL_VALID | (b->mode == CORE_HARVEST_CONTINUOUS
@@ -46,13 +47,12 @@ void daemon_write_be(const struct daemon *d, struct tenant *t)
 	                                        : 0u),
 	    .cap_ns_per_s = daemon_cap_ns(b->budget),
 	    .be_window_ns = window_ns(b->window_s),
-	    .partition =
-	        d->space.be_count > 0 && t->be_state.partition
-	            ? BATON_PARTITION(d->space.be_first, d->space.be_count)
-	            : 0u,
+	    .partition = sp->be_count > 0 && t->be_state.partition
+	                     ? BATON_PARTITION(sp->be_first, sp->be_count)
+	                     : 0u,
 	};
 	if (b->mode == CORE_HARVEST_PERIODICAL)
-		slot_ns(&d->harvest_gpu.slot, &v);
+		slot_ns(&d->gpus[t->gpu].harvest_gpu.slot, &v);
 	ipc_control_write(t->shm.control, &v);
 }
 
@@ -60,38 +60,41 @@ void daemon_write_be(const struct daemon *d, struct tenant *t)
  * the best-effort tenants, with the stuck rule's input read from their
  * rings. batond sees the games' shims, so their telemetry is the stage's
  * (the probe path is the SDK's when no batond answers). */
-void daemon_harvest_gather(struct daemon *d, int64_t now, double dt)
+void daemon_harvest_gather(struct daemon *d, size_t g, int64_t now, double dt)
 {
+	struct daemon_gpu *dg = &d->gpus[g];
 	size_t m = 0, m_space = 0;
 	for (size_t i = 0; i < d->n_tenants; i++) {
 		struct tenant *t = d->tenants[i];
-		if (!t->be || t->corrupt)
+		if (!t->be || t->corrupt || t->gpu != g)
 			continue;
 		daemon_be_inflight(t, now);
 		d->be_core[m++] = t->be_state.core;
 		m_space += t->be_state.partition;
 	}
-	d->gpu.harvest = (struct core_harvest_stage){
-	    .params = &d->harvest,
+	dg->params = d->harvest;
+	dg->params.space.sm_total = daemon_space_units(d, dg);
+	dg->gpu.harvest = (struct core_harvest_stage){
+	    .params = &dg->params,
 	    .be = d->be_core,
 	    .n_be = m,
 	    .n_be_space = m_space,
-	    .out = &d->harvest_gpu,
+	    .out = &dg->harvest_gpu,
 	    .games_seen = true,
 	    .now_s = (double)now * 1e-9,
 	    .dt_s = dt,
-	    .space = &d->space,
+	    .space = &dg->space,
 	};
 }
 
-/* What stage 6 decided, into each best-effort tenant and its control
- * block. */
-void daemon_harvest_apply(struct daemon *d)
+/* What stage 6 decided, into each best-effort tenant on GPU g and its
+ * control block. */
+void daemon_harvest_apply(struct daemon *d, size_t g)
 {
 	size_t m = 0;
 	for (size_t i = 0; i < d->n_tenants; i++) {
 		struct tenant *t = d->tenants[i];
-		if (!t->be || t->corrupt)
+		if (!t->be || t->corrupt || t->gpu != g)
 			continue;
 		bool was = t->be_state.core.stuck;
 		t->be_state.core = d->be_core[m++];
@@ -101,24 +104,36 @@ void daemon_harvest_apply(struct daemon *d)
 }
 
 /* A change of space harvesting's scheme (core/harvest_space.h). */
-void daemon_space_log(const struct daemon *d)
+void daemon_space_log(const struct daemon *d, const struct daemon_gpu *dg)
 {
-	const struct core_space_gpu *s = &d->space;
-	uint32_t units = d->harvest.space.sm_total;
+	const struct core_space_gpu *s = &dg->space;
+	unsigned units = daemon_space_units(d, dg);
 	if (s->split > 0)
-		log_info("space harvesting: integrated, games on units 0-%u, "
-		         "best-effort on %u-%u (games' load %.3f, spread %.3f)",
-		         s->split - 1, s->split, units - 1,
-		         d->harvest_gpu.games_util, s->spread);
+		log_info("%s: space harvesting: integrated, games on units "
+		         "0-%u, best-effort on %u-%u (games' load %.3f, "
+		         "spread %.3f)",
+		         dg->name, s->split - 1, s->split, units - 1,
+		         dg->harvest_gpu.games_util, s->spread);
 	else
-		log_info("space harvesting: temporal, the whole device for "
+		log_info("%s: space harvesting: temporal, the whole device for "
 		         "everyone (games' load %.3f, spread %.3f%s)",
-		         d->harvest_gpu.games_util, s->spread,
-		         d->gpu.overload ? ", overload" : "");
+		         dg->name, dg->harvest_gpu.games_util, s->spread,
+		         dg->gpu.overload ? ", overload" : "");
 }
 
-void daemon_fill_be_snapshot(const struct tenant *t, struct metrics_be *m)
+unsigned daemon_space_units(const struct daemon *d, const struct daemon_gpu *dg)
 {
+	unsigned units = d->harvest.space.sm_total;
+	if (units < 2)
+		return 0;
+	/* a logical GPU divides its own cores */
+	return dg->has_cpus ? dg->n_cpus : units;
+}
+
+void daemon_fill_be_snapshot(const struct daemon *d, const struct tenant *t,
+                             struct metrics_be *m)
+{
+	(void)d;
 	const struct tenant_be *b = &t->be_state;
 	*m = (struct metrics_be){
 	    .id = t->id,
@@ -131,6 +146,7 @@ void daemon_fill_be_snapshot(const struct tenant *t, struct metrics_be *m)
 	    .window_s = b->core.window_s,
 	    .continuous = b->core.mode == CORE_HARVEST_CONTINUOUS ? 1.0 : 0.0,
 	    .stuck = b->core.stuck ? 1.0 : 0.0,
+	    .gpu = (double)t->gpu,
 	};
 	snprintf(m->name, sizeof(m->name), "%s", t->name);
 }

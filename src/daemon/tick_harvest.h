@@ -13,16 +13,17 @@
  * control block's GPU ns per second. */
 uint32_t daemon_cap_ns(double budget);
 
-/* Stage 6's inputs: every best-effort tenant's state, the tick's time
- * and length, the partition's state. */
-void daemon_harvest_gather(struct daemon *d, int64_t now, double dt);
+/* Stage 6's inputs on GPU g: its best-effort tenants' state, the tick's
+ * time and length, its partition's state. */
+void daemon_harvest_gather(struct daemon *d, size_t g, int64_t now, double dt);
 
-/* What stage 6 decided, into each best-effort tenant and its control
- * block (daemon_write_be). */
-void daemon_harvest_apply(struct daemon *d);
+/* What stage 6 decided on GPU g, into each of its best-effort tenants
+ * and their control blocks (daemon_write_be). */
+void daemon_harvest_apply(struct daemon *d, size_t g);
 
 /* A change of space harvesting's scheme, logged with its cause. */
-void daemon_space_log(const struct daemon *d);
+void daemon_space_log(const struct daemon *d, const struct daemon_gpu *dg);
 
 /* A best-effort tenant's line of the metrics snapshot. */
-void daemon_fill_be_snapshot(const struct tenant *t, struct metrics_be *m);
+void daemon_fill_be_snapshot(const struct daemon *d, const struct tenant *t,
+                             struct metrics_be *m);

@@ -194,6 +194,7 @@ static bool parse_be_hello(json_t *obj, struct ipc_msg_hello *h,
 	h->partition = part && json_is_true(part);
 	return get_name(obj, true, h->name, sizeof(h->name), err) &&
 	       get_string(obj, "api", false, h->api, sizeof(h->api), err) &&
+	       get_string(obj, "gpu", false, h->gpu, sizeof(h->gpu), err) &&
 	       get_weight(obj, &present, &h->weight, err) &&
 	       get_cap(obj, false, &present, &h->cap, err);
 }
@@ -236,6 +237,7 @@ static bool parse_hello(json_t *obj, struct ipc_msg_hello *h,
 	bool present;
 	if (!get_name(obj, true, h->name, sizeof(h->name), err) ||
 	    !get_string(obj, "api", false, h->api, sizeof(h->api), err) ||
+	    !get_string(obj, "gpu", false, h->gpu, sizeof(h->gpu), err) ||
 	    !get_fps(obj, "sla_fps", true, &present, &h->sla_fps, err) ||
 	    !get_fps(obj, "fixed_fps", true, &present, &h->fixed_fps, err) ||
 	    !get_cap(obj, true, &present, &h->cap, err))
@@ -365,6 +367,9 @@ bool ipc_msg_parse(const char *line, size_t len, struct ipc_msg *out,
 	} else if (strcmp(t, "capacity") == 0) {
 		out->type = IPC_MSG_CAPACITY;
 		ok = parse_capacity(obj, &out->capacity, err);
+	} else if (strcmp(t, "gpus") == 0) {
+		out->type = IPC_MSG_GPUS;
+		ok = true;
 	} else {
 		/* Not echoed: a hostile type could be anything. */
 		refuse(err, BATON_ERR_PROTOCOL, "unknown message type");

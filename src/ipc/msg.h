@@ -25,6 +25,7 @@ enum ipc_msg_type {
 	IPC_MSG_POLICY,
 	IPC_MSG_STATUS,
 	IPC_MSG_CAPACITY,
+	IPC_MSG_GPUS, /* the GPUs batond runs a controller for (anyone) */
 };
 
 enum ipc_role {
@@ -41,6 +42,8 @@ struct ipc_msg_hello {
 	double sla_fps;   /* 0 = the daemon's default */
 	double fixed_fps; /* 0 = not pinned */
 	char api[16];     /* "gl", "vulkan", ... informative */
+	char gpu[32];     /* the GPU it runs on, by batond's name or device
+	                     ("" = batond decides; daemon/gpus.h) */
 	double cap;       /* published GPU cap in (0, 1]; 0 = none given */
 	/* be only (a be hello refuses sla_fps and fixed_fps: no pacing) */
 	double weight;  /* (0, IPC_BE_WEIGHT_MAX]; 1 when not given */

@@ -177,6 +177,15 @@ void shim_config_read(struct shim_config *cfg)
 		cfg->cap = 0.0;
 	}
 
+	const char *gpu = getenv("BATON_GPU");
+	if (gpu && strlen(gpu) < sizeof(cfg->gpu))
+		snprintf(cfg->gpu, sizeof(cfg->gpu), "%s", gpu);
+	else if (gpu)
+		shim_log(SHIM_LOG_WARN,
+		         "ignoring BATON_GPU: longer than %zu "
+		         "bytes",
+		         sizeof(cfg->gpu) - 1);
+
 	const char *name = getenv("BATON_NAME");
 	if (!name || !*name)
 		name = program_invocation_short_name;

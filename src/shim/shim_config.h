@@ -24,6 +24,8 @@ struct shim_config {
 	double sla_fps;               /* BATON_SLA, 0 if unset or invalid */
 	double cap;                   /* BATON_CAP, 0 if unset or invalid */
 	char name[SHIM_NAME_MAX + 1]; /* BATON_NAME or the program's name */
+	char gpu[32];     /* BATON_GPU: the GPU it renders on (batond's name or
+	                     device for it); "" = batond decides */
 	char socket[108]; /* the daemon's socket (sun_path's size) */
 	bool socket_ok;   /* socket holds a usable path */
 	enum shim_log_level log;

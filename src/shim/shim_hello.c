@@ -61,13 +61,18 @@ size_t shim_hello_format(char *buf, size_t len, const struct shim_config *cfg,
 		snprintf(cap, sizeof(cap), ",\"cap\":%lld.%06lld",
 		         micro / 1000000, micro % 1000000);
 	}
+	/* BATON_GPU (`baton run --gpu`): the GPU batond should count it on */
+	char gpu[sizeof(cfg->gpu) * 6 + 16] = "";
+	char gesc[sizeof(cfg->gpu) * 6 + 1];
+	if (cfg->gpu[0] && json_escape(gesc, sizeof(gesc), cfg->gpu))
+		snprintf(gpu, sizeof(gpu), ",\"gpu\":\"%s\"", gesc);
 	int n =
 	    snprintf(buf, len,
 	             "{\"type\":\"hello\",\"version\":%d,\"role\":\"tenant\","
 	             "\"name\":\"%s\",\"sla_fps\":%s,\"fixed_fps\":%s,"
-	             "\"api\":\"%s\"%s}\n",
+	             "\"api\":\"%s\"%s%s}\n",
 	             BATON_PROTO_VERSION, name, sla, fixed,
-	             api == SHIM_API_VULKAN ? "vulkan" : "gl", cap);
+	             api == SHIM_API_VULKAN ? "vulkan" : "gl", cap, gpu);
 	if (n < 0 || (size_t)n >= len || (size_t)n > BATON_MSG_MAX)
 		return 0;
 	return (size_t)n;

@@ -223,7 +223,7 @@ static void test_game_makes_it_periodical(void **state)
 	assert_float_equal(b->be_state.wait_ratio, 0.2, 0.01); /* 2 / 10 */
 	assert_true(b->be_state.units > 0);
 	/* the game's load is its own: 4 ms at ~30 FPS */
-	assert_float_equal(f->d.gpu.util, 0.121, 0.01);
+	assert_float_equal(f->d.gpus[0].gpu.util, 0.121, 0.01);
 
 	/* the game stops: continuous after 3 quiet ticks, and back to
 	 * periodical on its first frame */
@@ -325,7 +325,7 @@ static void test_wrong_kind_dropped(void **state)
 	assert_float_equal(g->core.fps, 0.0, 1.0); /* it decays: no frame */
 	assert_int_equal(b->be_state.units, 0);
 	assert_float_equal(b->gpu_share, 0.0, 0.0);
-	assert_float_equal(f->d.gpu.util, 0.0, 0.0);
+	assert_float_equal(f->d.gpus[0].gpu.util, 0.0, 0.0);
 	json_t *st = daemon_status(&f->d);
 	json_t *row = json_array_get(json_object_get(st, "be"), 0);
 	assert_int_equal(
@@ -349,11 +349,11 @@ static void test_total_load_leaves_out_be(void **state)
 		launch(f, 1, 8 * MS, 0, 1, BATON_FRAME_BE);
 		daemon_tick(&f->d, f->now);
 	}
-	assert_true(f->d.gpu.caps.sampled);
+	assert_true(f->d.gpus[0].gpu.caps.sampled);
 	assert_float_equal(f->p[1].t->gpu_share, 0.8, 0.01);
-	assert_float_equal(f->d.gpu.caps.total_load, 0.121, 0.02);
+	assert_float_equal(f->d.gpus[0].gpu.caps.total_load, 0.121, 0.02);
 	struct core_admit a =
-	    core_caps_admit(&f->d.cfg.params, &f->d.gpu, 0.005, 30);
+	    core_caps_admit(&f->d.cfg.params, &f->d.gpus[0].gpu, 0.005, 30);
 	assert_true(a.fits);
 }
 

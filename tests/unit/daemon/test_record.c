@@ -58,9 +58,12 @@ static struct metrics_snapshot snapshot(void)
 {
 	return (struct metrics_snapshot){
 	    .policy = "sa",
-	    .gpu_util = 0.5,
-	    .overload = true,
-	    .total_load = 0.7,
+	    .gpus = {{.name = "gpu0",
+	              .util = 0.5,
+	              .overload = 1.0,
+	              .total_load = 0.7},
+	             {.name = "gpu1", .util = 0.25}},
+	    .n_gpus = 2,
 	    .tenants = games,
 	    .n = 2,
 	    .be = bes,
@@ -84,9 +87,15 @@ static void test_format(void **state)
 	assert_int_equal(json_integer_value(json_object_get(o, "t")),
 	                 1700000000);
 	assert_int_equal(json_integer_value(json_object_get(o, "dropped")), 4);
-	json_t *gpu = json_object_get(o, "gpu");
+	json_t *gpus = json_object_get(o, "gpus");
+	assert_int_equal(json_array_size(gpus), 2);
+	json_t *gpu = json_array_get(gpus, 0);
 	assert_true(json_is_true(json_object_get(gpu, "overload")));
 	assert_true(json_real_value(json_object_get(gpu, "util")) == 0.5);
+	gpu = json_array_get(gpus, 1);
+	assert_string_equal(json_string_value(json_object_get(gpu, "name")),
+	                    "gpu1");
+	assert_true(json_real_value(json_object_get(gpu, "util")) == 0.25);
 	json_t *t = json_object_get(o, "tenants");
 	assert_int_equal(json_array_size(t), 2);
 	json_t *g = json_array_get(t, 0);

@@ -95,16 +95,26 @@ static void test_prometheus_text(void **state)
 	     .reach_fps = 27.5},
 	    {.id = 1ull << 40, .uid = 0, .name = "b\x1b[2J\x7f", .pid = 13},
 	};
-	struct metrics_snapshot s = {.policy = "fsa",
-	                             .gpu_util = 0.5,
-	                             .other_util = 0.125,
-	                             .sla_util = 1.25,
-	                             .overload = true,
-	                             .common_fps = 41.5,
-	                             .tick_s = 1.5e-5,
-	                             .tenants = t,
-	                             .n = 2,
-	                             .names = true};
+	/* two GPUs (daemon/gpus.h), each its gauges; a profile admitted on
+	 * both, and on the node their sum */
+	static struct metrics_snapshot s;
+	s = (struct metrics_snapshot){
+	    .policy = "fsa",
+	    .gpus = {{.name = "gpu0",
+	              .util = 0.5,
+	              .other_util = 0.125,
+	              .sla_util = 1.25,
+	              .overload = 1.0,
+	              .common_fps = 41.5},
+	             {.name = "right", .device = "0000:41:00.0", .util = 0.25}},
+	    .n_gpus = 2,
+	    .profiles = {{.name = "glmark2", .admissible = {2, 3}}},
+	    .n_profiles = 1,
+	    .tick_s = 1.5e-5,
+	    .tenants = t,
+	    .n = 2,
+	    .names = true};
+	t[1].gpu = 1;
 	size_t len;
 	char *txt = metrics_format(&s, &len);
 	assert_non_null(txt);
@@ -142,6 +152,14 @@ static void test_prometheus_text(void **state)
 	    "# TYPE baton_gpu_overload gauge\n",
 	    "baton_gpu_overload{gpu=\"0\"} 1\n",
 	    "baton_gpu_common_fps{gpu=\"0\"} 41.5\n",
+	    "baton_gpu_utilization{gpu=\"1\"} 0.25\n",
+	    "baton_gpu_info{gpu=\"1\",gpu_id=\"right\",device=\"0000:41:00.0\"} "
+	    "1\n",
+	    "baton_admissible_sessions{gpu=\"0\",profile=\"glmark2\"} 2\n",
+	    "baton_admissible_sessions{gpu=\"1\",profile=\"glmark2\"} 3\n",
+	    "baton_node_admissible_sessions{profile=\"glmark2\"} 5\n",
+	    "baton_tenant_gpu{id=\"1099511627776\",uid=\"0\",name=\"b?[2J?\","
+	    "pid=\"13\"} 1\n",
 	    "baton_policy_info{policy=\"fsa\"} 1\n",
 	    "baton_daemon_tick_seconds 1.5e-05\n",
 	};

@@ -139,7 +139,7 @@ static void test_sa_settles_on_reference(void **state)
 	/* GPU: 2 ms per frame at ~30 and ~60 FPS, about 6% + 12%. */
 	assert_float_equal(f->g[0].t->gpu_share, 0.0606, 0.01);
 	assert_float_equal(f->g[1].t->gpu_share, 0.1212, 0.01);
-	assert_float_equal(f->d.gpu.util, 0.18, 0.03);
+	assert_float_equal(f->d.gpus[0].gpu.util, 0.18, 0.03);
 
 	json_t *st = daemon_status(&f->d);
 	json_t *a = json_array_get(json_object_get(st, "tenants"), 0);
@@ -388,7 +388,7 @@ static void run_esa_on_host(struct fixture *f, uint32_t flags, double other)
 	int fd = mkstemp(path);
 	assert_true(fd >= 0);
 	close(fd);
-	host_load_init(&f->d.host, path);
+	host_load_init(&f->d.gpus[0].host, path);
 	f->d.policy = &core_policy_esa;
 	f->gpu_flags = flags;
 	add_game(f, 0, "a", 0);
@@ -421,9 +421,9 @@ static void test_esa_leaves_out_load_no_tenant_reports(void **state)
 {
 	struct fixture *f = *state;
 	run_esa_on_host(f, BATON_FRAME_GPU_SOFTWARE, 0.30);
-	assert_float_equal(f->d.gpu.other_util, 0.30, 0.02);
+	assert_float_equal(f->d.gpus[0].gpu.other_util, 0.30, 0.02);
 	/* (U - other) / sum k = (0.95 - 0.30) / (2 * 1 ms) */
-	assert_float_equal(f->d.gpu.common_fps, 325.0, 325.0 * 0.03);
+	assert_float_equal(f->d.gpus[0].gpu.common_fps, 325.0, 325.0 * 0.03);
 	assert_float_equal(f->g[0].t->core.fps, 325.0, 325.0 * 0.03);
 }
 
@@ -432,8 +432,8 @@ static void test_hardware_gpu_has_no_host_load(void **state)
 	struct fixture *f = *state;
 	/* GPU time from timestamps: the host's CPUs are not the device. */
 	run_esa_on_host(f, 0, 0.30);
-	assert_float_equal(f->d.gpu.other_util, 0.0, 0.0);
-	assert_float_equal(f->d.gpu.common_fps, 475.0, 475.0 * 0.03);
+	assert_float_equal(f->d.gpus[0].gpu.other_util, 0.0, 0.0);
+	assert_float_equal(f->d.gpus[0].gpu.common_fps, 475.0, 475.0 * 0.03);
 }
 
 /* The longest status reply batond can owe: SERVER_MAX_CONNS tenants whose
@@ -469,7 +469,7 @@ static void test_longest_status_reply_fits(void **state)
 		t->core.caps.u = 1.0 / 3.0;
 		t->core.caps.sampled = true;
 	}
-	f->d.gpu.util = 1.0 / 3.0;
+	f->d.gpus[0].gpu.util = 1.0 / 3.0;
 	char *line = ipc_msg_encode(daemon_status(&f->d));
 	assert_non_null(line);
 	size_t len = strlen(line);
@@ -528,11 +528,11 @@ static void test_tick_writes_budgets(void **state)
 	assert_int_equal(control(f, 1).cap_ns_per_s, 0);
 	assert_int_equal(control(f, 0).cap_ns_per_s, 250000000u);
 
-	double pool = f->d.gpu.caps.pool;
+	double pool = f->d.gpus[0].gpu.caps.pool;
 	daemon_remove_tenant(&f->d, f->g[0].t);
 	f->g[0].t = NULL;
-	assert_float_equal(f->d.gpu.caps.pool, pool + 0.25, 1e-9);
-	assert_int_equal(f->d.gpu.caps.quiet, 0);
+	assert_float_equal(f->d.gpus[0].gpu.caps.pool, pool + 0.25, 1e-9);
+	assert_int_equal(f->d.gpus[0].gpu.caps.quiet, 0);
 }
 
 int main(void)
