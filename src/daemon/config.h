@@ -9,6 +9,7 @@
 
 #include "core/harvest.h"
 #include "core/policy.h"
+#include "daemon/config_publish.h"
 #include "ipc/msg.h"
 
 #define DAEMON_DEFAULT_SLA      30.0
@@ -67,6 +68,8 @@ struct daemon_config {
 	size_t n_user_caps;
 	/* The quality lever's model files (params.quality_on: --quality) */
 	char models_dir[256];
+	/* Agones and Kubernetes (the agones and kubernetes groups) */
+	struct daemon_publish_config publish;
 };
 
 /* The app entry of that tenant name, or NULL. */

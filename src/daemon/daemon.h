@@ -15,6 +15,7 @@
 #include "daemon/config.h"
 #include "daemon/host_load.h"
 #include "daemon/metrics.h"
+#include "daemon/publish.h"
 #include "daemon/tenant.h"
 
 struct daemon {
@@ -40,6 +41,10 @@ struct daemon {
 	double tick_cost_s;   /* wall time of the last daemon_tick */
 
 	struct metrics *metrics; /* NULL: no endpoint */
+	/* Agones and Kubernetes (publish.h); NULL: neither. The profiles
+	 * whose admission each publishes. */
+	struct publisher *publisher;
+	const struct daemon_app *publish_agones_app, *publish_k8s_app;
 
 	/* scratch reused by every tick, grown with the registry */
 	struct core_tenant *core;
@@ -94,8 +99,9 @@ void daemon_write_be(const struct daemon *d, struct tenant *t);
 
 /* One control epoch ending at now_ns (CLOCK_MONOTONIC): reads every ring,
  * runs core_controller_tick, writes every control block, publishes the
- * metrics snapshot. A tenant whose ring fails validation is marked
- * corrupt and left out; the caller drops it. */
+ * metrics snapshot and hands the admission over to the publisher. A tenant
+ * whose ring fails validation is marked corrupt and left out; the caller drops
+ * it. */
 void daemon_tick(struct daemon *d, int64_t now_ns);
 
 /* The status reply of proto.h (a new reference). */

@@ -284,6 +284,7 @@ static void publish(struct daemon *d, size_t n_snap, size_t n_be)
 	    .cap_severe = d->gpu.caps.severe,
 	    .n_cap_overloaded = d->gpu.caps.n_overloaded,
 	    .tick_s = d->tick_cost_s,
+	    .ticks = d->ticks,
 	    .tenants = d->snap,
 	    .n = n_snap,
 	    .be = d->be_snap,
@@ -541,4 +542,5 @@ void daemon_tick(struct daemon *d, int64_t now)
 		}
 	d->tick_cost_s = (double)(daemon_now_ns() - t0) * 1e-9;
 	publish(d, n, n_be);
+	publish_offer(d);
 }

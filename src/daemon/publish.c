@@ -1,0 +1,249 @@
+/* The publisher (publish.h): the handoff from the control loop, the
+ * thread, the back-off and the log limit. Agones: publish_agones.c;
+ * Kubernetes: publish_k8s.c; HTTP: publish_http.c. */
+#include "daemon/publish.h"
+
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "core/caps.h"
+#include "daemon/daemon.h"
+#include "daemon/publish_int.h"
+#include "util/log.h"
+
+struct publish_numbers publish_decide(const struct publish_input *in)
+{
+	struct publish_numbers n = {.count = in->sessions,
+	                            .capacity = in->sessions};
+	if (in->fits && !in->severe)
+		n.capacity += in->more;
+	return n;
+}
+
+void publish_backoff_fail(struct publish_backoff *b, int64_t now_ns,
+                          int64_t max_ns)
+{
+	if (b->delay_ns <= 0)
+		b->delay_ns = PUBLISH_BACKOFF_MIN_NS;
+	else
+		b->delay_ns =
+		    b->delay_ns > max_ns / 2 ? max_ns : 2 * b->delay_ns;
+	if (b->delay_ns > max_ns)
+		b->delay_ns = max_ns;
+	b->next_ns = now_ns + b->delay_ns;
+	b->failures++;
+}
+
+void publish_backoff_ok(struct publish_backoff *b)
+{
+	*b = (struct publish_backoff){0};
+}
+
+bool publish_backoff_due(const struct publish_backoff *b, int64_t now_ns)
+{
+	return now_ns >= b->next_ns;
+}
+
+bool publish_ratelog_take(struct publish_ratelog *r, int64_t now_ns,
+                          unsigned *held)
+{
+	if (r->last_ns && now_ns - r->last_ns < PUBLISH_LOG_GAP_NS) {
+		r->quiet++;
+		return false;
+	}
+	*held = r->quiet;
+	r->quiet = 0;
+	r->last_ns = now_ns;
+	return true;
+}
+
+struct publisher {
+	pthread_t thread;
+	pthread_mutex_t lock;
+	pthread_cond_t wake;
+	bool stop, changed;
+	struct publish_input in_agones, in_k8s; /* under lock */
+	struct publish_stats stats;             /* under lock */
+	bool agones_on, k8s_on;
+	struct publish_agones agones; /* the thread's */
+	struct publish_k8s k8s;       /* the thread's */
+};
+
+static int64_t now_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000000000LL + ts.tv_nsec;
+}
+
+/* The thread: wakes on a change or every 250 ms (Health, refreshes,
+ * back-offs falling due), copies the inputs and does the HTTP work
+ * outside the lock. */
+static void *run(void *arg)
+{
+	struct publisher *p = arg;
+	struct publish_stats stats = {0};
+	p->agones.peer.stats = &stats;
+	p->k8s.peer.stats = &stats;
+	pthread_mutex_lock(&p->lock);
+	while (!p->stop) {
+		struct publish_input a = p->in_agones, k = p->in_k8s;
+		p->changed = false;
+		pthread_mutex_unlock(&p->lock);
+		int64_t now = now_ns();
+		if (p->agones_on)
+			publish_agones_step(&p->agones, &a, now);
+		if (p->k8s_on)
+			publish_k8s_step(&p->k8s, &k, now_ns());
+		pthread_mutex_lock(&p->lock);
+		p->stats = stats;
+		if (p->stop || p->changed)
+			continue;
+		struct timespec ts;
+		clock_gettime(CLOCK_MONOTONIC, &ts);
+		ts.tv_nsec += 250000000L;
+		if (ts.tv_nsec >= 1000000000L) {
+			ts.tv_sec++;
+			ts.tv_nsec -= 1000000000L;
+		}
+		pthread_cond_timedwait(&p->wake, &p->lock, &ts);
+	}
+	pthread_mutex_unlock(&p->lock);
+	return NULL;
+}
+
+struct publisher *publisher_start(const struct daemon_publish_config *cfg,
+                                  char *err, size_t errlen)
+{
+	err[0] = '\0';
+	if (!cfg->agones.enabled && !cfg->k8s.enabled)
+		return NULL;
+	struct publisher *p = calloc(1, sizeof(*p));
+	if (!p) {
+		snprintf(err, errlen, "out of memory");
+		return NULL;
+	}
+	p->agones_on = cfg->agones.enabled;
+	p->k8s_on = cfg->k8s.enabled;
+	if ((p->agones_on &&
+	     !publish_agones_init(&p->agones, cfg, err, errlen)) ||
+	    (p->k8s_on && !publish_k8s_init(&p->k8s, cfg, err, errlen))) {
+		free(p);
+		return NULL;
+	}
+	curl_global_init(CURL_GLOBAL_DEFAULT);
+	p->agones.peer.h = p->agones_on ? curl_easy_init() : NULL;
+	p->k8s.peer.h = p->k8s_on ? curl_easy_init() : NULL;
+	pthread_condattr_t ca;
+	pthread_condattr_init(&ca);
+	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+	pthread_cond_init(&p->wake, &ca);
+	pthread_condattr_destroy(&ca);
+	pthread_mutex_init(&p->lock, NULL);
+	if ((p->agones_on && !p->agones.peer.h) ||
+	    (p->k8s_on && !p->k8s.peer.h) ||
+	    pthread_create(&p->thread, NULL, run, p) != 0) {
+		snprintf(err, errlen, "cannot start the publisher thread");
+		curl_easy_cleanup(p->agones.peer.h);
+		curl_easy_cleanup(p->k8s.peer.h);
+		pthread_cond_destroy(&p->wake);
+		pthread_mutex_destroy(&p->lock);
+		free(p);
+		return NULL;
+	}
+	return p;
+}
+
+void publisher_stop(struct publisher *p)
+{
+	if (!p)
+		return;
+	pthread_mutex_lock(&p->lock);
+	p->stop = true;
+	pthread_cond_signal(&p->wake);
+	pthread_mutex_unlock(&p->lock);
+	pthread_join(p->thread, NULL);
+	curl_easy_cleanup(p->agones.peer.h);
+	curl_easy_cleanup(p->k8s.peer.h);
+	pthread_cond_destroy(&p->wake);
+	pthread_mutex_destroy(&p->lock);
+	free(p);
+}
+
+static bool same(const struct publish_input *a, const struct publish_input *b)
+{
+	return a->valid == b->valid && a->sessions == b->sessions &&
+	       a->fits == b->fits && a->more == b->more &&
+	       a->severe == b->severe;
+}
+
+void publisher_update(struct publisher *p, const struct publish_input *agones,
+                      const struct publish_input *k8s)
+{
+	pthread_mutex_lock(&p->lock);
+	bool change = false;
+	if (agones && !same(agones, &p->in_agones)) {
+		p->in_agones = *agones;
+		change = true;
+	}
+	if (k8s && !same(k8s, &p->in_k8s)) {
+		p->in_k8s = *k8s;
+		change = true;
+	}
+	if (change) {
+		p->changed = true;
+		pthread_cond_signal(&p->wake);
+	}
+	pthread_mutex_unlock(&p->lock);
+}
+
+void publisher_stats(struct publisher *p, struct publish_stats *out)
+{
+	pthread_mutex_lock(&p->lock);
+	*out = p->stats;
+	pthread_mutex_unlock(&p->lock);
+}
+
+const struct daemon_app *publish_profile(const struct daemon_config *cfg,
+                                         const char *name)
+{
+	if (name[0]) {
+		const struct daemon_app *a = daemon_config_app(cfg, name);
+		return a && a->cost_ms > 0.0 ? a : NULL;
+	}
+	for (size_t i = 0; i < cfg->n_apps; i++)
+		if (cfg->apps[i].cost_ms > 0.0)
+			return &cfg->apps[i];
+	return NULL;
+}
+
+static void input(const struct daemon *d, const struct daemon_app *a,
+                  uint32_t sessions, struct publish_input *in)
+{
+	*in = (struct publish_input){.sessions = sessions,
+	                             .severe = d->gpu.caps.severe};
+	if (!a)
+		return;
+	struct core_admit adm = core_caps_admit(&d->cfg.params, &d->gpu,
+	                                        a->cost_ms * 1e-3, a->sla_fps);
+	in->valid = true;
+	in->fits = adm.fits;
+	in->more = adm.fits ? adm.more : 0;
+}
+
+void publish_offer(struct daemon *d)
+{
+	if (!d->publisher)
+		return;
+	uint32_t sessions = 0;
+	for (size_t i = 0; i < d->n_tenants; i++)
+		if (!d->tenants[i]->be && !d->tenants[i]->corrupt)
+			sessions++;
+	struct publish_input a, k;
+	input(d, d->publish_agones_app, sessions, &a);
+	input(d, d->publish_k8s_app, sessions, &k);
+	publisher_update(d->publisher, &a, &k);
+}
