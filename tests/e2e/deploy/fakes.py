@@ -28,11 +28,24 @@ import json
 import os
 import ssl
 import subprocess
+import sys
 import threading
 import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 SLOW_S = 3.0
+
+
+class Server(ThreadingHTTPServer):
+    daemon_threads = True
+
+    def handle_error(self, request, client_address):
+        """A client that gave up (batond's timeout on a slow answer) is
+        expected here; anything else is printed."""
+        exc = sys.exc_info()[1]
+        if not isinstance(exc, (BrokenPipeError, ConnectionResetError,
+                                ssl.SSLError)):
+            super().handle_error(request, client_address)
 
 
 class Fake:
@@ -44,8 +57,7 @@ class Fake:
         self.errors = []  # requests a real server would refuse, why
         self.lock = threading.Lock()
         h = type("H", (handler,), {"fake": self})
-        self.httpd = ThreadingHTTPServer(("127.0.0.1", port), h)
-        self.httpd.daemon_threads = True
+        self.httpd = Server(("127.0.0.1", port), h)
         self.port = self.httpd.server_address[1]
         if tls:  # (cert file, key file)
             ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
