@@ -75,7 +75,8 @@ struct publisher *publisher_start(const struct daemon_publish_config *cfg,
 void publisher_stop(struct publisher *p);
 
 /* The handoff: copies in under the publisher's mutex and wakes it if a
- * number changed. agones or k8s may be NULL. */
+ * number changed; never waits: when the publisher holds the mutex, the
+ * handoff is left to the next call. agones or k8s may be NULL. */
 void publisher_update(struct publisher *p, const struct publish_input *agones,
                       const struct publish_input *k8s);
 
@@ -94,5 +95,6 @@ const struct daemon_app *publish_profile(const struct daemon_config *cfg,
 struct publish_stats {
 	uint64_t requests, failures;
 	bool agones_ready;
+	uint64_t handoffs_skipped; /* publisher_update found the lock held */
 };
 void publisher_stats(struct publisher *p, struct publish_stats *out);
