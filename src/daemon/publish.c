@@ -68,7 +68,7 @@ struct publisher {
 	pthread_mutex_t lock;
 	pthread_cond_t wake;
 	bool stop;
-	bool changed; /* an input changed since the thread last looked */
+	bool changed;       /* an input changed since the thread last looked */
 	atomic_ullong busy; /* handoffs skipped: the lock was held */
 	struct publish_input in_agones, in_k8s; /* under lock */
 	struct publish_stats stats;             /* under lock */
