@@ -93,7 +93,7 @@ static bool bearer(const char *file, char *out, size_t len)
 
 static bool patch(struct publish_k8s *k, int64_t want, int64_t now)
 {
-	static char auth[8300];
+	char auth[8300];
 	if (!bearer(k->token_file, auth, sizeof(auth))) {
 		publish_peer_fail(&k->peer, now, "cannot read a token from %s",
 		                  k->token_file);
