@@ -74,9 +74,10 @@ struct publisher *publisher_start(const struct daemon_publish_config *cfg,
                                   char *err, size_t errlen);
 void publisher_stop(struct publisher *p);
 
-/* The handoff: copies in under the publisher's mutex and wakes it if a
- * number changed; never waits: when the publisher holds the mutex, the
- * handoff is left to the next call. agones or k8s may be NULL. */
+/* The handoff: copies in under the publisher's mutex, which the thread
+ * reads every 100 ms. Never waits and never wakes the thread: when the
+ * thread holds the mutex, the handoff is left to the next call. agones or
+ * k8s may be NULL. */
 void publisher_update(struct publisher *p, const struct publish_input *agones,
                       const struct publish_input *k8s);
 
