@@ -19,15 +19,18 @@ the only trust anchor). Checks:
     agree);
   - the fakes found nothing a real server would refuse (path, verb,
     content type, body schema, bearer token);
-  - kubectl (if given) sends the same patch: the same verb, path,
+  - each kubectl given sends the same patch: the same verb, path,
     content type, token and body (JSON-equal). Debian 12 packages kubectl
     as kubernetes-client 1.20.2, which has no --subresource (1.24+) and
-    so cannot patch a node's status; the check uses the kubectl on PATH
-    (here Google's kubectl 1.32.4), and the API documentation's own
-    example (Advertise Extended Resources for a Node) is the same JSON
-    patch with "~1" for the slash.
+    so cannot patch a node's status: with it, the node object is patched
+    and the request must be batond's but for the path's /status (run by
+    hand: `apt-get download kubernetes-client`, `dpkg -x`, then
+    --kubectl .../usr/bin/kubectl). Meson passes the kubectl on PATH
+    (here Google's 1.32.4, which has --subresource). The API
+    documentation's own example (Advertise Extended Resources for a
+    Node) is the same JSON patch with "~1" for the slash.
 Usage: check_publish.py --batond EXE --baton EXE --glxgears EXE
-       --xvfb EXE [--kubectl EXE]
+       --xvfb EXE [--kubectl EXE]...
 """
 import argparse
 import json
@@ -103,35 +106,45 @@ def wait(cond, timeout, what):
 
 def kubectl_same(kubectl, k8s, token, cert):
     """kubectl's patch of the same value against the fake, compared with
-    batond's last."""
+    batond's last. A kubectl without --subresource (before 1.24, as
+    Debian 12's 1.20.2) patches the node object instead: the same request
+    but for the path's /status."""
     t, verb, path, ctype, body, auth = k8s.patches[-1]
     env = {"HOME": tempfile.mkdtemp(), "PATH": "/usr/bin:/bin"}
+    h = subprocess.run([kubectl, "patch", "--help"], env=env,
+                       capture_output=True, text=True, timeout=30)
+    sub = "--subresource" in h.stdout
     r = subprocess.run([kubectl, "--server", "https://127.0.0.1:%d" %
                         k8s.port, "--certificate-authority", cert,
-                        "--token", token, "patch", "node", NODE,
-                        "--subresource=status", "--type=json", "-p",
-                        json.dumps(body)],
+                        "--token", token, "patch", "node", NODE] +
+                       (["--subresource=status"] if sub else []) +
+                       ["--type=json", "-p", json.dumps(body)],
                        env=env, capture_output=True, text=True, timeout=60)
     check(r.returncode == 0, "kubectl patch failed: %s" % r.stderr[-500:])
     kt, kverb, kpath, kctype, kbody, kauth = k8s.patches[-1]
     check(kt != t, "kubectl's patch did not reach the fake")
+    ours = path.split("?")[0]
+    if not sub:
+        ours = ours[:-len("/status")]
     pairs = [("verb", verb, kverb),
-             ("path", path.split("?")[0], kpath.split("?")[0]),
+             ("path", ours, kpath.split("?")[0]),
              ("content type", ctype, kctype),
              ("body", body, kbody),
              ("authorization", auth, kauth)]
-    for what, ours, theirs in pairs:
-        check(ours == theirs, "batond's %s %r is not kubectl's %r" %
-              (what, ours, theirs))
-    print("kubectl (%s) sends what batond sends: %s %s, %s, %s" % (
-        kubectl, kverb, kpath, kctype, json.dumps(kbody)))
+    for what, a, b in pairs:
+        check(a == b, "batond's %s %r is not kubectl's %r" % (what, a, b))
+    print("kubectl (%s, %s) sends what batond sends%s: %s %s, %s, %s" % (
+        kubectl, "with --subresource" if sub else "no --subresource",
+        "" if sub else " but for /status", kverb, kpath, kctype,
+        json.dumps(kbody)))
 
 
 def main():
     ap = argparse.ArgumentParser()
     for a in ("batond", "baton", "glxgears", "xvfb"):
         ap.add_argument("--" + a, required=True)
-    ap.add_argument("--kubectl")
+    ap.add_argument("--kubectl", action="append", default=[],
+                    help="may be given more than once")
     args = ap.parse_args()
     tmp = tempfile.mkdtemp(prefix="baton-publish-")
     cert, key = fakes.make_cert(tmp)
@@ -185,9 +198,9 @@ def main():
                   "batond logged failures against healthy fakes: %s" % bad)
         errors = ag.errors + k8s.errors
         check(not errors, "requests a real server refuses: %s" % errors)
-        if args.kubectl:
-            kubectl_same(args.kubectl, k8s, token, cert)
-        else:
+        for kubectl in args.kubectl:
+            kubectl_same(kubectl, k8s, token, cert)
+        if not args.kubectl:
             print("no kubectl: the comparison with kubectl's patch is "
                   "not made")
         print("%d Agones requests, %d node patches, none refused" % (
