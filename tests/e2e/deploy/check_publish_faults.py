@@ -18,6 +18,8 @@ until then), then go through the PHASES; batond runs with retry_max_ms
   - once the peers answer well, batond catches up within RECOVER_S:
     Ready sent, the counter set, the node patched, the fakes refusing
     nothing.
+Then, with a counter the GameServer does not declare (404): no Ready,
+Health still every health_ms, the refusal in the log.
 The bounds are shapes (epochs, lines per 10 s), not absolute rates.
 Usage: check_publish_faults.py --batond EXE --baton EXE
 """
@@ -47,6 +49,7 @@ POLL_S = 0.05
 STALL_EPOCHS = 5
 TICK_SHARE = 0.8
 LOG_GAP_S = 10.0
+UNDECLARED_S = 4.0
 
 
 def free_port():
@@ -89,6 +92,35 @@ class TickWatch:
                 since = t1
         stall = max(stall, s[-1][0] - since)
         return stall, s[-1][1] - s[0][1], s[-1][0] - s[0][0]
+
+
+def undeclared_counter(args, tmp):
+    """A counter the GameServer does not declare (Agones answers 404):
+    batond never sends Ready, keeps sending Health (Agones must not
+    restart the pod for a configuration error) and says why in the log."""
+    ag = fakes.agones(counter="sessions")
+    cfg = os.path.join(tmp, "undeclared.cfg")
+    with open(cfg, "w") as f:
+        f.write('apps = ( { name = "game"; cost_ms = 4.0; sla = 30.0; } );\n'
+                'agones = { enabled = true; port = %d; counter = "players";'
+                ' health_ms = 500; retry_max_ms = 1000; };\n' % ag.port)
+    try:
+        with Batond(args.batond, args.baton, os.path.join(tmp, "u.sock"),
+                    ["--config", cfg]) as d:
+            time.sleep(UNDECLARED_S)
+            health = len(ag.requests("POST", "/health"))
+            ready = ag.ready
+            log = [ln for ln in d.log if "agones:" in ln]
+    finally:
+        ag.stop()
+    print("undeclared counter: %d Health calls in %.0f s, Ready %s; log %s"
+          % (health, UNDECLARED_S, ready, log[:1]))
+    check(not ready, "Ready was sent although the counter was refused")
+    check(health >= UNDECLARED_S / 0.5 / 2, "only %d Health calls in %.0f s"
+          " with health_ms 500" % (health, UNDECLARED_S))
+    check(any("/v1beta1/counters/players" in ln and "HTTP 404" in ln
+              for ln in log), "no log line says the counter was refused: "
+          "%s" % log)
 
 
 def main():
@@ -167,6 +199,7 @@ def main():
                   "no line counts the failures held back: %s" % lines)
         check(not ag.errors and not k8s.errors, "requests a real server "
               "refuses: %s" % (ag.errors + k8s.errors))
+        undeclared_counter(args, tmp)
     except Fail as e:
         print("FAIL: %s" % e)
         return 1
