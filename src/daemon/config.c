@@ -27,6 +27,7 @@ bool daemon_config_defaults(struct daemon_config *cfg)
 	};
 	cfg->params.epoch_s = cfg->epoch_ms / 1000.0;
 	daemon_config_set_models(cfg, DAEMON_DEFAULT_MODELS);
+	daemon_publish_defaults(&cfg->publish);
 	daemon_config_metrics(cfg, DAEMON_DEFAULT_METRICS);
 	return ipc_socket_path(cfg->socket_path, sizeof(cfg->socket_path));
 }

@@ -10,6 +10,7 @@
 #include "core/harvest.h"
 #include "core/policy.h"
 #include "daemon/gpus.h"
+#include "daemon/config_publish.h"
 #include "ipc/msg.h"
 
 #define DAEMON_DEFAULT_SLA      30.0
@@ -72,6 +73,8 @@ struct daemon_config {
 	/* The GPUs (daemon/gpus.h); none: discovered */
 	struct daemon_gpu_conf gpus[DAEMON_MAX_GPUS];
 	size_t n_gpus;
+	/* Agones and Kubernetes (the agones and kubernetes groups) */
+	struct daemon_publish_config publish;
 };
 
 /* The app entry of that tenant name, or NULL. */

@@ -427,6 +427,13 @@ static bool file_setting(struct file_ctx *f, struct daemon_config *cfg,
 		return file_params(f, cfg, s);
 	} else if (strcmp(name, "harvest") == 0) {
 		return file_harvest(f, cfg, s);
+	} else if (strcmp(name, "agones") == 0 ||
+	           strcmp(name, "kubernetes") == 0) {
+		char why[160];
+		const config_setting_t *bad;
+		if (!daemon_publish_group(&cfg->publish, s, name[0] == 'k', why,
+		                          sizeof(why), &bad))
+			return file_error(f, bad, "%s", why);
 	} else if (strcmp(name, "apps") == 0) {
 		return file_apps(f, cfg, s);
 	} else if (strcmp(name, "user_caps") == 0) {

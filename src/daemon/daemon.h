@@ -18,6 +18,7 @@
 #include "daemon/host_load.h"
 #include "daemon/metrics.h"
 #include "daemon/record.h"
+#include "daemon/publish.h"
 #include "daemon/tenant.h"
 
 struct daemon {
@@ -42,6 +43,10 @@ struct daemon {
 	struct metrics *metrics;          /* NULL: no endpoint */
 	struct metrics_snapshot snapshot; /* what the last tick published */
 	struct record *record;            /* NULL: no history file (record.h) */
+	/* Agones and Kubernetes (publish.h); NULL: neither. The profiles
+	 * whose admission each publishes. */
+	struct publisher *publisher;
+	const struct daemon_app *publish_agones_app, *publish_k8s_app;
 
 	/* scratch reused by every tick, grown with the registry */
 	struct core_tenant *core;
@@ -99,8 +104,9 @@ void daemon_write_be(const struct daemon *d, struct tenant *t);
 
 /* One control epoch ending at now_ns (CLOCK_MONOTONIC): reads every ring,
  * runs core_controller_tick, writes every control block, publishes the
- * metrics snapshot. A tenant whose ring fails validation is marked
- * corrupt and left out; the caller drops it. */
+ * metrics snapshot and hands the admission over to the publisher. A tenant
+ * whose ring fails validation is marked corrupt and left out; the caller drops
+ * it. */
 void daemon_tick(struct daemon *d, int64_t now_ns);
 
 /* The status reply of proto.h (a new reference). */

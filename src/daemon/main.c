@@ -34,6 +34,40 @@ static void raise_fd_limit(void)
 		             : "");
 }
 
+/* Agones and Kubernetes (publish.h). A profile that does not resolve, or
+ * a target with no address, is the configuration's fault: false. A peer
+ * that does not answer is not: the publisher retries it. */
+static bool start_publisher(struct daemon *d, const struct daemon_config *cfg)
+{
+	const struct daemon_publish_config *p = &cfg->publish;
+	d->publish_agones_app = publish_profile(&d->cfg, p->agones.profile);
+	d->publish_k8s_app = publish_profile(&d->cfg, p->k8s.profile);
+	if ((p->agones.enabled && !d->publish_agones_app) ||
+	    (p->k8s.enabled && !d->publish_k8s_app)) {
+		fprintf(stderr,
+		        "batond: %s needs an app with cost_ms and sla in "
+		        "apps (its profile: \"%s\")\n",
+		        p->agones.enabled && !d->publish_agones_app
+		            ? "agones"
+		            : "kubernetes",
+		        p->agones.enabled && !d->publish_agones_app
+		            ? p->agones.profile
+		            : p->k8s.profile);
+		return false;
+	}
+	char err[256];
+	d->publisher = publisher_start(p, err, sizeof(err));
+	if (!d->publisher && err[0]) {
+		fprintf(stderr, "batond: %s\n", err);
+		return false;
+	}
+	if (d->publisher)
+		log_info("publishing admission to%s%s",
+		         p->agones.enabled ? " agones" : "",
+		         p->k8s.enabled ? " kubernetes" : "");
+	return true;
+}
+
 int main(int argc, char **argv)
 {
 	struct daemon_config cfg;
@@ -109,6 +143,14 @@ int main(int argc, char **argv)
 			         cfg.record_path);
 		fflush(stderr);
 	}
+	/* After server_open, as the metrics thread: it inherits the mask. */
+	if (!start_publisher(&d, &cfg)) {
+		server_close(&s);
+		metrics_stop(d.metrics);
+		record_close(d.record);
+		daemon_finish(&d);
+		return 2;
+	}
 	log_info("listening on %s, policy %s, default SLA %g FPS, epoch %d ms",
 	         cfg.socket_path, cfg.policy->name, cfg.default_sla,
 	         cfg.epoch_ms);
@@ -118,6 +160,8 @@ int main(int argc, char **argv)
 	         cfg.hello_timeout_ms, s.lim.nofile);
 
 	int rc = server_run(&s);
+	publisher_stop(d.publisher);
+	d.publisher = NULL;
 	server_close(&s);
 	if (d.record) {
 		struct record_stats rs;

@@ -88,6 +88,7 @@ struct metrics_snapshot {
 	struct metrics_profile profiles[METRICS_MAX_PROFILES];
 	size_t n_profiles;
 	double tick_s;
+	uint64_t ticks; /* control ticks since the start */
 	const struct metrics_tenant *tenants;
 	size_t n;
 	const struct metrics_be *be;

@@ -358,6 +358,10 @@ char *metrics_format(const struct metrics_snapshot *s, size_t *len)
 	header(&b, "baton_daemon_tick_seconds", "gauge",
 	       "Wall time of the last control tick.");
 	put(&b, "baton_daemon_tick_seconds %.9g\n", s->tick_s);
+	header(&b, "baton_daemon_ticks_total", "counter",
+	       "Control ticks since batond started.");
+	put(&b, "baton_daemon_ticks_total %llu\n",
+	    (unsigned long long)s->ticks);
 
 	if (b.failed) {
 		free(b.s);

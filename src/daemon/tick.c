@@ -263,6 +263,7 @@ static void publish(struct daemon *d, size_t n_snap, size_t n_be)
 	    .policy = d->policy->name,
 	    .n_gpus = d->n_gpus,
 	    .tick_s = d->tick_cost_s,
+	    .ticks = d->ticks,
 	    .tenants = d->snap,
 	    .n = n_snap,
 	    .be = d->be_snap,
@@ -501,4 +502,5 @@ void daemon_tick(struct daemon *d, int64_t now)
 		}
 	d->tick_cost_s = (double)(daemon_now_ns() - t0) * 1e-9;
 	publish(d, n, n_be);
+	publish_offer(d);
 }
