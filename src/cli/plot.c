@@ -2,170 +2,23 @@
  * shared time axis, drawn with cairo to SVG or PNG. For a sweep the top
  * panel shows one line per gain pair against the reference, as vGASA's
  * Fig. 8 does. */
-#include <cairo-svg.h>
-#include <cairo.h>
-#include <fontconfig/fontconfig.h>
 #include <math.h>
 #include <stdio.h>
-#include <string.h>
-#include <strings.h>
 
-#include "cli/cli.h"
+#include "cli/plot_draw.h"
 
-#define WIDTH      1000.0
-#define HEIGHT     680.0
-#define MARGIN_L   72.0
-#define MARGIN_R   200.0 /* room for the legend */
-#define MARGIN_T   48.0
-#define MARGIN_B   52.0
-#define PANEL_GAP  36.0
-#define TOP_SHARE  0.65 /* of the height both panels share */
-#define FONT       12.0
-#define MAX_LEGEND 24 /* entries drawn before "... and N more" */
-
-/* Tableau 10: distinct at a glance and readable when printed. */
-static const double palette[][3] = {
-    {0.122, 0.467, 0.706}, {1.000, 0.498, 0.055}, {0.173, 0.627, 0.173},
-    {0.839, 0.153, 0.157}, {0.580, 0.404, 0.741}, {0.549, 0.337, 0.294},
-    {0.890, 0.467, 0.761}, {0.498, 0.498, 0.498}, {0.737, 0.741, 0.133},
-    {0.090, 0.745, 0.812},
-};
-
-#define N_COLOURS (sizeof(palette) / sizeof(palette[0]))
-
-struct panel {
-	double x, y, w, h; /* device rectangle */
-	double xmin, xmax; /* data range shown */
-	double ymin, ymax;
-	double xstep, ystep; /* tick spacing */
-};
-
-enum plot_format plot_format_of(const char *path)
-{
-	size_t len = strlen(path);
-
-	if (len > 4 && strcasecmp(path + len - 4, ".svg") == 0)
-		return PLOT_SVG;
-	if (len > 4 && strcasecmp(path + len - 4, ".png") == 0)
-		return PLOT_PNG;
-	return PLOT_NONE;
-}
-
-/* 1, 2 or 5 times a power of ten, giving about `ticks` intervals. */
-static double nice_step(double range, int ticks)
-{
-	if (!(range > 0))
-		return 1.0;
-	double raw = range / ticks;
-	double mag = pow(10.0, floor(log10(raw)));
-	double norm = raw / mag;
-	double f = norm < 1.5   ? 1.0
-	           : norm < 3.0 ? 2.0
-	           : norm < 7.0 ? 5.0
-	                        : 10.0;
-	return f * mag;
-}
-
-static double px(const struct panel *p, double v)
-{
-	return p->x + (v - p->xmin) / (p->xmax - p->xmin) * p->w;
-}
-
-static double py(const struct panel *p, double v)
-{
-	return p->y + p->h - (v - p->ymin) / (p->ymax - p->ymin) * p->h;
-}
-
-static void colour(cairo_t *cr, size_t i)
-{
-	const double *c = palette[i % N_COLOURS];
-	cairo_set_source_rgb(cr, c[0], c[1], c[2]);
-}
-
-/* Draws text with its anchor point at (x, y): ax/ay 0 = left/top,
- * 0.5 = centre, 1 = right/bottom. */
-static void text_at(cairo_t *cr, double x, double y, double ax, double ay,
-                    const char *s)
-{
-	cairo_text_extents_t e;
-	cairo_font_extents_t fe;
-
-	cairo_text_extents(cr, s, &e);
-	cairo_font_extents(cr, &fe);
-	double h = fe.ascent - fe.descent;
-	cairo_move_to(cr, x - e.x_advance * ax, y + h * (1.0 - ay));
-	cairo_show_text(cr, s);
-}
-
-static void label_num(char *buf, size_t len, double v, double step)
-{
-	/* Enough decimals for the step, none for whole numbers. */
-	int dec = step >= 1.0 ? 0 : (int)ceil(-log10(step) - 1e-9);
-	snprintf(buf, len, "%.*f", dec, fabs(v) < step * 1e-6 ? 0.0 : v);
-}
-
-static void warmup_band(cairo_t *cr, const struct panel *p, double warmup)
-{
-	if (warmup <= p->xmin)
-		return;
-	double x1 = px(p, fmin(warmup, p->xmax));
-	cairo_set_source_rgb(cr, 0.92, 0.92, 0.92);
-	cairo_rectangle(cr, p->x, p->y, x1 - p->x, p->h);
-	cairo_fill(cr);
-}
-
-/* Frame, grid, ticks and labels. */
-static void axes(cairo_t *cr, const struct panel *p, const char *ylabel,
-                 bool xlabels)
-{
-	char buf[32];
-
-	cairo_set_line_width(cr, 1.0);
-	cairo_set_font_size(cr, FONT);
-	for (double v = ceil(p->ymin / p->ystep) * p->ystep;
-	     v <= p->ymax + p->ystep * 1e-6; v += p->ystep) {
-		double y = py(p, v);
-		cairo_set_source_rgba(cr, 0, 0, 0, 0.12);
-		cairo_move_to(cr, p->x, y);
-		cairo_line_to(cr, p->x + p->w, y);
-		cairo_stroke(cr);
-		cairo_set_source_rgb(cr, 0.2, 0.2, 0.2);
-		cairo_move_to(cr, p->x - 5, y);
-		cairo_line_to(cr, p->x, y);
-		cairo_stroke(cr);
-		label_num(buf, sizeof(buf), v, p->ystep);
-		text_at(cr, p->x - 8, y, 1.0, 0.5, buf);
-	}
-	for (double v = ceil(p->xmin / p->xstep) * p->xstep;
-	     v <= p->xmax + p->xstep * 1e-6; v += p->xstep) {
-		double x = px(p, v);
-		cairo_set_source_rgba(cr, 0, 0, 0, 0.12);
-		cairo_move_to(cr, x, p->y);
-		cairo_line_to(cr, x, p->y + p->h);
-		cairo_stroke(cr);
-		cairo_set_source_rgb(cr, 0.2, 0.2, 0.2);
-		cairo_move_to(cr, x, p->y + p->h);
-		cairo_line_to(cr, x, p->y + p->h + 5);
-		cairo_stroke(cr);
-		if (xlabels) {
-			label_num(buf, sizeof(buf), v, p->xstep);
-			text_at(cr, x, p->y + p->h + 8, 0.5, 0.0, buf);
-		}
-	}
-	cairo_set_source_rgb(cr, 0.2, 0.2, 0.2);
-	cairo_rectangle(cr, p->x, p->y, p->w, p->h);
-	cairo_stroke(cr);
-	/* The y label runs upwards along the left edge. */
-	cairo_save(cr);
-	cairo_translate(cr, p->x - 52, p->y + p->h / 2);
-	cairo_rotate(cr, -M_PI / 2);
-	text_at(cr, 0, 0, 0.5, 0.5, ylabel);
-	cairo_restore(cr);
-}
+#define WIDTH     1000.0
+#define HEIGHT    680.0
+#define MARGIN_L  72.0
+#define MARGIN_R  200.0 /* room for the legend */
+#define MARGIN_T  48.0
+#define MARGIN_B  52.0
+#define PANEL_GAP 36.0
+#define TOP_SHARE 0.65 /* of the height both panels share */
 
 /* One per-second series, each point at the middle of its window; clipped
  * to the panel. */
-static void series(cairo_t *cr, const struct panel *p, const double *v,
+static void series(cairo_t *cr, const struct plot_panel *p, const double *v,
                    size_t n, double scale)
 {
 	if (n == 0)
@@ -174,8 +27,8 @@ static void series(cairo_t *cr, const struct panel *p, const double *v,
 	cairo_rectangle(cr, p->x, p->y, p->w, p->h);
 	cairo_clip(cr);
 	for (size_t i = 0; i < n; i++) {
-		double x = px(p, (double)i + 0.5);
-		double y = py(p, v[i] * scale);
+		double x = plot_px(p, (double)i + 0.5);
+		double y = plot_py(p, v[i] * scale);
 		if (i == 0)
 			cairo_move_to(cr, x, y);
 		else
@@ -185,62 +38,6 @@ static void series(cairo_t *cr, const struct panel *p, const double *v,
 	cairo_set_line_join(cr, CAIRO_LINE_JOIN_ROUND);
 	cairo_stroke(cr);
 	cairo_restore(cr);
-}
-
-static void hline_dashed(cairo_t *cr, const struct panel *p, double v)
-{
-	static const double dash[] = {6.0, 4.0};
-
-	if (v < p->ymin || v > p->ymax)
-		return;
-	cairo_save(cr);
-	cairo_set_dash(cr, dash, 2, 0);
-	cairo_set_line_width(cr, 1.4);
-	cairo_move_to(cr, p->x, py(p, v));
-	cairo_line_to(cr, p->x + p->w, py(p, v));
-	cairo_stroke(cr);
-	cairo_restore(cr);
-}
-
-struct legend {
-	double x, y;
-	size_t shown, total;
-};
-
-/* dashed: a reference line's entry rather than a series'. Colour set by the
- * caller. */
-static void legend_entry(cairo_t *cr, struct legend *l, const char *label,
-                         bool dashed)
-{
-	static const double dash[] = {6.0, 4.0};
-
-	l->total++;
-	if (l->shown >= MAX_LEGEND)
-		return;
-	l->shown++;
-	cairo_save(cr);
-	if (dashed)
-		cairo_set_dash(cr, dash, 2, 0);
-	cairo_set_line_width(cr, dashed ? 1.4 : 2.5);
-	cairo_move_to(cr, l->x, l->y);
-	cairo_line_to(cr, l->x + 24, l->y);
-	cairo_stroke(cr);
-	cairo_restore(cr);
-	cairo_set_source_rgb(cr, 0.1, 0.1, 0.1);
-	cairo_set_font_size(cr, FONT);
-	text_at(cr, l->x + 30, l->y, 0.0, 0.5, label);
-	l->y += FONT + 6;
-}
-
-static void legend_end(cairo_t *cr, struct legend *l)
-{
-	char buf[64];
-
-	if (l->total <= l->shown)
-		return;
-	snprintf(buf, sizeof(buf), "... and %zu more", l->total - l->shown);
-	cairo_set_source_rgb(cr, 0.3, 0.3, 0.3);
-	text_at(cr, l->x, l->y, 0.0, 0.5, buf);
 }
 
 /* The largest value the top panel must show, references included. */
@@ -291,7 +88,7 @@ static bool same_reference(const struct cli_report *r, bool with_margin)
 }
 
 static void draw_top(cairo_t *cr, const struct cli_report *r,
-                     const struct panel *p, struct legend *l)
+                     const struct plot_panel *p, struct plot_legend *l)
 {
 	char buf[96];
 	const struct sim_result *first = &r->runs[0].result;
@@ -305,12 +102,12 @@ static void draw_top(cairo_t *cr, const struct cli_report *r,
 		const struct sim_result *res = &r->runs[k].result;
 		for (size_t i = 0; i < res->n_tenants; i++, line++) {
 			const struct sim_tenant_result *t = &res->tenants[i];
-			colour(cr, line);
+			plot_colour(cr, line);
 			series(cr, p, t->fps_per_s, t->n_secs, 1.0);
-			colour(cr, line);
+			plot_colour(cr, line);
 			if (sweep)
 				gains_label(buf, sizeof(buf), r, k, t);
-			legend_entry(cr, l, sweep ? buf : t->name, false);
+			plot_legend_entry(cr, l, sweep ? buf : t->name, false);
 		}
 	}
 	/* Reference lines on top of the series so they stay visible. */
@@ -321,32 +118,32 @@ static void draw_top(cairo_t *cr, const struct cli_report *r,
 		               ? cli_reference_fps(r->sc, &first->tenants[0], 0)
 		               : first->tenants[0].sla_fps;
 		cairo_set_source_rgb(cr, 0.1, 0.1, 0.1);
-		hline_dashed(cr, p, v);
+		plot_hline_dashed(cr, p, v);
 		snprintf(buf, sizeof(buf), "%s %g FPS",
 		         sweep ? "reference" : "SLA", v);
 		cairo_set_source_rgb(cr, 0.1, 0.1, 0.1);
-		legend_entry(cr, l, buf, true);
+		plot_legend_entry(cr, l, buf, true);
 		return;
 	}
 	for (size_t i = 0; i < first->n_tenants; i++) {
 		const struct sim_tenant_result *t = &first->tenants[i];
 		double v = sweep ? cli_reference_fps(r->sc, t, i) : t->sla_fps;
-		colour(cr, i);
-		hline_dashed(cr, p, v);
+		plot_colour(cr, i);
+		plot_hline_dashed(cr, p, v);
 	}
 	cairo_set_source_rgb(cr, 0.1, 0.1, 0.1);
-	legend_entry(cr, l, sweep ? "reference (dashed)" : "SLA (dashed)",
-	             true);
+	plot_legend_entry(cr, l, sweep ? "reference (dashed)" : "SLA (dashed)",
+	                  true);
 }
 
 static void draw_bottom(cairo_t *cr, const struct cli_report *r,
-                        const struct panel *p)
+                        const struct plot_panel *p)
 {
 	for (size_t k = 0; k < r->n_runs; k++) {
 		const struct sim_result *res = &r->runs[k].result;
 		/* One colour per run in a sweep, matching the top panel's
 		 * first tenant of that run. */
-		colour(cr, r->sweep ? k * res->n_tenants : 0);
+		plot_colour(cr, r->sweep ? k * res->n_tenants : 0);
 		if (!r->sweep)
 			cairo_set_source_rgb(cr, 0.25, 0.25, 0.25);
 		series(cr, p, res->util_per_s, res->n_secs, 100.0);
@@ -368,19 +165,19 @@ static void render(cairo_t *cr, const struct cli_report *r)
 	                       CAIRO_FONT_WEIGHT_NORMAL);
 
 	double fps_max = top_max(r) * 1.12;
-	struct panel top = {
+	struct plot_panel top = {
 	    .x = MARGIN_L,
 	    .y = MARGIN_T,
 	    .w = WIDTH - MARGIN_L - MARGIN_R,
 	    .h = plot_h * TOP_SHARE,
 	    .xmin = 0,
 	    .xmax = duration,
-	    .xstep = nice_step(duration, 10),
-	    .ystep = nice_step(fps_max, 6),
+	    .xstep = plot_nice_step(duration, 10),
+	    .ystep = plot_nice_step(fps_max, 6),
 	};
 	top.ymin = 0;
 	top.ymax = ceil(fps_max / top.ystep) * top.ystep;
-	struct panel bottom = top;
+	struct plot_panel bottom = top;
 	bottom.y = top.y + top.h + PANEL_GAP;
 	bottom.h = plot_h - top.h;
 	/* Headroom so that a saturated GPU's line does not hide in the frame.
@@ -388,23 +185,23 @@ static void render(cairo_t *cr, const struct cli_report *r)
 	bottom.ymax = 110.0;
 	bottom.ystep = 25.0;
 
-	warmup_band(cr, &top, warmup);
-	warmup_band(cr, &bottom, warmup);
-	axes(cr, &top, "frames per second", false);
-	axes(cr, &bottom, "GPU utilization %", true);
+	plot_warmup_band(cr, &top, warmup);
+	plot_warmup_band(cr, &bottom, warmup);
+	plot_axes(cr, &top, "frames per second", false);
+	plot_axes(cr, &bottom, "GPU utilization %", true);
 	if (warmup > 0) {
 		cairo_set_source_rgb(cr, 0.45, 0.45, 0.45);
-		cairo_set_font_size(cr, FONT - 1);
-		text_at(cr, top.x + 4, top.y + 4, 0.0, 0.0, "warm-up");
+		cairo_set_font_size(cr, PLOT_FONT - 1);
+		plot_text_at(cr, top.x + 4, top.y + 4, 0.0, 0.0, "warm-up");
 	}
 	cairo_set_source_rgb(cr, 0.1, 0.1, 0.1);
-	cairo_set_font_size(cr, FONT);
-	text_at(cr, bottom.x + bottom.w / 2, bottom.y + bottom.h + 26, 0.5, 0.0,
-	        "time (s)");
+	cairo_set_font_size(cr, PLOT_FONT);
+	plot_text_at(cr, bottom.x + bottom.w / 2, bottom.y + bottom.h + 26, 0.5,
+	             0.0, "time (s)");
 
-	struct legend l = {.x = top.x + top.w + 16, .y = top.y + 8};
+	struct plot_legend l = {.x = top.x + top.w + 16, .y = top.y + 8};
 	draw_top(cr, r, &top, &l);
-	legend_end(cr, &l);
+	plot_legend_end(cr, &l);
 	draw_bottom(cr, r, &bottom);
 
 	if (r->sweep)
@@ -416,62 +213,23 @@ static void render(cairo_t *cr, const struct cli_report *r)
 		         r->sc->name, r->sc->policy,
 		         (unsigned long long)r->sc->seed);
 	cairo_set_source_rgb(cr, 0, 0, 0);
-	cairo_set_font_size(cr, FONT + 4);
-	text_at(cr, top.x + top.w / 2, MARGIN_T / 2, 0.5, 0.5, buf);
+	cairo_set_font_size(cr, PLOT_FONT + 4);
+	plot_text_at(cr, top.x + top.w / 2, MARGIN_T / 2, 0.5, 0.5, buf);
 }
 
-static bool failed(cairo_status_t st, char *errbuf, size_t len)
+static void draw(cairo_t *cr, const void *arg)
 {
-	if (st == CAIRO_STATUS_SUCCESS)
-		return false;
-	snprintf(errbuf, len, "%s", cairo_status_to_string(st));
-	return true;
+	render(cr, arg);
 }
 
 bool plot_write(const char *path, const struct cli_report *r, char *errbuf,
                 size_t len)
 {
-	enum plot_format fmt = plot_format_of(path);
-	cairo_surface_t *s;
-
-	if (fmt == PLOT_NONE) {
-		snprintf(errbuf, len, "the name must end in .svg or .png");
-		return false;
-	}
 	if (r->n_runs == 0) {
 		snprintf(errbuf, len, "nothing to plot");
 		return false;
 	}
-	if (r->runs[0].result.combo) {
-		snprintf(errbuf, len,
-		         "the SM-level model (a combo scenario) keeps no time "
-		         "series to plot: its figures are the table");
-		return false;
-	}
-	if (fmt == PLOT_SVG)
-		s = cairo_svg_surface_create(path, WIDTH, HEIGHT);
-	else
-		s = cairo_image_surface_create(CAIRO_FORMAT_RGB24, (int)WIDTH,
-		                               (int)HEIGHT);
-	if (failed(cairo_surface_status(s), errbuf, len)) {
-		cairo_surface_destroy(s);
-		return false;
-	}
-	cairo_t *cr = cairo_create(s);
-	render(cr, r);
-	bool ok = !failed(cairo_status(cr), errbuf, len);
-	cairo_destroy(cr);
-	if (ok && fmt == PLOT_PNG)
-		ok = !failed(cairo_surface_write_to_png(s, path), errbuf, len);
-	/* An SVG is written as the surface finishes; errors show only then. */
-	cairo_surface_finish(s);
-	if (ok)
-		ok = !failed(cairo_surface_status(s), errbuf, len);
-	cairo_surface_destroy(s);
-	/* baton draws one plot and exits: hand cairo's font caches and
-	 * fontconfig's configuration back, so that leak checkers (the ASan
-	 * builds run the CLI tests) see only our own allocations. */
-	cairo_debug_reset_static_data();
-	FcFini();
-	return ok;
+	if (r->runs[0].result.combo)
+		return plot_combo_write(path, r, errbuf, len);
+	return plot_render_file(path, WIDTH, HEIGHT, draw, r, errbuf, len);
 }

@@ -263,6 +263,7 @@ bool sim_run(const struct sim_scenario *sc, struct sim_result *out,
 void sim_result_finish(struct sim_result *r)
 {
 	sim_quality_result_free(r);
+	sim_combo_free(&r->combo_result);
 	if (r->tenants) {
 		for (size_t i = 0; i < r->n_tenants; i++) {
 			free(r->tenants[i].fps_per_s);
