@@ -278,7 +278,8 @@ static void draw(cairo_t *cr, const void *arg)
 	             cp->r->sc->name, (unsigned long long)cp->r->sc->seed);
 	if (stride > 1 && n > 0 && (size_t)n < sizeof(buf))
 		snprintf(buf + n, sizeof(buf) - (size_t)n,
-		         " (every %llu. frame)", (unsigned long long)stride);
+		         " (1 frame in %llu drawn)",
+		         (unsigned long long)stride);
 	cairo_set_source_rgb(cr, 0, 0, 0);
 	cairo_set_font_size(cr, PLOT_FONT + 4);
 	plot_text_at(cr, WIDTH / 2, MARGIN_T / 2 - 6, 0.5, 0.5, buf);
