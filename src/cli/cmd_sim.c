@@ -77,7 +77,10 @@ void cmd_sim_help(FILE *out)
 	    "  -j, --json           print the results as JSON\n"
 	    "      --plot FILE      draw per-second FPS and GPU "
 	    "utilization to FILE\n"
-	    "                       (.svg or .png)\n"
+	    "                       (.svg or .png); a combo scenario: "
+	    "the SM\n"
+	    "                       allocation per frame, a panel per "
+	    "scheme\n"
 	    "  -q, --quiet          no progress or warnings on stderr\n"
 	    "  -l, --list           list the built-in scenarios\n"
 	    "  -h, --help           show this help\n"
@@ -377,6 +380,9 @@ int cmd_sim(int argc, char **argv)
 			fprintf(stderr, "baton sim: --plot: %s: %s\n", o.plot,
 			        msg);
 			rc = CLI_EXIT_FAILURE;
+		} else if (o.plot && !o.quiet) {
+			fprintf(stderr, "baton sim: plot written to %s\n",
+			        o.plot);
 		}
 		free_runs(runs, n_runs);
 	}

@@ -256,6 +256,8 @@ static bool failed(cairo_status_t st, char *errbuf, size_t len)
 bool plot_write(const char *path, const struct cli_report *r, char *errbuf,
                 size_t len)
 {
+	if (r->runs[0].result.combo)
+		return plot_combo_write(path, r, errbuf, len);
 	enum plot_format fmt = plot_format_of(path);
 	cairo_surface_t *s;
 

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cairo.h>
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "cli/cli.h"
@@ -11,3 +12,8 @@
  * placement, and served / refused / below SLA per placement. */
 void plot_fleet_render(cairo_t *cr, const struct cli_report *r, double width,
                        double height);
+
+/* A combo scenario's figure (plot_combo.c): SM allocation per frame for
+ * each scheme run. */
+bool plot_combo_write(const char *path, const struct cli_report *r,
+                      char *errbuf, size_t len);

@@ -1,6 +1,10 @@
 /* Drawing helpers (plot_draw.h). */
 #include "cli/plot_draw.h"
 
+#include "cli/cli.h"
+
+#include <cairo-svg.h>
+#include <fontconfig/fontconfig.h>
 #include <math.h>
 #include <stdio.h>
 
@@ -165,4 +169,75 @@ void plot_legend_end(cairo_t *cr, struct plot_legend *l)
 	snprintf(buf, sizeof(buf), "... and %zu more", l->total - l->shown);
 	cairo_set_source_rgb(cr, 0.3, 0.3, 0.3);
 	plot_text(cr, l->x, l->y, 0.0, 0.5, buf);
+}
+
+void plot_warmup_band(cairo_t *cr, const struct plot_panel *p, double warmup)
+{
+	if (warmup <= p->xmin)
+		return;
+	double x1 = plot_px(p, fmin(warmup, p->xmax));
+	cairo_set_source_rgb(cr, 0.92, 0.92, 0.92);
+	cairo_rectangle(cr, p->x, p->y, x1 - p->x, p->h);
+	cairo_fill(cr);
+}
+
+void plot_legend_swatch(cairo_t *cr, struct plot_legend *l, const char *label)
+{
+	l->total++;
+	if (l->shown >= PLOT_MAX_LEGEND)
+		return;
+	l->shown++;
+	cairo_rectangle(cr, l->x, l->y - 5, 24, 10);
+	cairo_fill(cr);
+	cairo_set_source_rgb(cr, 0.1, 0.1, 0.1);
+	cairo_set_font_size(cr, PLOT_FONT);
+	plot_text(cr, l->x + 30, l->y, 0.0, 0.5, label);
+	l->y += PLOT_FONT + 6;
+}
+
+static bool failed(cairo_status_t st, char *errbuf, size_t len)
+{
+	if (st == CAIRO_STATUS_SUCCESS)
+		return false;
+	snprintf(errbuf, len, "%s", cairo_status_to_string(st));
+	return true;
+}
+
+bool plot_render_file(const char *path, double w, double h,
+                      void (*draw)(cairo_t *cr, const void *arg),
+                      const void *arg, char *errbuf, size_t len)
+{
+	enum plot_format fmt = plot_format_of(path);
+	cairo_surface_t *s;
+
+	if (fmt == PLOT_NONE) {
+		snprintf(errbuf, len, "the name must end in .svg or .png");
+		return false;
+	}
+	if (fmt == PLOT_SVG)
+		s = cairo_svg_surface_create(path, w, h);
+	else
+		s = cairo_image_surface_create(CAIRO_FORMAT_RGB24, (int)w,
+		                               (int)h);
+	if (failed(cairo_surface_status(s), errbuf, len)) {
+		cairo_surface_destroy(s);
+		return false;
+	}
+	cairo_t *cr = cairo_create(s);
+	draw(cr, arg);
+	bool ok = !failed(cairo_status(cr), errbuf, len);
+	cairo_destroy(cr);
+	if (ok && fmt == PLOT_PNG)
+		ok = !failed(cairo_surface_write_to_png(s, path), errbuf, len);
+	/* An SVG is written as the surface finishes; errors show only then. */
+	cairo_surface_finish(s);
+	if (ok)
+		ok = !failed(cairo_surface_status(s), errbuf, len);
+	cairo_surface_destroy(s);
+	/* baton draws one plot and exits: hand cairo's font caches and
+	 * fontconfig's configuration back, so that leak checkers (the ASan
+	 * builds run the CLI tests) see only our own allocations. */
+	cairo_debug_reset_static_data();
+	FcFini();
+	return ok;
 }

@@ -34,3 +34,13 @@ void plot_hline_dashed(cairo_t *cr, const struct plot_panel *p, double v);
 void plot_legend_entry(cairo_t *cr, struct plot_legend *l, const char *label,
                        bool dashed);
 void plot_legend_end(cairo_t *cr, struct plot_legend *l);
+
+/* The warm-up's span of a panel, shaded. */
+void plot_warmup_band(cairo_t *cr, const struct plot_panel *p, double warmup);
+/* A legend entry with a filled swatch in the current colour. */
+void plot_legend_swatch(cairo_t *cr, struct plot_legend *l, const char *label);
+/* Draws draw(cr, arg) on a w x h surface and writes it to path (.png or
+ * .svg by its name); false with cairo's reason in errbuf. */
+bool plot_render_file(const char *path, double w, double h,
+                      void (*draw)(cairo_t *cr, const void *arg),
+                      const void *arg, char *errbuf, size_t len);

@@ -80,6 +80,11 @@ struct run_state {
 	struct be_kernel be;
 	double *intervals;
 	size_t n_intervals, cap_intervals;
+	/* The timeline (sim_combo.h): frames started, the current frame's
+	 * sample (-1: not kept) and the SM-seconds BE held in it so far. */
+	uint64_t frame_no;
+	long open;
+	double be_sm_s;
 };
 
 /* The render's and the kernel's predicted ends if the kernel starts now,
@@ -155,7 +160,17 @@ static bool push_interval(struct run_state *s, double x)
 	return true;
 }
 
-static void start_frame(struct run_state *s, struct trace_state *t, double now,
+/* The current frame's sample, if kept, gets its BE figure at end_s. */
+static void close_sample(struct run_state *s, struct sim_combo_timeline *tl,
+                         double end_s)
+{
+	if (s->open >= 0 && end_s > s->start)
+		tl->v[s->open].be_busy = s->be_sm_s / (end_s - s->start);
+	s->open = -1;
+	s->be_sm_s = 0.0;
+}
+
+static bool start_frame(struct run_state *s, struct trace_state *t, double now,
                         double last_rt, bool measured, struct sim_combo_run *r)
 {
 	double rt = next_rt(s->sp, t);
@@ -179,13 +194,26 @@ static void start_frame(struct run_state *s, struct trace_state *t, double now,
 		r->switches += s->f.switched;
 		r->integrated_pct += s->f.scheme == CORE_COMBO_INTEGRATED;
 	}
+	enum sim_combo_scheme in_force =
+	    s->scheme == SIM_COMBO_TEMPORAL        ? SIM_COMBO_TEMPORAL
+	    : s->f.scheme == CORE_COMBO_INTEGRATED ? SIM_COMBO_INTEGRATED
+	                                           : SIM_COMBO_RELAXED;
+	struct sim_combo_sample x = {.t_s = s->start,
+	                             .rt_s = rt,
+	                             .split = s->f.split,
+	                             .be_sms = s->f.be_sms,
+	                             .scheme = (uint8_t)in_force,
+	                             .held = s->f.hold_be};
+	return sim_combo_timeline_add(&r->timeline, s->frame_no++, &x,
+	                              &s->open);
 }
 
 static bool run_one(const struct sim_combo_spec *sp,
                     enum sim_combo_scheme scheme, double duration,
                     double warmup, uint64_t seed, struct sim_combo_run *r)
 {
-	struct run_state s = {.sp = sp, .scheme = scheme, .p = sp->p};
+	struct run_state s = {
+	    .sp = sp, .scheme = scheme, .p = sp->p, .open = -1};
 	/* Forced schemes: the policy with Eq. 3's threshold at either end. */
 	if (scheme == SIM_COMBO_INTEGRATED)
 		s.p.stable_spread = INFINITY;
@@ -195,6 +223,8 @@ static bool run_one(const struct sim_combo_spec *sp,
 	struct trace_state t = {0};
 	sim_rng_seed(&t.rng, seed);
 	*r = (struct sim_combo_run){.scheme = scheme};
+	r->timeline.sm_total = sp->p.sm_total;
+	r->timeline.period_s = s.period;
 
 	const double c = 1.0 / (2.0 * (1.0 - sp->corun_gain));
 	const double total = (double)sp->p.sm_total;
@@ -205,7 +235,8 @@ static bool run_one(const struct sim_combo_spec *sp,
 	for (double now = 0.0; now < duration && ok; now += dt) {
 		bool measured = now >= warmup;
 		if (!s.in_frame && now >= s.next_start) {
-			start_frame(&s, &t, now, rt_done, measured, r);
+			close_sample(&s, &r->timeline, now);
+			ok = start_frame(&s, &t, now, rt_done, measured, r);
 			frame_rt = (s.cd_left + s.rt_left) / total;
 		}
 		maybe_launch(&s, now, c);
@@ -248,6 +279,9 @@ static bool run_one(const struct sim_combo_spec *sp,
 						ok = push_interval(
 						    &s, shown - s.last_shown);
 				}
+				if (s.open >= 0)
+					r->timeline.v[s.open].render_s =
+					    end - s.start;
 				s.last_shown = shown;
 				s.in_frame = false;
 				s.next_start = shown;
@@ -256,6 +290,7 @@ static bool run_one(const struct sim_combo_spec *sp,
 		}
 		if (s.be.on) {
 			double speed = s.be.corun && s.in_frame ? c : 1.0;
+			s.be_sm_s += (double)s.be.sms * dt;
 			s.be.work -= (double)s.be.sms * speed * dt;
 			if (s.be.work <= 0.0) {
 				s.be.on = false;
@@ -264,6 +299,7 @@ static bool run_one(const struct sim_combo_spec *sp,
 			}
 		}
 	}
+	close_sample(&s, &r->timeline, duration);
 	if (ok && r->frames > 0) {
 		double n = (double)r->frames;
 		r->kernels_per_frame = r->be_kernels / n;
@@ -288,8 +324,10 @@ bool sim_combo_run(const struct sim_combo_spec *spec, double duration_s,
 		if (!(spec->schemes & (1u << k)))
 			continue;
 		if (!run_one(spec, (enum sim_combo_scheme)k, duration_s,
-		             warmup_s, seed, &out->runs[out->n_runs]))
+		             warmup_s, seed, &out->runs[out->n_runs])) {
+			sim_combo_free(out);
 			return false;
+		}
 		out->n_runs++;
 	}
 	return true;

@@ -65,6 +65,39 @@ struct sim_combo_spec {
 	uint32_t schemes;        /* bit per enum sim_combo_scheme */
 };
 
+/* One frame of a run, for `baton sim --plot` (cli/plot_combo.c). */
+struct sim_combo_sample {
+	double t_s;      /* the frame's start, from the run's start */
+	double rt_s;     /* its render time on the whole GPU (the trace) */
+	double render_s; /* start to the render's end on the SMs it had; 0
+	                    if the run ended first */
+	double be_busy;  /* SMs BE kernels held, averaged over the frame
+	                    (its start to the next frame's); a co-run kernel
+	                    holds every SM it shares */
+	uint32_t split;  /* the render group: Eq. 5 (integrated), sm_total
+	                    otherwise (core_combo_frame) */
+	uint32_t be_sms; /* SMs BE may be launched onto: sm_total - split
+	                    (integrated; 0 held), sm_total otherwise */
+	uint8_t scheme;  /* enum sim_combo_scheme in force: temporal,
+	                    relaxed or integrated */
+	bool held;       /* the frame held BE launches (the safe switch) */
+};
+
+/* A run's frames, warm-up included, bounded: at most
+ * SIM_COMBO_TIMELINE_MAX samples over the whole run, evenly decimated (when
+ * the buffer fills, every other sample goes and the stride doubles: frame k
+ * is kept iff k % stride == 0). 20,000 is 5.5 min at 60 FPS undecimated, and
+ * about 1 MB a run. */
+#define SIM_COMBO_TIMELINE_MAX 20000
+
+struct sim_combo_timeline {
+	struct sim_combo_sample *v;
+	size_t n, cap;
+	uint64_t stride; /* every stride-th frame is kept (1, 2, 4, ...) */
+	uint32_t sm_total;
+	double period_s; /* the QoS: 1/fps */
+};
+
 /* One scheme's run. */
 struct sim_combo_run {
 	enum sim_combo_scheme scheme;
@@ -77,6 +110,7 @@ struct sim_combo_run {
 	double integrated_pct;    /* frames under the integrated scheme */
 	uint64_t held;            /* frames whose BE launches were held */
 	uint64_t switches;        /* scheme changes */
+	struct sim_combo_timeline timeline; /* freed by sim_combo_free */
 };
 
 struct sim_combo_result {
@@ -97,3 +131,11 @@ const char *sim_combo_scheme_name(enum sim_combo_scheme s);
 bool sim_combo_run(const struct sim_combo_spec *spec, double duration_s,
                    double warmup_s, uint64_t seed,
                    struct sim_combo_result *out);
+/* Frees the runs' timelines; the figures stay. */
+void sim_combo_free(struct sim_combo_result *r);
+
+/* Appends frame k's sample (frames counted from 0, each offered once, in
+ * order) if the stride keeps it, decimating when full. *index: where it
+ * went, or -1 when not kept. False when out of memory. */
+bool sim_combo_timeline_add(struct sim_combo_timeline *tl, uint64_t k,
+                            const struct sim_combo_sample *s, long *index);

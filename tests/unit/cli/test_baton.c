@@ -401,15 +401,16 @@ static void test_json_sweep(void **state)
 	outcome_free(&o);
 }
 
+/* duration: NULL for the scenario's. */
 static void check_plot(const char *name, const char *scenario,
-                       const char *magic)
+                       const char *magic, const char *duration)
 {
 	char path[128];
 	struct stat st;
 
 	snprintf(path, sizeof(path), "%s/%s", scratch, name);
-	struct outcome o =
-	    run("sim", scenario, "--quiet", "--plot", path, NULL);
+	struct outcome o = run("sim", scenario, "--quiet", "--plot", path,
+	                       duration ? "--duration" : NULL, duration, NULL);
 	assert_int_equal(o.status, 0);
 	outcome_free(&o);
 	assert_int_equal(stat(path, &st), 0);
@@ -422,15 +423,36 @@ static void check_plot(const char *name, const char *scenario,
 
 static void test_plot(void **state)
 {
-	check_plot("vgasa.svg", "vgasa", "<svg");
-	check_plot("vgasa.png", "vgasa", "PNG");
-	check_plot("gains.svg", "vgasa-gains", "<svg");
-	check_plot("gains.PNG", "vgasa-gains", "PNG");
+	check_plot("vgasa.svg", "vgasa", "<svg", NULL);
+	check_plot("vgasa.png", "vgasa", "PNG", NULL);
+	check_plot("gains.svg", "vgasa-gains", "<svg", NULL);
+	check_plot("gains.PNG", "vgasa-gains", "PNG", NULL);
+	/* The SM-level model's figure (a combo scenario). */
+	check_plot("combo.png", "combo-table6-dynamic", "\x89PNG", "3");
+	check_plot("combo.svg", "combo-table6-stable", "<svg", "3");
 
 	struct outcome o =
 	    run("sim", "vgasa", "--plot", "/nonexistent-dir/x.png", NULL);
 	assert_int_equal(o.status, 1);
 	assert_non_null(strstr(o.err, "/nonexistent-dir/x.png"));
+	outcome_free(&o);
+
+	/* The report as ever, the plot named; a path that cannot be
+	 * written fails after it. */
+	char path[128];
+	snprintf(path, sizeof(path), "%s/combo2.svg", scratch);
+	o = run("sim", "combo-table6-dynamic", "--duration", "3", "--plot",
+	        path, NULL);
+	assert_int_equal(o.status, 0);
+	assert_non_null(strstr(o.out, "adaptive"));
+	assert_non_null(strstr(o.err, "plot written to"));
+	outcome_free(&o);
+	unlink(path);
+	o = run("sim", "combo-table6-dynamic", "--duration", "3", "--plot",
+	        "/nonexistent-dir/combo.svg", NULL);
+	assert_int_equal(o.status, 1);
+	assert_non_null(strstr(o.out, "adaptive"));
+	assert_non_null(strstr(o.err, "--plot: /nonexistent-dir/combo.svg"));
 	outcome_free(&o);
 }
 
@@ -480,8 +502,8 @@ static void test_fleet(void **state)
 	}
 	json_decref(doc);
 	outcome_free(&o);
-	check_plot("fleet.png", "fleet-day-small", "PNG");
-	check_plot("fleet.svg", "fleet-day-small", "<svg");
+	check_plot("fleet.png", "fleet-day-small", "PNG", NULL);
+	check_plot("fleet.svg", "fleet-day-small", "<svg", NULL);
 }
 
 int main(int argc, char **argv)
