@@ -100,6 +100,29 @@ void cli_capacity_print(FILE *out, json_t *r)
 	        "%.2f overhead], limit %.2f)\n",
 	        num(r, "load"), num(r, "newcomer"), num(r, "cost_ms"),
 	        num(r, "sla_fps"), num(r, "overhead"), num(r, "limit"));
+	/* several GPUs (batond's gpus): each one's answer; the line above
+	 * is the node's sum, with the figures of the GPU that admits most */
+	json_t *gpus = json_object_get(r, "gpus");
+	if (json_array_size(gpus) > 1) {
+		size_t i;
+		json_t *g;
+		json_array_foreach(gpus, i, g)
+		{
+			const char *why =
+			    json_string_value(json_object_get(g, "reason"));
+			fprintf(out, "  %-12s ",
+			        json_string_value(json_object_get(g, "name")));
+			if (json_is_true(json_object_get(g, "fits")))
+				fprintf(out, "fits %lld more",
+				        (long long)json_integer_value(
+				            json_object_get(g, "more")));
+			else
+				fprintf(out, "does not fit: %s",
+				        why ? why : "?");
+			fprintf(out, " (load %.2f, limit %.2f)\n",
+			        num(g, "load"), num(g, "limit"));
+		}
+	}
 	json_t *q = json_object_get(r, "quality");
 	if (!json_is_object(q))
 		return;

@@ -29,6 +29,7 @@
 
 #include "cli/cli.h"
 #include "cli/client.h"
+#include "cli/run_gpu.h"
 #include "ipc/msg.h"
 #include "shim/shim_paths.h"
 
@@ -85,6 +86,11 @@ void cmd_run_help(FILE *out)
 	        "               --wait. BATON_CL_SPLIT=k1,k2 splits those "
 	        "OpenCL kernels'\n"
 	        "               NDRanges\n"
+	        "  --gpu NAME   the GPU CMD renders (or computes) on, by "
+	        "batond's name\n"
+	        "               for it (baton status); on a GPU that is a "
+	        "core set\n"
+	        "               CMD runs on its CPUs\n"
 	        "  --weight W   --be: share among best-effort tenants, in "
 	        "(0, 1000] (default 1)\n"
 	        "  -h, --help   this text\n"
@@ -515,11 +521,12 @@ int cmd_run(int argc, char **argv)
 	    {"wait-timeout", required_argument, NULL, 't'},
 	    {"be", no_argument, NULL, 'b'},
 	    {"weight", required_argument, NULL, 'W'},
+	    {"gpu", required_argument, NULL, 'g'},
 	    {"help", no_argument, NULL, 'h'},
 	    {NULL, 0, NULL, 0},
 	};
 	const char *sla = NULL, *fps = NULL, *cap = NULL, *name = NULL;
-	const char *weight = NULL;
+	const char *weight = NULL, *gpu = NULL;
 	bool wait = false, be = false;
 	double wait_timeout = 300.0;
 	int c;
@@ -585,6 +592,9 @@ int cmd_run(int argc, char **argv)
 			weight = optarg;
 			break;
 		}
+		case 'g':
+			gpu = optarg;
+			break;
 		case 'h':
 			cmd_run_help(stdout);
 			return 0;
@@ -601,6 +611,11 @@ int cmd_run(int argc, char **argv)
 		                   "");
 	if (weight && !be)
 		return usage_error("--weight: only with --be%s", "");
+	if (gpu) {
+		int grc = run_gpu_select(gpu);
+		if (grc)
+			return grc;
+	}
 	if (be)
 		return run_be(argv + optind, weight, cap, name);
 	if (wait) {

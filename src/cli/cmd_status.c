@@ -140,7 +140,6 @@ static void print_be(FILE *out, json_t *st)
 		        num(st, "slot_ms"), num(st, "slot_period_ms"));
 	else
 		fprintf(out, "BEST-EFFORT  (no slot: any phase)\n");
-	print_space(out, json_object_get(st, "space"));
 	fprintf(out,
 	        "%6s %-20s %8s %6s %6s %5s %6s %7s %-10s "
 	        "%10s %6s %6s\n",
@@ -197,6 +196,47 @@ static void quality_note(json_t *t, char *note, size_t size)
 		         num(q, "est_cost_ms"), num(q, "est_benefit"));
 }
 
+/* One GPU's line (its controller: policy, utilization, load, overload)
+ * and its quality stage's, from g (a "gpus" entry, or the top level). */
+static void print_gpu(FILE *out, const char *label, const char *policy,
+                      json_t *g)
+{
+	fprintf(out, "%s: policy %s, utilization %.1f%%", label,
+	        policy ? policy : "?", 100.0 * num(g, "gpu_util"));
+	if (num(g, "common_fps") > 0.0)
+		fprintf(out, ", common rate %.1f FPS", num(g, "common_fps"));
+	if (num(g, "sla_util") > 0.0)
+		fprintf(out, ", %.1f%% needed at the SLAs",
+		        100.0 * num(g, "sla_util"));
+	fprintf(out, ", total load %.2f", num(g, "total_load"));
+	if (json_is_true(json_object_get(g, "overload")))
+		fputs(" - OVERLOAD: not every tenant can be held at its SLA",
+		      out);
+	if (json_is_true(json_object_get(g, "severe")))
+		fprintf(out,
+		        " - SEVERE: %lld tenants overloaded, not advertising "
+		        "capacity",
+		        (long long)json_integer_value(
+		            json_object_get(g, "overloaded")));
+	fputc('\n', out);
+	json_t *q = json_object_get(g, "quality");
+	const char *mode = json_string_value(json_object_get(q, "mode"));
+	if (mode && strcmp(mode, "off") != 0)
+		fprintf(
+		    out,
+		    "QUALITY %s: %lld games use %.2f of a budget of %.2f, "
+		    "benefit %.3f; %lld reassignments, %lld refusals\n",
+		    mode,
+		    (long long)json_integer_value(json_object_get(q, "items")),
+		    num(q, "total_cost"), num(q, "budget"),
+		    num(q, "total_benefit"),
+		    (long long)json_integer_value(
+		        json_object_get(q, "reassignments")),
+		    (long long)json_integer_value(
+		        json_object_get(q, "refusals")));
+	print_space(out, json_object_get(g, "space"));
+}
+
 static void print_table(FILE *out, json_t *st)
 {
 	fprintf(out, "%6s %-20s %8s %6s %7s %7s %7s %8s %6s %5s %6s %11s  %s\n",
@@ -222,6 +262,11 @@ static void print_table(FILE *out, json_t *st)
 			         sizeof(note) - strlen(note), "%sOVERLOADED",
 			         note[0] ? " " : "");
 		quality_note(t, note, sizeof(note));
+		if (json_array_size(json_object_get(st, "gpus")) > 1)
+			snprintf(note + strlen(note),
+			         sizeof(note) - strlen(note), "%son %s",
+			         note[0] ? " " : "",
+			         json_string_value(json_object_get(t, "gpu")));
 		if (num(t, "cap") > 0.0)
 			snprintf(cap, sizeof(cap), "%.2f", num(t, "cap"));
 		if (num(t, "budget") > 0.0)
@@ -245,40 +290,30 @@ static void print_table(FILE *out, json_t *st)
 	if (json_array_size(tenants) == 0)
 		fprintf(out, "(no tenants)\n");
 	print_be(out, st);
+	/* One line per GPU (batond's gpus; an older batond has only the
+	 * first, at the top level). */
 	const char *policy = json_string_value(json_object_get(st, "policy"));
-	fprintf(out, "GPU 0: policy %s, utilization %.1f%%",
-	        policy ? policy : "?", 100.0 * num(st, "gpu_util"));
-	if (num(st, "common_fps") > 0.0)
-		fprintf(out, ", common rate %.1f FPS", num(st, "common_fps"));
-	if (num(st, "sla_util") > 0.0)
-		fprintf(out, ", %.1f%% needed at the SLAs",
-		        100.0 * num(st, "sla_util"));
-	fprintf(out, ", total load %.2f", num(st, "total_load"));
-	if (json_is_true(json_object_get(st, "overload")))
-		fputs(" - OVERLOAD: not every tenant can be held at its SLA",
-		      out);
-	if (json_is_true(json_object_get(st, "severe")))
-		fprintf(out,
-		        " - SEVERE: %lld tenants overloaded, not advertising "
-		        "capacity",
-		        (long long)json_integer_value(
-		            json_object_get(st, "overloaded")));
-	fputc('\n', out);
-	json_t *q = json_object_get(st, "quality");
-	const char *mode = json_string_value(json_object_get(q, "mode"));
-	if (mode && strcmp(mode, "off") != 0)
-		fprintf(
-		    out,
-		    "QUALITY %s: %lld games use %.2f of a budget of %.2f, "
-		    "benefit %.3f; %lld reassignments, %lld refusals\n",
-		    mode,
-		    (long long)json_integer_value(json_object_get(q, "items")),
-		    num(q, "total_cost"), num(q, "budget"),
-		    num(q, "total_benefit"),
-		    (long long)json_integer_value(
-		        json_object_get(q, "reassignments")),
-		    (long long)json_integer_value(
-		        json_object_get(q, "refusals")));
+	json_t *gpus = json_object_get(st, "gpus");
+	if (json_array_size(gpus) == 0) {
+		print_gpu(out, "GPU 0", policy, st);
+		return;
+	}
+	json_t *g;
+	json_array_foreach(gpus, i, g)
+	{
+		const char *n = json_string_value(json_object_get(g, "name"));
+		const char *cpus =
+		    json_string_value(json_object_get(g, "cpus"));
+		/* "GPU 1", with its name when it is not "gpu1" */
+		char label[128], dflt[32];
+		snprintf(dflt, sizeof(dflt), "gpu%zu", i);
+		bool named = n && strcmp(n, dflt) != 0;
+		bool set = cpus && cpus[0];
+		snprintf(label, sizeof(label), "GPU %zu%s%s%s%s%s", i,
+		         named ? " " : "", named ? n : "", set ? " (CPUs " : "",
+		         set ? cpus : "", set ? ")" : "");
+		print_gpu(out, label, policy, g);
+	}
 }
 
 /* Drops the protocol's "type" so that --json prints just the report. */
