@@ -4,6 +4,7 @@
 #include "sim/sim_combo_sweep.h"
 
 #include <math.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -62,7 +63,7 @@ static const struct sim_combo_app dnns[SIM_COMBO_N_DNNS] = {
 struct sim_combo_sweep_opts sim_combo_sweep_opts_default(void)
 {
 	struct sim_combo_sweep_opts o = {
-	    .duration_s = 2.0,
+	    .duration_s = 5.0,
 	    .warmup_s = 0.2,
 	    .seed = 1,
 	    /* Real kernels: Fig. 7's RT+CD average; §1's 18.1 % ("CD with
@@ -215,6 +216,28 @@ static void stat_add(struct sim_combo_stat *s, double x, size_t i)
 	s->min = i ? fmin(s->min, x) : x;
 }
 
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+	return (x > y) - (x < y);
+}
+
+/* The median of one gain over the groups (a mean of ratios is led by
+ * groups whose baseline runs almost nothing). */
+static double median(const struct sim_combo_sweep *s, size_t off)
+{
+	double *v = malloc(s->n * sizeof(*v));
+	if (!v)
+		return NAN;
+	for (size_t i = 0; i < s->n; i++)
+		v[i] = *(const double *)((const char *)&s->g[i] + off);
+	qsort(v, s->n, sizeof(*v), cmp_double);
+	double m =
+	    s->n % 2 ? v[s->n / 2] : 0.5 * (v[s->n / 2 - 1] + v[s->n / 2]);
+	free(v);
+	return m;
+}
+
 static void summarise(struct sim_combo_sweep *s)
 {
 	double n_game[SIM_COMBO_N_GAMES] = {0}, n_dnn[SIM_COMBO_N_DNNS] = {0};
@@ -247,6 +270,9 @@ static void summarise(struct sim_combo_sweep *s)
 	s->fig13.mean /= n;
 	s->fig16.mean /= n;
 	s->fig17.mean /= n;
+	s->fig13.median = median(s, offsetof(struct sim_combo_group, gain13));
+	s->fig16.median = median(s, offsetof(struct sim_combo_group, gain16));
+	s->fig17.median = median(s, offsetof(struct sim_combo_group, gain17));
 	s->fps_mean /= n;
 	s->fps_p99_mean /= n;
 	for (int i = 0; i < SIM_COMBO_N_GAMES; i++)

@@ -60,7 +60,7 @@ struct sim_combo_group {
 };
 
 struct sim_combo_stat {
-	double mean, max, min;
+	double mean, median, max, min;
 };
 
 struct sim_combo_sweep {
@@ -75,7 +75,7 @@ struct sim_combo_sweep {
 	double duration_s;
 };
 
-/* The 2 s a trace (0.2 s warm-up), seed 1, §1's real-kernel pair table
+/* 5 s a trace (0.2 s warm-up), seed 1, §1's real-kernel pair table
  * (RT+CD 13.7 %, CD+TC 18.1 %, memory-bound 0.5 x), the policy's
  * defaults but eps 0 (the split from an exact offline profile, as for
  * Table 6), a 10-us step, kernels as catalogued, every group. */
