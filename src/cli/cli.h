@@ -26,6 +26,10 @@ struct cli_command {
 
 int cmd_sim(int argc, char **argv);
 void cmd_sim_help(FILE *out);
+/* baton sim combo-fig13 and its presets (cmd_sim_combo.c): COMBO's
+ * Figs. 13-17 sweep; name must be a sim_combo_sweep_find name. */
+int cmd_sim_combo_sweep(const char *name, bool json, double duration_s,
+                        bool have_seed, uint64_t seed, bool quiet);
 int cmd_ssim(int argc, char **argv);
 void cmd_ssim_help(FILE *out);
 int cmd_profile(int argc, char **argv);

@@ -11,6 +11,7 @@
 
 #include "cli/cli.h"
 #include "sim/builtin.h"
+#include "sim/sim_combo_sweep.h"
 #include "util/log.h"
 
 /* Long-only options get values outside the char range. */
@@ -262,6 +263,10 @@ static int list_builtins(void)
 			printf("%-14s (invalid: %s)\n", all[i].name, msg);
 		}
 	}
+	/* Not scenario files: sweeps of the combo model. */
+	const struct sim_combo_sweep_preset *sw = sim_combo_sweep_presets(&n);
+	for (size_t i = 0; i < n; i++)
+		printf("%-14s %s\n", sw[i].name, sw[i].summary);
 	return CLI_EXIT_OK;
 }
 
@@ -346,6 +351,14 @@ int cmd_sim(int argc, char **argv)
 		return list_builtins();
 	if (o.quiet)
 		log_set_level(LOG_ERROR);
+	if (sim_combo_sweep_find(o.scenario)) {
+		if (o.plot || o.policy || o.quality)
+			return usage_error("%s takes no --plot, --policy or "
+			                   "--quality",
+			                   o.scenario);
+		return cmd_sim_combo_sweep(o.scenario, o.json, o.duration_s,
+		                           o.have_seed, o.seed, o.quiet);
+	}
 	if (!sim_scenario_load(o.scenario, &sc, &err)) {
 		sim_error_format(&err, msg, sizeof(msg));
 		fprintf(stderr, "baton sim: %s\n", msg);

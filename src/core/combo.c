@@ -165,3 +165,44 @@ double core_combo_merge_delay(const struct core_combo_params *p, double fps,
 	double d = 1.0 / fps - rt_s * (1.0 + eps) - (delta_s > 0 ? delta_s : 0);
 	return d > 0.0 ? d : 0.0;
 }
+
+bool core_combo_may_corun(struct core_combo_kernel a,
+                          struct core_combo_kernel b)
+{
+	if (a.game && b.game)
+		return false;
+	/* RT with TC: shared memory (TC > 40 KB, RT >= 8 KB, 48 KB). */
+	if ((a.cls == CORE_COMBO_RT && b.cls == CORE_COMBO_TC) ||
+	    (a.cls == CORE_COMBO_TC && b.cls == CORE_COMBO_RT))
+		return false;
+	/* The game's CD kernels run alone (§5.1.2, erratum 6). */
+	if ((a.game && a.cls == CORE_COMBO_CD) ||
+	    (b.game && b.cls == CORE_COMBO_CD))
+		return false;
+	/* Only the game has RT kernels (BE applications use CD and TC). */
+	return (a.cls != CORE_COMBO_RT || a.game) &&
+	       (b.cls != CORE_COMBO_RT || b.game);
+}
+
+double core_combo_corun_speed(double m)
+{
+	if (!(m > 0.0))
+		m = 0.0;
+	if (!(m < 0.5))
+		m = 0.4999;
+	return 1.0 / (2.0 * (1.0 - m));
+}
+
+void core_combo_corun_ends(double a_s, double b_s, double m, double *a_end,
+                           double *b_end)
+{
+	if (!(a_s >= 0.0) || !(b_s >= 0.0) || !isfinite(a_s) ||
+	    !isfinite(b_s)) {
+		*a_end = *b_end = INFINITY;
+		return;
+	}
+	double c = core_combo_corun_speed(m);
+	double lo = fmin(a_s, b_s), t = lo / c;
+	*a_end = a_s <= b_s ? t : t + (a_s - lo);
+	*b_end = b_s < a_s ? t : t + (b_s - lo);
+}

@@ -136,3 +136,41 @@ uint32_t core_combo_merge_gain(double h1_s, double h2_s, double kernel_s);
  * 1/fps - rt (1 + eps) less delta_s, never negative. */
 double core_combo_merge_delay(const struct core_combo_params *p, double fps,
                               double rt_s, double delta_s);
+
+/* Kernel classes (§2, Table 3): CD runs on CUDA cores, TC on Tensor Cores,
+ * RT on RT Cores (the game's ray-tracing phase). */
+enum core_combo_kclass {
+	CORE_COMBO_CD = 0,
+	CORE_COMBO_TC = 1,
+	CORE_COMBO_RT = 2,
+};
+
+/* A kernel as the pairing rule sees it: its class and whose it is. */
+struct core_combo_kernel {
+	enum core_combo_kclass cls;
+	bool game; /* the game's render kernel, else best-effort */
+};
+
+/* Whether two kernels may share SMs (intra-SM co-run, §5.1.2 as the
+ * notes read it, erratum 6). Never: RT with TC (the RT kernel's >= 8 KB of
+ * shared memory and a TC kernel's > 40 KB exceed the 48 KB left with
+ * graphics on an RTX 3090 SM); a game CD kernel with any best-effort
+ * kernel (it takes > 32 KB and runs alone on the whole GPU: with a BE TC
+ * kernel the memory does not fit, and the paper co-runs nothing else with
+ * it); two of the game's own kernels (the render is sequential). Allowed:
+ * game RT with BE CD, and two BE kernels (CD with TC gains, same class
+ * gains nothing: Table 3's 0 %). */
+bool core_combo_may_corun(struct core_combo_kernel a,
+                          struct core_combo_kernel b);
+
+/* Each kernel's speed, as a share of its solo speed, while two share SMs
+ * with makespan reduction m (Eq. 1): 1 / (2 (1 - m)), so that equal solo
+ * times T end together at (1 - m) 2T. m is clamped to [0, 0.5). */
+double core_combo_corun_speed(double m);
+
+/* Predicted ends, from now, of two kernels with a_s and b_s seconds of
+ * solo work left that start sharing SMs now: both at
+ * core_combo_corun_speed(m) until the shorter ends, the other alone at full
+ * speed after. Bad input (negative or not finite) gives INFINITY. */
+void core_combo_corun_ends(double a_s, double b_s, double m, double *a_end,
+                           double *b_end);

@@ -300,6 +300,42 @@ static void test_list(void **state)
 	outcome_free(&o);
 }
 
+/* COMBO's sweep (sim_combo_sweep.h): a built-in without a scenario file,
+ * 128 groups, the figures beside the paper's; no --plot. */
+static void test_combo_sweep(void **state)
+{
+	struct outcome o = run("sim", "--list", NULL);
+	assert_non_null(strstr(o.out, "combo-fig13 "));
+	assert_non_null(strstr(o.out, "combo-fig13-long "));
+	outcome_free(&o);
+	o = run("sim", "combo-fig13", "--json", "--duration", "0.3", NULL);
+	assert_int_equal(o.status, 0);
+	assert_string_equal(o.err, "");
+	json_error_t jerr;
+	json_t *root = json_loads(o.out, 0, &jerr);
+	assert_non_null(root);
+	assert_int_equal(json_integer_value(json_object_get(root, "groups")),
+	                 128);
+	json_t *f13 = json_object_get(root, "fig13");
+	assert_true(json_real_value(json_object_get(f13, "paper_mean")) ==
+	            0.140);
+	assert_non_null(json_object_get(f13, "min"));
+	assert_int_equal(
+	    json_array_size(json_object_get(root, "groups_detail")), 128);
+	json_decref(root);
+	outcome_free(&o);
+	o = run("sim", "combo-fig13", "--duration", "0.3", NULL);
+	assert_int_equal(o.status, 0);
+	assert_non_null(strstr(o.out, "Fig. 16 combo vs combo-nm"));
+	outcome_free(&o);
+	o = run("sim", "combo-fig13", "--plot", "x.svg", NULL);
+	assert_int_equal(o.status, 2);
+	outcome_free(&o);
+	o = run("sim", "combo-fig13", "--duration", "0.1", NULL);
+	assert_int_equal(o.status, 2);
+	outcome_free(&o);
+}
+
 static void test_text_report(void **state)
 {
 	struct outcome o = run("sim", "vgasa", "--seed", "3", NULL);
@@ -524,6 +560,7 @@ int main(int argc, char **argv)
 	    cmocka_unit_test(test_run_wait_and_capacity),
 	    cmocka_unit_test(test_bad_scenario),
 	    cmocka_unit_test(test_list),
+	    cmocka_unit_test(test_combo_sweep),
 	    cmocka_unit_test(test_text_report),
 	    cmocka_unit_test(test_json_deterministic),
 	    cmocka_unit_test(test_json_sweep),
