@@ -28,8 +28,12 @@ bool be_space_window(struct baton_be *be, int64_t now, double *w, int64_t *wake)
 		    .period_s = (double)be->ctl.be_slot_period_ns * 1e-9,
 		};
 		double next, now_s = (double)now * 1e-9;
-		if (core_harvest_slot_window(&slot, 1.0, now_s, &next) <= 0.0 &&
-		    next > now_s && next - now_s < len)
+		/* In the slot the whole device is time's: a partition
+		 * sub-launch there would leave the games' units idle while
+		 * the time window rests (its budget), so it waits for that. */
+		if (core_harvest_slot_window(&slot, 1.0, now_s, &next) > 0.0)
+			return false;
+		if (next > now_s && next - now_s < len)
 			len = next - now_s;
 		if (len < SPACE_MIN_S) {
 			int64_t at = (int64_t)llround(next * 1e9);

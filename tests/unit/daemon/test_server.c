@@ -367,7 +367,7 @@ static void test_admin_requests(void **state)
 }
 
 /* In a child with another uid and gid: every admin request is denied,
- * while the connection itself works. */
+ * while the connection itself works, and the gpus request is answered. */
 static int other_user(const char *sock)
 {
 	if (setgroups(0, NULL) < 0 || setgid(65534) < 0 || setuid(65534) < 0)
@@ -386,7 +386,15 @@ static int other_user(const char *sock)
 		if (!denied)
 			return 30 + i;
 	}
-	return 0;
+	/* The GPUs are anyone's to ask (baton run --gpu): names and core
+	 * sets, no tenant. */
+	char *r = client_request(sock, "{\"type\":\"gpus\"}\n");
+	if (!r)
+		return 40;
+	bool ok = strstr(r, "\"type\":\"gpus\"") && strstr(r, "\"gpu0\"") &&
+	          !strstr(r, "\"game\"");
+	free(r);
+	return ok ? 0 : 41;
 }
 
 static void test_admin_denied_for_other_uid(void **state)
