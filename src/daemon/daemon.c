@@ -24,7 +24,7 @@ bool daemon_init(struct daemon *d, const struct daemon_config *cfg)
 	d->harvest = cfg->harvest;
 	char err[192];
 	if (!daemon_gpus_setup(d->gpus, &d->n_gpus, cfg->gpus, cfg->n_gpus,
-	                       NULL, err, sizeof(err))) {
+	                       NULL, NULL, err, sizeof(err))) {
 		log_error("%s", err);
 		daemon_finish(d);
 		return false;

@@ -72,7 +72,8 @@ static size_t discover(struct daemon_gpu *gpus, const char *sysfs_root)
 
 bool daemon_gpus_setup(struct daemon_gpu *gpus, size_t *n,
                        const struct daemon_gpu_conf *conf, size_t n_conf,
-                       const char *sysfs_root, char *err, size_t errlen)
+                       const char *sysfs_root, const char *nvml_lib, char *err,
+                       size_t errlen)
 {
 	for (size_t i = 0; i < DAEMON_MAX_GPUS; i++)
 		gpus[i] = (struct daemon_gpu){0};
@@ -84,6 +85,10 @@ bool daemon_gpus_setup(struct daemon_gpu *gpus, size_t *n,
 		/* a device given as a PCI slot is also what Vulkan reports */
 		if (strchr(conf[i].device, ':') && conf[i].device[0] != '/')
 			snprintf(g->pci, sizeof(g->pci), "%s", conf[i].device);
+		/* and one given as NVML's UUID, what Vulkan's deviceUUID is */
+		if (strncmp(conf[i].device, "GPU-", 4) == 0)
+			daemon_gpus_uuid_norm(conf[i].device, g->uuid,
+			                      sizeof(g->uuid));
 		if (conf[i].cpus[0]) {
 			char why[128];
 			if (!ipc_cpu_list_parse(conf[i].cpus, &g->cpus, why,
@@ -97,8 +102,10 @@ bool daemon_gpus_setup(struct daemon_gpu *gpus, size_t *n,
 		}
 		*n = i + 1;
 	}
-	if (*n == 0)
+	if (*n == 0) {
 		*n = discover(gpus, sysfs_root ? sysfs_root : "/sys");
+		*n = daemon_gpus_nvml(gpus, *n, DAEMON_MAX_GPUS, nvml_lib);
+	}
 	if (*n == 0) {
 		snprintf(gpus[0].name, sizeof(gpus[0].name), "gpu0");
 		*n = 1;
@@ -112,7 +119,7 @@ bool daemon_gpus_setup(struct daemon_gpu *gpus, size_t *n,
 }
 
 int daemon_gpu_for(const struct daemon_gpu *gpus, size_t n, const char *gpu,
-                   const char *pci, const cpu_set_t *allowed)
+                   const char *uuid, const char *pci, const cpu_set_t *allowed)
 {
 	if (gpu && gpu[0]) {
 		for (size_t i = 0; i < n; i++)
@@ -121,6 +128,13 @@ int daemon_gpu_for(const struct daemon_gpu *gpus, size_t n, const char *gpu,
 			     strcmp(gpus[i].device, gpu) == 0))
 				return (int)i;
 		return -1;
+	}
+	if (uuid && uuid[0]) {
+		char want[40];
+		daemon_gpus_uuid_norm(uuid, want, sizeof(want));
+		for (size_t i = 0; i < n && want[0]; i++)
+			if (strcmp(gpus[i].uuid, want) == 0)
+				return (int)i;
 	}
 	if (pci && pci[0])
 		for (size_t i = 0; i < n; i++)

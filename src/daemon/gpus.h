@@ -4,13 +4,13 @@
  * Where they come from (daemon_gpus_setup): the config's `gpus` list
  * (a name each, and the CPUs of a logical GPU on a software rasterizer,
  * or the device a hardware GPU is: a render node, a PCI slot, an NVML
- * UUID), else the DRM render nodes under /sys/class/drm, else one GPU,
- * "gpu0", the machine's only device (a software rasterizer or a driver
- * Baton cannot enumerate).
+ * UUID), else the DRM render nodes under /sys/class/drm with NVML's
+ * UUIDs where NVML is installed, else one GPU, "gpu0", the machine's only
+ * device (a software rasterizer or a driver Baton cannot enumerate).
  *
  * Which GPU a tenant renders on (daemon_gpu_for): the GPU its hello
  * names (`baton run --gpu NAME` sets BATON_GPU), matched by name or
- * device; else the GPU whose PCI slot its Vulkan device reports; else the
+ * device; else the GPU whose UUID its Vulkan device reports; else the
  * logical GPU whose CPUs hold every CPU the tenant may run on (a game
  * pinned to a core set renders there on llvmpipe); else the first. */
 #pragma once
@@ -43,6 +43,8 @@ struct daemon_gpu {
 	char name[DAEMON_GPU_NAME_MAX];
 	char device[128]; /* what identifies it ("" = none) */
 	char pci[32];     /* its PCI slot, when known ("" = none) */
+	char uuid[40];    /* its UUID as 32 lowercase hex digits (NVML),
+	                     "" = unknown */
 	bool has_cpus;    /* a logical GPU: a core set */
 	cpu_set_t cpus;
 	unsigned n_cpus;
@@ -56,18 +58,32 @@ struct daemon_gpu {
 };
 
 /* Fills gpus[0..*n) from the config's entries (n_conf > 0), else from the
- * render nodes under sysfs_root ("/sys" unless a test says otherwise),
- * else one "gpu0". false with the reason in err (a CPU list that does
+ * render nodes under sysfs_root ("/sys" unless a test says otherwise)
+ * and NVML (nvml_lib, NULL: the driver's; daemon_gpus_nvml), else one
+ * "gpu0". false with the reason in err (a CPU list that does
  * not parse). */
 bool daemon_gpus_setup(struct daemon_gpu *gpus, size_t *n,
                        const struct daemon_gpu_conf *conf, size_t n_conf,
-                       const char *sysfs_root, char *err, size_t errlen);
+                       const char *sysfs_root, const char *nvml_lib, char *err,
+                       size_t errlen);
 
 /* The GPU a tenant renders on (see above): gpu is the hello's "gpu" (""
- * = none), pci its "gpu_pci", allowed the CPUs the tenant may run on
- * (NULL = unknown). -1 when gpu names no GPU. */
+ * = none), uuid its "gpu_uuid" (its Vulkan device's), pci a PCI slot,
+ * allowed the CPUs the tenant may run on (NULL = unknown). -1 when gpu
+ * names no GPU. */
 int daemon_gpu_for(const struct daemon_gpu *gpus, size_t n, const char *gpu,
-                   const char *pci, const cpu_set_t *allowed);
+                   const char *uuid, const char *pci, const cpu_set_t *allowed);
+
+/* NVIDIA GPUs from NVML (gpus_nvml.c; lib_path NULL: the driver's
+ * libnvidia-ml.so.1): each one's UUID onto the render node of its PCI
+ * slot among gpus[0..n), or appended (up to max) when none is. Returns
+ * the new count; n when NVML is absent or does not start. */
+size_t daemon_gpus_nvml(struct daemon_gpu *gpus, size_t n, size_t max,
+                        const char *lib_path);
+
+/* A GPU UUID ("GPU-6a1c4f..-.." or hex digits) as 32 lowercase hex
+ * digits into out (len). */
+void daemon_gpus_uuid_norm(const char *in, char *out, size_t len);
 
 /* The CPUs process pid may run on (from its main thread); false when it
  * cannot be read. */

@@ -115,8 +115,8 @@ static void hello(struct server *s, struct conn *c,
 	 * core set holding every CPU it may run on, else the first. */
 	cpu_set_t allowed;
 	bool have = daemon_gpus_allowed(c->cred.pid, &allowed);
-	int gpu = daemon_gpu_for(s->d->gpus, s->d->n_gpus, h->gpu, NULL,
-	                         have ? &allowed : NULL);
+	int gpu = daemon_gpu_for(s->d->gpus, s->d->n_gpus, h->gpu, h->gpu_uuid,
+	                         NULL, have ? &allowed : NULL);
 	if (gpu < 0) {
 		char msg[200], safe[32 * 4];
 		char names[96] = "";

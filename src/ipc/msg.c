@@ -195,6 +195,8 @@ static bool parse_be_hello(json_t *obj, struct ipc_msg_hello *h,
 	return get_name(obj, true, h->name, sizeof(h->name), err) &&
 	       get_string(obj, "api", false, h->api, sizeof(h->api), err) &&
 	       get_string(obj, "gpu", false, h->gpu, sizeof(h->gpu), err) &&
+	       get_string(obj, "gpu_uuid", false, h->gpu_uuid,
+	                  sizeof(h->gpu_uuid), err) &&
 	       get_weight(obj, &present, &h->weight, err) &&
 	       get_cap(obj, false, &present, &h->cap, err);
 }
@@ -238,6 +240,8 @@ static bool parse_hello(json_t *obj, struct ipc_msg_hello *h,
 	if (!get_name(obj, true, h->name, sizeof(h->name), err) ||
 	    !get_string(obj, "api", false, h->api, sizeof(h->api), err) ||
 	    !get_string(obj, "gpu", false, h->gpu, sizeof(h->gpu), err) ||
+	    !get_string(obj, "gpu_uuid", false, h->gpu_uuid,
+	                sizeof(h->gpu_uuid), err) ||
 	    !get_fps(obj, "sla_fps", true, &present, &h->sla_fps, err) ||
 	    !get_fps(obj, "fixed_fps", true, &present, &h->fixed_fps, err) ||
 	    !get_cap(obj, true, &present, &h->cap, err))

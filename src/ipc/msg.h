@@ -39,12 +39,14 @@ struct ipc_msg_hello {
 	enum ipc_role role;
 	/* tenant and be */
 	char name[IPC_NAME_MAX];
-	double sla_fps;   /* 0 = the daemon's default */
-	double fixed_fps; /* 0 = not pinned */
-	char api[16];     /* "gl", "vulkan", ... informative */
-	char gpu[32];     /* the GPU it runs on, by batond's name or device
-	                     ("" = batond decides; daemon/gpus.h) */
-	double cap;       /* published GPU cap in (0, 1]; 0 = none given */
+	double sla_fps;    /* 0 = the daemon's default */
+	double fixed_fps;  /* 0 = not pinned */
+	char api[16];      /* "gl", "vulkan", ... informative */
+	char gpu[32];      /* the GPU it runs on, by batond's name or device
+	                      ("" = batond decides; daemon/gpus.h) */
+	char gpu_uuid[48]; /* its device's UUID (Vulkan's deviceUUID), ""
+	                      = unknown */
+	double cap;        /* published GPU cap in (0, 1]; 0 = none given */
 	/* be only (a be hello refuses sla_fps and fixed_fps: no pacing) */
 	double weight;  /* (0, IPC_BE_WEIGHT_MAX]; 1 when not given */
 	bool partition; /* its device is its CPUs: it can run on a space

@@ -57,5 +57,10 @@ void shim_gpu_time(uint64_t frame, int64_t gpu_ns, bool from_fence);
  * latency) still feed the pacer's prediction of when the frame shows. */
 void shim_set_software_device(const char *why);
 
+/* The device the process renders on has this UUID (Vulkan's deviceUUID,
+ * 16 bytes): the hello sends it, and batond puts the tenant on the GPU
+ * of that UUID (daemon/gpus.h). The first call wins. */
+void shim_set_gpu_uuid(const unsigned char uuid[16]);
+
 /* CLOCK_MONOTONIC in nanoseconds. */
 int64_t shim_now_ns(void);

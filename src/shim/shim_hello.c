@@ -1,5 +1,6 @@
 #include "shim/shim_hello.h"
 
+#include <stdatomic.h>
 #include <stdio.h>
 
 #include "ipc/proto.h"
@@ -41,6 +42,24 @@ static void format_fps(char *out, size_t len, double fps)
 	snprintf(out, len, "%lld.%03lld", milli / 1000, milli % 1000);
 }
 
+/* Set from the thread that creates the device, read by the one that
+ * presents: the hex digits first, then the flag (release). */
+static char gpu_uuid[33];
+static atomic_int gpu_uuid_state; /* 0 none, 1 being written, 2 set */
+
+void shim_set_gpu_uuid(const unsigned char uuid[16])
+{
+	int none = 0, zero = 1;
+	for (int i = 0; i < 16; i++)
+		zero &= uuid[i] == 0;
+	/* all zeros: a driver that filled no ID properties */
+	if (zero || !atomic_compare_exchange_strong(&gpu_uuid_state, &none, 1))
+		return;
+	for (int i = 0; i < 16; i++)
+		snprintf(gpu_uuid + 2 * i, 3, "%02x", uuid[i]);
+	atomic_store_explicit(&gpu_uuid_state, 2, memory_order_release);
+}
+
 size_t shim_hello_format(char *buf, size_t len, const struct shim_config *cfg,
                          enum shim_api api)
 {
@@ -66,13 +85,17 @@ size_t shim_hello_format(char *buf, size_t len, const struct shim_config *cfg,
 	char gesc[sizeof(cfg->gpu) * 6 + 1];
 	if (cfg->gpu[0] && json_escape(gesc, sizeof(gesc), cfg->gpu))
 		snprintf(gpu, sizeof(gpu), ",\"gpu\":\"%s\"", gesc);
+	/* the device's UUID (hex digits only: nothing to escape) */
+	char uuid[64] = "";
+	if (atomic_load_explicit(&gpu_uuid_state, memory_order_acquire) == 2)
+		snprintf(uuid, sizeof(uuid), ",\"gpu_uuid\":\"%s\"", gpu_uuid);
 	int n =
 	    snprintf(buf, len,
 	             "{\"type\":\"hello\",\"version\":%d,\"role\":\"tenant\","
 	             "\"name\":\"%s\",\"sla_fps\":%s,\"fixed_fps\":%s,"
-	             "\"api\":\"%s\"%s%s}\n",
+	             "\"api\":\"%s\"%s%s%s}\n",
 	             BATON_PROTO_VERSION, name, sla, fixed,
-	             api == SHIM_API_VULKAN ? "vulkan" : "gl", cap, gpu);
+	             api == SHIM_API_VULKAN ? "vulkan" : "gl", cap, gpu, uuid);
 	if (n < 0 || (size_t)n >= len || (size_t)n > BATON_MSG_MAX)
 		return 0;
 	return (size_t)n;

@@ -41,8 +41,10 @@ static bool enables_swapchain(const VkDeviceCreateInfo *info)
 /* lavapipe (VK_PHYSICAL_DEVICE_TYPE_CPU) draws on the CPU cores every
  * tenant shares: its frames' cost is CPU time, not the fence's latency. */
 static void note_device_type(PFN_vkGetInstanceProcAddr gipa,
-                             VkInstance instance, VkPhysicalDevice gpu)
+                             const struct vk_instance *inst,
+                             VkPhysicalDevice gpu)
 {
+	VkInstance instance = inst->handle;
 	PFN_vkGetPhysicalDeviceProperties props =
 	    (PFN_vkGetPhysicalDeviceProperties)gipa(
 	        instance, "vkGetPhysicalDeviceProperties");
@@ -52,6 +54,21 @@ static void note_device_type(PFN_vkGetInstanceProcAddr gipa,
 	props(gpu, &p);
 	if (p.deviceType == VK_PHYSICAL_DEVICE_TYPE_CPU)
 		shim_set_software_device(p.deviceName);
+	/* Its UUID, for batond's GPU of that UUID (NVML's): only through a
+	 * command the instance has (vk_instance.props2). */
+	if (!inst->props2)
+		return;
+	PFN_vkGetPhysicalDeviceProperties2 props2 =
+	    (PFN_vkGetPhysicalDeviceProperties2)gipa(instance, inst->props2);
+	if (!props2)
+		return;
+	VkPhysicalDeviceIDProperties id = {
+	    .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_ID_PROPERTIES};
+	VkPhysicalDeviceProperties2 p2 = {
+	    .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2,
+	    .pNext = &id};
+	props2(gpu, &p2);
+	shim_set_gpu_uuid(id.deviceUUID);
 }
 
 VKAPI_ATTR VkResult VKAPI_CALL
@@ -97,7 +114,7 @@ baton_CreateDevice(VkPhysicalDevice gpu, const VkDeviceCreateInfo *info,
 	if (dev->next_present) {
 		dev->timer = fence_timer_create(*out, gdpa);
 		if (inst)
-			note_device_type(gipa, inst->handle, gpu);
+			note_device_type(gipa, inst, gpu);
 	}
 	vk_map_publish(&vk_devices, slot, vk_map_key(*out), dev);
 	return VK_SUCCESS;

@@ -42,6 +42,22 @@ static VkLayerInstanceCreateInfo *find_link(const VkInstanceCreateInfo *info)
 	return NULL;
 }
 
+/* Calling a command the instance does not have is undefined: only the
+ * 1.1 core name in a 1.1 instance, or the extension's when enabled. */
+static const char *props2_name(const VkInstanceCreateInfo *info)
+{
+	if (info->pApplicationInfo &&
+	    info->pApplicationInfo->apiVersion >= VK_API_VERSION_1_1)
+		return "vkGetPhysicalDeviceProperties2";
+	for (uint32_t i = 0; i < info->enabledExtensionCount; i++)
+		if (strcmp(
+		        info->ppEnabledExtensionNames[i],
+		        VK_KHR_GET_PHYSICAL_DEVICE_PROPERTIES_2_EXTENSION_NAME) ==
+		    0)
+			return "vkGetPhysicalDeviceProperties2KHR";
+	return NULL;
+}
+
 static VKAPI_ATTR VkResult VKAPI_CALL
 baton_CreateInstance(const VkInstanceCreateInfo *info,
                      const VkAllocationCallbacks *alloc, VkInstance *out)
@@ -76,6 +92,7 @@ baton_CreateInstance(const VkInstanceCreateInfo *info,
 
 	inst->handle = *out;
 	inst->next_gipa = gipa;
+	inst->props2 = props2_name(info);
 	inst->next_destroy =
 	    (PFN_vkDestroyInstance)gipa(*out, "vkDestroyInstance");
 	vk_map_publish(&vk_instances, slot, vk_map_key(*out), inst);

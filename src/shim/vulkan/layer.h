@@ -22,6 +22,10 @@ struct vk_instance {
 	VkInstance handle;
 	PFN_vkGetInstanceProcAddr next_gipa;
 	PFN_vkDestroyInstance next_destroy;
+	/* The name under which the app may call GetPhysicalDeviceProperties2
+	 * on this instance (core in a 1.1 instance, else its KHR
+	 * extension if it enabled it), NULL: neither. */
+	const char *props2;
 };
 
 struct vk_device {

@@ -131,8 +131,8 @@ static void test_discovery(void **state)
 	static struct daemon_gpu gpus[DAEMON_MAX_GPUS];
 	size_t n;
 	char err[128];
-	assert_true(
-	    daemon_gpus_setup(gpus, &n, NULL, 0, root, err, sizeof(err)));
+	assert_true(daemon_gpus_setup(gpus, &n, NULL, 0, root, "/nonexistent",
+	                              err, sizeof(err)));
 	assert_int_equal(n, 2);
 	assert_string_equal(gpus[0].name, "gpu0");
 	assert_string_equal(gpus[0].device, "/dev/dri/renderD128");
@@ -140,19 +140,54 @@ static void test_discovery(void **state)
 	assert_string_equal(gpus[1].device, "/dev/dri/renderD129");
 	assert_string_equal(gpus[1].pci, "0000:41:00.0");
 	/* a tenant's Vulkan device by PCI slot, any case */
-	assert_int_equal(daemon_gpu_for(gpus, n, "", "0000:41:00.0", NULL), 1);
-	assert_int_equal(daemon_gpu_for(gpus, n, NULL, "0000:01:00.0", NULL),
-	                 0);
+	assert_int_equal(
+	    daemon_gpu_for(gpus, n, "", NULL, "0000:41:00.0", NULL), 1);
+	assert_int_equal(
+	    daemon_gpu_for(gpus, n, NULL, NULL, "0000:01:00.0", NULL), 0);
 	/* by device path */
 	assert_int_equal(
-	    daemon_gpu_for(gpus, n, "/dev/dri/renderD129", NULL, NULL), 1);
+	    daemon_gpu_for(gpus, n, "/dev/dri/renderD129", NULL, NULL, NULL),
+	    1);
+
+	/* NVML (a stub of the driver's library): its first GPU is the
+	 * render node of slot 0000:41:00.0, which gets its UUID; its second
+	 * has no render node here and is added, named by its UUID */
+	const char *stub = getenv("BATON_STUB_NVML");
+	assert_non_null(stub);
+	assert_true(
+	    daemon_gpus_setup(gpus, &n, NULL, 0, root, stub, err, sizeof(err)));
+	assert_int_equal(n, 3);
+	assert_string_equal(gpus[1].pci, "0000:41:00.0");
+	assert_string_equal(gpus[1].uuid, "6a1c4f2e000011112222333344445551");
+	assert_string_equal(gpus[0].uuid, "");
+	assert_string_equal(gpus[2].name, "gpu2");
+	assert_string_equal(gpus[2].pci, "0000:81:00.0");
+	assert_string_equal(gpus[2].device,
+	                    "GPU-6a1c4f2e-0000-1111-2222-333344445552");
+	/* a Vulkan tenant's deviceUUID, as the shim sends it */
+	assert_int_equal(daemon_gpu_for(gpus, n, "",
+	                                "6A1C4F2E000011112222333344445552",
+	                                NULL, NULL),
+	                 2);
+	assert_int_equal(daemon_gpu_for(gpus, n, "",
+	                                "6a1c4f2e000011112222333344445551",
+	                                NULL, NULL),
+	                 1);
+	/* named by its UUID in the config */
+	struct daemon_gpu_conf byuuid = {
+	    .name = "big",
+	    .device = "GPU-6a1c4f2e-0000-1111-2222-333344445552"};
+	assert_true(daemon_gpus_setup(gpus, &n, &byuuid, 1, NULL, NULL, err,
+	                              sizeof(err)));
+	assert_string_equal(gpus[0].uuid, "6a1c4f2e000011112222333344445552");
+
 	char cmd[600];
 	snprintf(cmd, sizeof(cmd), "rm -r %s", root);
 	assert_int_equal(system(cmd), 0);
 
 	/* nothing to find: one GPU, the machine's only device */
-	assert_true(daemon_gpus_setup(gpus, &n, NULL, 0, "/nonexistent", err,
-	                              sizeof(err)));
+	assert_true(daemon_gpus_setup(gpus, &n, NULL, 0, "/nonexistent",
+	                              "/nonexistent", err, sizeof(err)));
 	assert_int_equal(n, 1);
 	assert_string_equal(gpus[0].name, "gpu0");
 	assert_false(gpus[0].has_cpus);
@@ -170,28 +205,29 @@ static void test_mapping(void **state)
 	static struct daemon_gpu gpus[DAEMON_MAX_GPUS];
 	size_t n;
 	char err[128];
-	assert_true(daemon_gpus_setup(gpus, &n, conf, 2, "/nonexistent", err,
-	                              sizeof(err)));
+	assert_true(daemon_gpus_setup(gpus, &n, conf, 2, "/nonexistent", NULL,
+	                              err, sizeof(err)));
 	assert_int_equal(n, 2);
 	assert_true(gpus[1].has_cpus);
 	assert_int_equal(gpus[1].n_cpus, 3);
-	assert_int_equal(daemon_gpu_for(gpus, n, "right", NULL, NULL), 1);
-	assert_int_equal(daemon_gpu_for(gpus, n, "nowhere", NULL, NULL), -1);
+	assert_int_equal(daemon_gpu_for(gpus, n, "right", NULL, NULL, NULL), 1);
+	assert_int_equal(daemon_gpu_for(gpus, n, "nowhere", NULL, NULL, NULL),
+	                 -1);
 	cpu_set_t a;
 	CPU_ZERO(&a);
 	CPU_SET(2, &a);
 	CPU_SET(3, &a);
-	assert_int_equal(daemon_gpu_for(gpus, n, "", NULL, &a), 1);
+	assert_int_equal(daemon_gpu_for(gpus, n, "", NULL, NULL, &a), 1);
 	CPU_SET(0, &a); /* spans both: neither holds it */
-	assert_int_equal(daemon_gpu_for(gpus, n, "", NULL, &a), 0);
+	assert_int_equal(daemon_gpu_for(gpus, n, "", NULL, NULL, &a), 0);
 	CPU_ZERO(&a);
 	CPU_SET(0, &a);
-	assert_int_equal(daemon_gpu_for(gpus, n, NULL, NULL, &a), 0);
-	assert_int_equal(daemon_gpu_for(gpus, n, NULL, NULL, NULL), 0);
+	assert_int_equal(daemon_gpu_for(gpus, n, NULL, NULL, NULL, &a), 0);
+	assert_int_equal(daemon_gpu_for(gpus, n, NULL, NULL, NULL, NULL), 0);
 	/* a config that does not parse is refused, naming the GPU */
 	struct daemon_gpu_conf bad = {.name = "x", .cpus = "z"};
 	assert_false(
-	    daemon_gpus_setup(gpus, &n, &bad, 1, NULL, err, sizeof(err)));
+	    daemon_gpus_setup(gpus, &n, &bad, 1, NULL, NULL, err, sizeof(err)));
 	assert_non_null(strstr(err, "GPU \"x\""));
 }
 

@@ -89,6 +89,24 @@ static void test_hello_line(void **state)
 	shim_hello_format(buf, sizeof(buf), &cfg, SHIM_API_GL);
 	assert_null(strstr(buf, "cap"));
 
+	/* BATON_GPU (baton run --gpu) and the device's UUID (the Vulkan
+	 * layer's; all zeros is none, and the first one set stays) */
+	strcpy(cfg.gpu, "right \"x\"");
+	static const unsigned char zero[16] = {0};
+	shim_set_gpu_uuid(zero);
+	shim_hello_format(buf, sizeof(buf), &cfg, SHIM_API_VULKAN);
+	assert_non_null(strstr(buf, ",\"gpu\":\"right \\\"x\\\"\"}\n"));
+	const unsigned char uuid[16] = {0x6a, 0x1c, 0x4f, 0x2e, 0,    0,
+	                                0x11, 0x11, 0x22, 0x22, 0x33, 0x33,
+	                                0x44, 0x44, 0x55, 0x52};
+	shim_set_gpu_uuid(uuid);
+	unsigned char other[16] = {1};
+	shim_set_gpu_uuid(other);
+	shim_hello_format(buf, sizeof(buf), &cfg, SHIM_API_VULKAN);
+	assert_non_null(
+	    strstr(buf, ",\"gpu_uuid\":\"6a1c4f2e000011112222333344445552\"}"));
+	cfg.gpu[0] = '\0';
+
 	/* An empty name would be refused by the daemon. */
 	cfg.name[0] = '\0';
 	shim_hello_format(buf, sizeof(buf), &cfg, SHIM_API_GL);
