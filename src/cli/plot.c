@@ -2,9 +2,7 @@
  * shared time axis, drawn with cairo to SVG or PNG. For a sweep the top
  * panel shows one line per gain pair against the reference, as vGASA's
  * Fig. 8 does. */
-#include <cairo-svg.h>
 #include <cairo.h>
-#include <fontconfig/fontconfig.h>
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -245,63 +243,24 @@ static void render(cairo_t *cr, const struct cli_report *r)
 	plot_text(cr, top.x + top.w / 2, MARGIN_T / 2, 0.5, 0.5, buf);
 }
 
-static bool failed(cairo_status_t st, char *errbuf, size_t len)
+/* The figure of a run: the fleet's, else the time series. */
+static void draw(cairo_t *cr, const void *arg)
 {
-	if (st == CAIRO_STATUS_SUCCESS)
-		return false;
-	snprintf(errbuf, len, "%s", cairo_status_to_string(st));
-	return true;
+	const struct cli_report *r = arg;
+	if (r->runs[0].result.fleet)
+		plot_fleet_render(cr, r, WIDTH, HEIGHT);
+	else
+		render(cr, r);
 }
 
 bool plot_write(const char *path, const struct cli_report *r, char *errbuf,
                 size_t len)
 {
-	if (r->runs[0].result.combo)
-		return plot_combo_write(path, r, errbuf, len);
-	enum plot_format fmt = plot_format_of(path);
-	cairo_surface_t *s;
-
-	if (fmt == PLOT_NONE) {
-		snprintf(errbuf, len, "the name must end in .svg or .png");
-		return false;
-	}
 	if (r->n_runs == 0) {
 		snprintf(errbuf, len, "nothing to plot");
 		return false;
 	}
-	if (r->runs[0].result.combo) {
-		snprintf(errbuf, len,
-		         "the SM-level model (a combo scenario) keeps no time "
-		         "series to plot: its figures are the table");
-		return false;
-	}
-	if (fmt == PLOT_SVG)
-		s = cairo_svg_surface_create(path, WIDTH, HEIGHT);
-	else
-		s = cairo_image_surface_create(CAIRO_FORMAT_RGB24, (int)WIDTH,
-		                               (int)HEIGHT);
-	if (failed(cairo_surface_status(s), errbuf, len)) {
-		cairo_surface_destroy(s);
-		return false;
-	}
-	cairo_t *cr = cairo_create(s);
-	if (r->runs[0].result.fleet)
-		plot_fleet_render(cr, r, WIDTH, HEIGHT);
-	else
-		render(cr, r);
-	bool ok = !failed(cairo_status(cr), errbuf, len);
-	cairo_destroy(cr);
-	if (ok && fmt == PLOT_PNG)
-		ok = !failed(cairo_surface_write_to_png(s, path), errbuf, len);
-	/* An SVG is written as the surface finishes; errors show only then. */
-	cairo_surface_finish(s);
-	if (ok)
-		ok = !failed(cairo_surface_status(s), errbuf, len);
-	cairo_surface_destroy(s);
-	/* baton draws one plot and exits: hand cairo's font caches and
-	 * fontconfig's configuration back, so that leak checkers (the ASan
-	 * builds run the CLI tests) see only our own allocations. */
-	cairo_debug_reset_static_data();
-	FcFini();
-	return ok;
+	if (r->runs[0].result.combo)
+		return plot_combo_write(path, r, errbuf, len);
+	return plot_render_file(path, WIDTH, HEIGHT, draw, r, errbuf, len);
 }

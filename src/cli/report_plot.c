@@ -3,9 +3,7 @@
  * quality level, published cap, best-effort work units per second. A panel
  * no tenant has figures for is left out; each tenant keeps its colour in
  * every panel. */
-#include <cairo-svg.h>
 #include <cairo.h>
-#include <fontconfig/fontconfig.h>
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -168,19 +166,24 @@ static void render(cairo_t *cr, const struct hist *h, const char *title,
 	plot_text(cr, MARGIN_L + pn.w / 2, MARGIN_T / 2, 0.5, 0.5, title);
 }
 
-static bool failed(cairo_status_t st, char *err, size_t errlen)
+/* render()'s arguments, through plot_render_file. */
+struct report_fig {
+	const struct hist *h;
+	const char *title;
+	const bool *shown;
+	double height;
+};
+
+static void draw(cairo_t *cr, const void *arg)
 {
-	if (st == CAIRO_STATUS_SUCCESS)
-		return false;
-	snprintf(err, errlen, "%s", cairo_status_to_string(st));
-	return true;
+	const struct report_fig *f = arg;
+	render(cr, f->h, f->title, f->shown, f->height);
 }
 
 bool report_plot(const char *path, const struct hist *h, const char *title,
                  char *err, size_t errlen)
 {
-	enum plot_format fmt = plot_format_of(path);
-	if (fmt == PLOT_NONE) {
+	if (plot_format_of(path) == PLOT_NONE) {
 		snprintf(err, errlen, "the name must end in .svg or .png");
 		return false;
 	}
@@ -197,26 +200,6 @@ bool report_plot(const char *path, const struct hist *h, const char *title,
 	}
 	double height = MARGIN_T + MARGIN_B + (double)panels * PANEL_H +
 	                (double)(panels - 1) * PANEL_GAP;
-	cairo_surface_t *s =
-	    fmt == PLOT_SVG ? cairo_svg_surface_create(path, WIDTH, height)
-	                    : cairo_image_surface_create(
-	                          CAIRO_FORMAT_RGB24, (int)WIDTH, (int)height);
-	if (failed(cairo_surface_status(s), err, errlen)) {
-		cairo_surface_destroy(s);
-		return false;
-	}
-	cairo_t *cr = cairo_create(s);
-	render(cr, h, title, shown, height);
-	bool ok = !failed(cairo_status(cr), err, errlen);
-	cairo_destroy(cr);
-	if (ok && fmt == PLOT_PNG)
-		ok = !failed(cairo_surface_write_to_png(s, path), err, errlen);
-	cairo_surface_finish(s);
-	if (ok)
-		ok = !failed(cairo_surface_status(s), err, errlen);
-	cairo_surface_destroy(s);
-	/* As plot_write: leave leak checkers only our own allocations. */
-	cairo_debug_reset_static_data();
-	FcFini();
-	return ok;
+	struct report_fig fig = {h, title, shown, height};
+	return plot_render_file(path, WIDTH, height, draw, &fig, err, errlen);
 }

@@ -301,3 +301,57 @@ def wait_quiet(limit_s, threshold=0.25):
         busy = busy_share()
         if busy < threshold or time.monotonic() >= deadline:
             return busy < threshold, busy
+
+
+def cpu_list(cpus):
+    """The kernel's list form of a set of CPU numbers ("0", "1-3")."""
+    cpus = sorted(cpus)
+    runs, start = [], cpus[0]
+    for a, b in zip(cpus, cpus[1:] + [None]):
+        if b != a + 1:
+            runs.append(str(start) if start == a else "%d-%d" % (start, a))
+            start = b
+    return ",".join(runs)
+
+
+def thread_cpus(pid):
+    """The Cpus_allowed_list of every thread of pid (a set of strings),
+    but Mesa's disk cache thread ("...:disk$0"), which sets its own
+    affinity to every CPU: it compiles shaders into the cache, it does
+    not render."""
+    out = set()
+    for task in os.listdir("/proc/%d/task" % pid):
+        try:
+            with open("/proc/%d/task/%s/comm" % (pid, task)) as f:
+                if ":disk$" in f.read():
+                    continue
+            with open("/proc/%d/task/%s/status" % (pid, task)) as f:
+                for line in f:
+                    if line.startswith("Cpus_allowed_list:"):
+                        out.add(line.split(":", 1)[1].strip())
+        except OSError:
+            pass  # a thread that ended meanwhile
+    return out
+
+
+def child_or_self(root):
+    """The program under `baton run` (its child, else itself)."""
+    try:
+        with open("/proc/%d/task/%d/children" % (root, root)) as f:
+            kids = [int(x) for x in f.read().split()]
+    except OSError:
+        kids = []
+    return kids[0] if kids else root
+
+
+def wait_for(what, cond, timeout):
+    """cond()'s first true value, polled every 0.2 s; Fail after
+    timeout seconds."""
+    deadline = time.monotonic() + timeout
+    while True:
+        got = cond()
+        if got:
+            return got
+        check(time.monotonic() < deadline,
+              "%s within %.0f s" % (what, timeout))
+        time.sleep(0.2)

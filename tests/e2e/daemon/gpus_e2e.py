@@ -27,53 +27,12 @@ import re
 import subprocess
 import sys
 import tempfile
-import time
 
 sys.dont_write_bytecode = True
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from batonbed import (Batond, Client, Fail, Xvfb, check,  # noqa: E402
-                      kill_group, terminate_on_sigterm)
-
-
-def cpu_list(cpus):
-    """The kernel's list form of a set of CPU numbers ("0", "1-3")."""
-    cpus = sorted(cpus)
-    runs, start = [], cpus[0]
-    for a, b in zip(cpus, cpus[1:] + [None]):
-        if b != a + 1:
-            runs.append(str(start) if start == a else "%d-%d" % (start, a))
-            start = b
-    return ",".join(runs)
-
-
-def threads_cpus(pid):
-    """The Cpus_allowed_list of every thread of pid but Mesa's disk cache
-    thread ("...:disk$0"), which sets its own affinity to every CPU: it
-    compiles shaders into the cache, it does not render."""
-    out = set()
-    for task in os.listdir("/proc/%d/task" % pid):
-        try:
-            with open("/proc/%d/task/%s/comm" % (pid, task)) as f:
-                if ":disk$" in f.read():
-                    continue
-            with open("/proc/%d/task/%s/status" % (pid, task)) as f:
-                for line in f:
-                    if line.startswith("Cpus_allowed_list:"):
-                        out.add(line.split(":", 1)[1].strip())
-        except OSError:
-            pass
-    return out
-
-
-def wait_for(what, cond, timeout):
-    deadline = time.monotonic() + timeout
-    while True:
-        got = cond()
-        if got:
-            return got
-        check(time.monotonic() < deadline,
-              "%s within %.0f s" % (what, timeout))
-        time.sleep(0.2)
+                      child_or_self, cpu_list, kill_group,
+                      terminate_on_sigterm, thread_cpus, wait_for)
 
 
 def main():
@@ -141,11 +100,9 @@ def main():
                   gpus["right"]["tenants"] == 2,
                   "gpus in status: %s" % st["gpus"])
             for c, want in zip(clients, (left, right, right)):
-                kids = open("/proc/%d/task/%d/children" % (
-                    c.proc.pid, c.proc.pid)).read().split()
-                pid = int(kids[0]) if kids else c.proc.pid
-                check(threads_cpus(pid) == {want},
-                      "pid %d on %s, want %s" % (pid, threads_cpus(pid),
+                pid = child_or_self(c.proc.pid)
+                check(thread_cpus(pid) == {want},
+                      "pid %d on %s, want %s" % (pid, thread_cpus(pid),
                                                  want))
             print("run --gpu, affinity: ok (left %.3f, right %.3f busy)" %
                   (gpus["left"]["gpu_util"], gpus["right"]["gpu_util"]))

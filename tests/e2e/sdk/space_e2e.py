@@ -29,53 +29,8 @@ sys.dont_write_bytecode = True
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "daemon"))
 from batonbed import (Batond, Client, Fail, Xvfb, check,  # noqa: E402
-                      kill_group, terminate_on_sigterm)
-
-
-def cpu_lists(pid):
-    """The Cpus_allowed_list of every thread of pid (a set of strings)."""
-    out = set()
-    for task in os.listdir("/proc/%d/task" % pid):
-        try:
-            with open("/proc/%d/task/%s/status" % (pid, task)) as f:
-                for line in f:
-                    if line.startswith("Cpus_allowed_list:"):
-                        out.add(line.split(":", 1)[1].strip())
-        except OSError:
-            pass  # a thread that ended meanwhile
-    return out
-
-
-def cpu_list(cpus):
-    """The kernel's list form of a set of CPU numbers ("0", "0-1")."""
-    cpus = sorted(cpus)
-    runs, start = [], cpus[0]
-    for a, b in zip(cpus, cpus[1:] + [None]):
-        if b != a + 1:
-            runs.append(str(start) if start == a else "%d-%d" % (start, a))
-            start = b
-    return ",".join(runs)
-
-
-def game_pid(root):
-    """The game under `baton run` (its child, else itself)."""
-    try:
-        with open("/proc/%d/task/%d/children" % (root, root)) as f:
-            kids = [int(x) for x in f.read().split()]
-    except OSError:
-        kids = []
-    return kids[0] if kids else root
-
-
-def wait_for(what, cond, timeout):
-    deadline = time.monotonic() + timeout
-    while True:
-        got = cond()
-        if got:
-            return got
-        check(time.monotonic() < deadline, "%s within %.0f s" % (what,
-                                                                 timeout))
-        time.sleep(0.2)
+                      child_or_self, cpu_list, kill_group,
+                      terminate_on_sigterm, thread_cpus, wait_for)
 
 
 def main():
@@ -125,15 +80,15 @@ def main():
             split = sp["split"]
             games_cpus = cpu_list(cpus[:split])
             be_cpus = cpu_list(cpus[split:])
-            gpid = game_pid(game.proc.pid)
+            gpid = child_or_self(game.proc.pid)
             wait_for("the game's threads on CPUs %s" % games_cpus,
-                     lambda: cpu_lists(gpid) == {games_cpus}, 5)
+                     lambda: thread_cpus(gpid) == {games_cpus}, 5)
             # be-matmul alternates: its own CPUs outside the games' slot,
             # every CPU in it
             seen = set()
             t_end = time.monotonic() + 5
             while time.monotonic() < t_end and be_cpus not in seen:
-                seen |= cpu_lists(mm.proc.pid)
+                seen |= thread_cpus(mm.proc.pid)
                 time.sleep(0.005)
             check(be_cpus in seen, "be-matmul never confined to CPUs %s "
                   "(saw %s)" % (be_cpus, sorted(seen)))
@@ -143,9 +98,9 @@ def main():
             daemon.kill9()
             wait_for("the game's threads back on every CPU (%s) after "
                      "batond was killed" % whole,
-                     lambda: cpu_lists(gpid) == {whole}, 8)
+                     lambda: thread_cpus(gpid) == {whole}, 8)
             wait_for("be-matmul back on every CPU after batond was killed",
-                     lambda: cpu_lists(mm.proc.pid) == {whole}, 8)
+                     lambda: thread_cpus(mm.proc.pid) == {whole}, 8)
             print("killed: ok (every CPU back)")
             rc = mm.wait_exit(120)
             out = mm.output()

@@ -153,7 +153,8 @@ static void test_prometheus_text(void **state)
 	    "baton_gpu_overload{gpu=\"0\"} 1\n",
 	    "baton_gpu_common_fps{gpu=\"0\"} 41.5\n",
 	    "baton_gpu_utilization{gpu=\"1\"} 0.25\n",
-	    "baton_gpu_info{gpu=\"1\",gpu_id=\"right\",device=\"0000:41:00.0\"} "
+	    "baton_gpu_info{gpu=\"1\",gpu_id=\"right\",device=\"0000:41:00.0\"}"
+	    " "
 	    "1\n",
 	    "baton_admissible_sessions{gpu=\"0\",profile=\"glmark2\"} 2\n",
 	    "baton_admissible_sessions{gpu=\"1\",profile=\"glmark2\"} 3\n",
