@@ -109,9 +109,9 @@ static bool valid_array(const json_t *arr)
 	const json_t *o;
 	json_array_foreach(arr, i, o)
 	{
-		uint64_t id;
-		const char *name;
-		int64_t pid;
+		uint64_t id = 0;
+		const char *name = "";
+		int64_t pid = 0;
 		if (!json_is_object(o) || !identity(o, &id, &name, &pid))
 			return false;
 	}
@@ -125,11 +125,11 @@ static bool add_array(struct hist *h, const json_t *arr, int64_t t, bool be,
 	const json_t *o;
 	json_array_foreach(arr, i, o)
 	{
-		uint64_t id;
-		const char *name;
-		int64_t pid;
-		identity(o, &id, &name, &pid);
-		if (!wanted(f, id, name))
+		uint64_t id = 0;
+		const char *name = "";
+		int64_t pid = 0;
+		/* valid_array checked every element before */
+		if (!identity(o, &id, &name, &pid) || !wanted(f, id, name))
 			continue;
 		struct hist_series *s = series_of(h, id, pid, name, be);
 		struct hist_point p = point(o, t, be);
