@@ -110,16 +110,8 @@ void fake_batond_control_slot(struct fake_batond *b, int64_t window_ns,
                               uint32_t budget_ns_per_s, int64_t start_ns,
                               uint32_t len_ns, uint32_t period_ns)
 {
-	struct ipc_control_values v = {
-	    .policy_epoch = ++b->epoch,
-	    .flags = BATON_CONTROL_VALID,
-	    .cap_ns_per_s = budget_ns_per_s,
-	    .be_window_ns = window_ns,
-	    .be_slot_start_ns = start_ns,
-	    .be_slot_len_ns = len_ns,
-	    .be_slot_period_ns = period_ns,
-	};
-	ipc_control_write(b->shm.control, &v);
+	fake_batond_control_space(b, window_ns, budget_ns_per_s, start_ns,
+	                          len_ns, period_ns, 0);
 }
 
 void fake_batond_control_space(struct fake_batond *b, int64_t window_ns,
