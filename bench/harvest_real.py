@@ -8,7 +8,8 @@ cores llvmpipe renders on, so the BE work and the games truly compete.
 
     bench/harvest_real.py [--build DIR] [--seconds 25] [--alone-seconds 12]
                           [--n 512] [--games G1,G2] [--no-gate]
-                          [--align on|off] [--space] [--out DIR]
+                          [--align on|off] [--space] [--trace]
+                          [--out DIR]
 
 One batond and one X server for the whole run; the games start once and
 run through phases 1-3 back to back, then leave:
@@ -261,11 +262,15 @@ class Bench:
             out.append((name, c, path))
         return out
 
-    def be(self, kind, env, seconds):
+    def be(self, kind, env, seconds, phase):
         """be-matmul for `seconds`: naive (no SDK, no batond), sdk (the
-        SDK under batond) or gate (naive under `baton run --be`)."""
+        SDK under batond) or gate (naive under `baton run --be`); with
+        --trace, OUT/trace-PHASE.csv (be-matmul --trace)."""
         mm = [self.matmul, "--n", str(self.a.n), "--seconds",
               "%g" % seconds, "--progress"]
+        if self.a.trace and kind in ("sdk", "space"):
+            mm += ["--trace", os.path.join(self.a.out,
+                                           "trace-%s.csv" % phase)]
         benv = dict(env)
         benv.pop("LD_PRELOAD", None)
         if kind == "naive":
@@ -288,7 +293,7 @@ class Bench:
             time.sleep(seconds)
             hi = time.monotonic()
         else:
-            c = self.be(be_kind, env, seconds)
+            c = self.be(be_kind, env, seconds, name)
             try:
                 rc = c.wait_exit(seconds + 60)
             finally:
@@ -538,6 +543,10 @@ def main():
                    "its SLA beside gated BE, BE works there but slower "
                    "than alone, periodical beside the games and "
                    "continuous alone (the e2e test harvest-real-shape)")
+    p.add_argument("--trace", action="store_true",
+                   help="OUT/trace-PHASE.csv: be-matmul's sub-launches "
+                   "in each SDK phase (when, how long, the window, on a "
+                   "partition or not)")
     p.add_argument("--xvfb", default="Xvfb")
     p.add_argument("--out", default=None)
     a = p.parse_args()

@@ -6,14 +6,16 @@ tests/e2e/daemon/quality_e2e.py's experiment with every configuration
 one by one under batond on llvmpipe) and prints one table:
 
     flock /tmp/baton-cpu.lock bench/quality_real.py [BUILD] [--max N]
-        [--join-s S] [--models DIR] [--out DIR] [--configs LIST]
+        [--join-s S] [--hold-s S] [--models DIR] [--out DIR]
+        [--configs LIST]
 
 BUILD defaults to build/. --models reuses a directory with arena.json
 (and profile.json) instead of profiling. Results go to --out (default
 BUILD/bench/quality): results.json, profile.json, arena.json; the plot
 is drawn by bench/quality_plot.py (scripts/bench does both). --configs
-runs some of the four (comma-separated), for example the lever alone over
-long windows: a 1 % share of seconds below needs windows of 100 s or more
+runs some of them (comma-separated; lever-noreach is the lever with
+quality_reach_headroom = 0, for side-by-side runs), for example the lever
+alone over long windows: a 1 % share of seconds below needs windows of 100 s or more
 before one second can be told from none."""
 
 import argparse
@@ -66,6 +68,10 @@ def main():
     p.add_argument("build", nargs="?", default="build")
     p.add_argument("--max", type=int, default=6)
     p.add_argument("--join-s", type=float, default=20.0)
+    p.add_argument("--hold-s", type=float, default=100.0,
+                   help="all --max instances kept this long after the "
+                   "last join's window, so that each runs 100 s or more "
+                   "and one second below is 1 %% of its own, not 4 %%")
     p.add_argument("--models")
     p.add_argument("--out")
     p.add_argument("--configs", default="lever,all-hi,all-me,all-lo")
@@ -77,7 +83,8 @@ def main():
         baton=os.path.join(b, "src/cli/baton"),
         batond=os.path.join(b, "src/daemon/batond"),
         arena=os.path.join(b, "examples/arena/arena"), xvfb="Xvfb",
-        max=a.max, join_s=a.join_s, sla=0.0, models=out)
+        max=a.max, join_s=a.join_s, hold_s=a.hold_s, sla=0.0, models=out,
+        keep_going=True)
     if a.models:
         args.models = os.path.abspath(a.models)
     else:
@@ -87,11 +94,10 @@ def main():
     if not os.path.isfile(prof):  # data/models names it after the game
         prof = os.path.join(args.models, "arena-profile.json")
     configs = a.configs.split(",")
-    bad = [c for c in configs if c not in ("lever", "all-hi", "all-me",
-                                           "all-lo")]
+    bad = [c for c in configs if c not in qe.LEVERS and c not in qe.LEVELS]
     if bad:
-        p.error("--configs: unknown configuration %r (lever, all-hi, "
-                "all-me, all-lo)" % bad[0])
+        p.error("--configs: unknown configuration %r (%s)" % (
+            bad[0], ", ".join(list(qe.LEVERS) + list(qe.LEVELS))))
     results = qe.experiment(args, configs)
     qe.report(results, qe.profile_ssim(prof if os.path.isfile(prof)
                                        else None), allow_one=False)

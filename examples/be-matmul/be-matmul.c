@@ -9,7 +9,7 @@
  *
  *   be-matmul [--n N] [--tasks T] [--seconds S] [--name NAME] [--weight W]
  *             [--cap C] [--units U] [--naive] [--check] [--progress]
- *             [--quiet]
+ *             [--trace FILE] [--quiet]
  *
  * --naive launches each product whole, without the SDK (the ungated
  * baseline); --check compares every element of C with a product computed
@@ -20,7 +20,10 @@
  * --check); --progress prints `be-matmul: progress T ROWS` after the
  * first launch past each whole second, T in CLOCK_MONOTONIC seconds and
  * ROWS the rows done so far, for a benchmark to take the rate over its
- * own window (bench/harvest_real.py). --units U runs on a sub-device of U
+ * own window (bench/harvest_real.py). --trace FILE writes one CSV line
+ * per SDK sub-launch (when it started and ended, its rows, device time,
+ * the window it was given and whether it ran on a partition), for seeing
+ * where the idle time went. --units U runs on a sub-device of U
  * compute units (clCreateSubDevices by counts): the partition space
  * harvesting gives best-effort work (issue 12; on PoCL, U cores). Exit
  * status 0, 1 on an OpenCL or SDK
@@ -272,6 +275,8 @@ static const char usage[] =
     "  --check        verify the last product on the CPU\n"
     "  --quiet        no summary lines\n"
     "  --progress     a line each second: time and rows done\n"
+    "  --trace FILE   a CSV line per sub-launch: start_s, end_s, rows,\n"
+    "                 device_ms, window_ms, partition\n"
     "  -h, --help     this help\n"
     "\n"
     "Exit status: 0 done (and checked), 1 OpenCL, SDK or check failure,\n"
@@ -313,6 +318,19 @@ static bool pace_stop(struct pace *p, double rows)
 	return p->seconds > 0 && now - p->t0 >= p->seconds;
 }
 
+/* One --trace line for the sub-launch just reported. */
+static void trace_launch(FILE *f, baton_be *be, double start, int64_t rows,
+                         int64_t ns)
+{
+	static uint64_t parts;
+	struct baton_be_info i = {0};
+	baton_be_info(be, &i);
+	fprintf(f, "%.6f,%.6f,%lld,%.3f,%.3f,%d\n", start, now_s(),
+	        (long long)rows, (double)ns * 1e-6, (double)i.window_ns * 1e-6,
+	        i.partition_launches > parts);
+	parts = i.partition_launches;
+}
+
 int main(int argc, char **argv)
 {
 	int n = 512, tasks = 5;
@@ -320,7 +338,7 @@ int main(int argc, char **argv)
 	bool naive = false, want_check = false, quiet = false, progress = false;
 	bool no_space = false;
 	unsigned units = 0;
-	const char *name = "be-matmul";
+	const char *name = "be-matmul", *trace_path = NULL;
 	struct baton_be_options o;
 	baton_be_options_init(&o);
 	for (int i = 1; i < argc; i++) {
@@ -330,7 +348,7 @@ int main(int argc, char **argv)
 		bool takes = !strcmp(a, "--n") || !strcmp(a, "--tasks") ||
 		             !strcmp(a, "--name") || !strcmp(a, "--weight") ||
 		             !strcmp(a, "--cap") || !strcmp(a, "--seconds") ||
-		             !strcmp(a, "--units");
+		             !strcmp(a, "--units") || !strcmp(a, "--trace");
 		if (takes)
 			i++;
 		if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
@@ -349,6 +367,8 @@ int main(int argc, char **argv)
 				return 2;
 		} else if (!strcmp(a, "--name") && v) {
 			name = v;
+		} else if (!strcmp(a, "--trace") && v) {
+			trace_path = v;
 		} else if (!strcmp(a, "--weight")) {
 			if (!number_arg(a, v, 0, true, 1000, &o.weight))
 				return 2;
@@ -375,6 +395,16 @@ int main(int argc, char **argv)
 			        a, takes ? "needs a value" : "unknown option");
 			return 2;
 		}
+	}
+	FILE *trace = NULL;
+	if (trace_path && !naive) {
+		trace = fopen(trace_path, "w");
+		if (!trace) {
+			perror(trace_path);
+			return 2;
+		}
+		fputs("start_s,end_s,rows,device_ms,window_ms,partition\n",
+		      trace);
 	}
 	if (seconds < 0.0 || seconds > 86400.0 || (seconds > 0 && want_check)) {
 		fprintf(stderr, "be-matmul: --seconds cannot go "
@@ -440,6 +470,7 @@ int main(int argc, char **argv)
 		bool stop = false;
 		while (!stop && (r = baton_be_next(be, &off, &cnt)) > 0) {
 			int64_t ns;
+			double start = trace ? now_s() : 0.0;
 			if (launch_rows(&c, off, cnt, &ns) < 0)
 				return 1;
 			dev_s += ns > 0 ? (double)ns * 1e-9 : 0.0;
@@ -447,6 +478,8 @@ int main(int argc, char **argv)
 			rows += (double)cnt;
 			if (baton_be_done(be, off, cnt, ns) != BATON_BE_OK)
 				return 1;
+			if (trace)
+				trace_launch(trace, be, start, cnt, ns);
 			stop = pace_stop(&pc, rows);
 		}
 		if (stop)
@@ -479,6 +512,8 @@ int main(int argc, char **argv)
 	if (want_check && !quiet)
 		printf("be-matmul: check %s\n", rc ? "FAILED" : "ok");
 	baton_be_close(be);
+	if (trace)
+		fclose(trace);
 	cl_teardown(&c);
 	free(a);
 	free(b);

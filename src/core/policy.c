@@ -33,6 +33,7 @@ struct core_params core_params_default(void)
 	    .quality = quality_params_default(),
 	    .quality_headroom = 0.05,
 	    .quality_hold_s = 3.0,
+	    .quality_reach_headroom = 0.25,
 	};
 }
 

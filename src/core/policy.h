@@ -76,6 +76,11 @@ struct core_params {
 	 * not upgraded again for as long (quality_stage.c). */
 	double quality_headroom;
 	double quality_hold_s;
+	/* Latency, not load (quality_stage.c, not in paper mode): a game
+	 * keeps a level only while the rate it could reach there (reach.h)
+	 * stays over its held rate x (1 + this), and is raised to one only
+	 * if it would reach over the held rate x (1 + 2 x this); 0 = off. */
+	double quality_reach_headroom;
 };
 
 /* One tenant as the policy core sees it. The driver (simulator or daemon)

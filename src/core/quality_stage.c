@@ -131,6 +131,35 @@ static void smooth_potential(const struct core_params *p,
 	}
 }
 
+/* The knapsack bounds the games' load, not how long one frame takes: on a
+ * software rasterizer a game's frame spreads over the cores only in part
+ * (llvmpipe's geometry runs on one thread), so a level that fits the
+ * budget can still take nearly the whole period to draw, and then any
+ * contention (another game's heavy frame, a level change elsewhere) makes
+ * it late. A game whose level does fit sleeps in its pacer: its reach
+ * (reach.h, the rate it could draw at) is over its held rate. At level l
+ * it would reach reach x k / cost_l (k, its measured cost per frame at
+ * the level it runs, calibrates cost_l; the look-ahead in cost_l lowers it
+ * ahead of a heavy area). Baton mode offers a level only if that clears
+ * the held rate by quality_reach_headroom (h), and a level above the one
+ * it runs by 2h: the gap is the hysteresis that keeps a game from going
+ * back up to the level it was just taken down from. Without a settled
+ * reach or a k (a new game, a cap-bound one, whose reach is its cap's),
+ * any level. */
+static bool reaches(const struct core_params *p, const struct core_tenant *t,
+                    const struct quality_item *it, unsigned l)
+{
+	double h = p->quality_reach_headroom;
+	/* a game's first epochs: its reach is still settling */
+	bool settled = (double)t->epochs * p->epoch_s >= 2.0 * p->fps_smooth_s;
+	if (!(h > 0.0) || !settled || !(t->reach_fps > 0.0) || !(t->k > 0.0) ||
+	    t->cap_bound || !(it->cost[l] > 0.0))
+		return true;
+	double reach = t->reach_fps * t->k / it->cost[l];
+	bool above = l > current_level(&t->quality);
+	return reach >= it->weight * (1.0 + (above ? 2.0 : 1.0) * h);
+}
+
 /* One tenant as an item; false if it has nothing to count yet. */
 static bool make_item(const struct core_params *p, const struct core_tenant *t,
                       struct quality_item *it, unsigned *base, unsigned *cur)
@@ -159,6 +188,9 @@ static bool make_item(const struct core_params *p, const struct core_tenant *t,
 		double cap = t->caps.budget;
 		while (!p->quality_paper && cap > 0.0 && it->n_levels > 1 &&
 		       it->weight * it->cost[it->n_levels - 1] > cap)
+			it->n_levels--;
+		while (!p->quality_paper && it->n_levels > 1 &&
+		       !reaches(p, t, it, it->n_levels - 1))
 			it->n_levels--;
 	} else if (t->k > 0.0) {
 		*base = current_level(q);
@@ -335,6 +367,8 @@ static size_t join_newcomers(const struct core_params *p,
 	return in;
 }
 
+#define FLAP_MAX 4 /* holds of up to 16 x quality_hold_s */
+
 /* The levels chosen back into the tenants; k follows the level at once.
  * Items [in, m) are out of the knapsack. */
 static void apply(const struct core_params *p, struct core_quality_gpu *g,
@@ -352,24 +386,39 @@ static void apply(const struct core_params *p, struct core_quality_gpu *g,
 		if (has_estimates(q)) {
 			if (now != was) {
 				g->changed++;
-				if (tn->k > 0.0 && was < q->n_levels)
-					tn->k *= drawn_cost(q, now) /
-					         drawn_cost(q, was);
+				if (tn->k > 0.0 && was < q->n_levels) {
+					double r = drawn_cost(q, now) /
+					           drawn_cost(q, was);
+					tn->k *= r;
+					/* and its reach with it */
+					tn->reach_fps /= r;
+				}
 			}
 			smooth_potential(p, q);
 		}
 		if (q->hold_s > 0.0)
 			q->hold_s -= p->epoch_s;
-		if (q->flap_s > 0.0)
+		if (q->flap_s > 0.0) {
 			q->flap_s -= p->epoch_s;
+			if (q->flap_s <= 0.0 && q->flaps > 0)
+				q->flaps--; /* the upgrade held */
+		}
 		/* Flapping: a step down that undoes a step up of the last
-		 * quality_hold_s. A join's reassignment is an optimum, not
-		 * noise: it starts no hold. */
-		if (q->chosen && now > was)
+		 * quality_hold_s. Each level change is a risk to the SLA
+		 * (the game's frame time and its neighbours' contention
+		 * move), and one that is undone buys nothing: a game whose
+		 * upgrades keep being undone waits twice as long each time
+		 * (at most FLAP_MAX doublings). A join's reassignment is an
+		 * optimum, not noise: it starts no hold. */
+		if (q->chosen && now > was) {
 			q->flap_s = p->quality_hold_s;
-		else if (q->chosen && now < was && q->flap_s > 0.0 &&
-		         hold_downgrades)
-			q->hold_s = p->quality_hold_s;
+		} else if (q->chosen && now < was && q->flap_s > 0.0 &&
+		           hold_downgrades) {
+			q->hold_s = ldexp(p->quality_hold_s, (int)q->flaps);
+			q->flap_s = 0.0;
+			if (q->flaps < FLAP_MAX)
+				q->flaps++;
+		}
 		bool refused = w->refused[s] != 0;
 		if (refused && !q->refused)
 			g->refusals++;

@@ -73,6 +73,8 @@ struct core_quality_tenant {
 	                       undid an upgrade (core_params.quality_hold_s) */
 	double flap_s;      /* since its last upgrade, hold_s counting down:
 	                       a downgrade meanwhile undoes it */
+	uint32_t flaps;     /* upgrades undone lately: each doubles the next
+	                       hold; one that lasts its flap_s takes one off */
 	double est_cost;    /* calibrated GPU-s per frame at level; 0 = none */
 	double est_benefit; /* model benefit at level; 0 = none */
 };

@@ -92,6 +92,7 @@ static const struct param_field param_fields[] = {
     /* the quality stage's damping (docs/quality.md) */
     PF(quality_headroom, 0.0, 0.5, false),
     PF(quality_hold_s, 0.0, 600.0, false),
+    PF(quality_reach_headroom, 0.0, 2.0, false),
     /* dJay's Critical band top (Sec. 6.3: 40 ms over 33) */
     {"quality_critical_ratio",
      offsetof(struct core_params, quality.critical_ratio), 1.0, 100.0, true},

@@ -28,7 +28,8 @@ frame the instances drew.
 
 Checks (unless --no-check; run with lever and all-hi): the lever holds
 every count all-hi holds and at least one more, and its density is at
-least DENSITY_RATIO x all-hi's; all-hi falls under its SLA by the third
+least DENSITY_RATIO x all-hi's (or every count run, when --max is under
+that); all-hi falls under its SLA by the third
 instance. Timing checks that fail while other processes used over
 NOISY_CORES cores or the host stole over batonbed.STEAL_SKIP are skipped
 (77). Run under the lock:
@@ -65,6 +66,8 @@ BELOW_SHARE = 0.01
 DENSITY_RATIO = 3.0
 NOISY_CORES = 0.3
 LEVELS = {"all-lo": 0, "all-me": 1, "all-hi": 2}
+# the lever, and variants for side-by-side runs: batond params
+LEVERS = {"lever": "", "lever-noreach": "quality_reach_headroom = 0;"}
 
 
 STALE_PENALTY = 0.5  # a repeated frame's SSIM factor (docs/scenarios.md)
@@ -98,7 +101,9 @@ def read_log(path):
 def solo_fps(args, x, level):
     """Arena's flat-out rate at a level, alone, from this run: 40 frames
     from each instance area's start (town, panorama, dungeon) less the
-    start-up, timed as 45 frames less 5."""
+    start-up, timed as 45 frames less 5; the slowest of the three, so that
+    one instance at high holds SLA_OF_HI of it wherever it is on the path
+    (their mean let all-hi miss the SLA alone in the heavy parts)."""
     env = x.env(BATON_QUALITY_LEVEL=str(level))
     env.pop("BATON_SOCKET", None)
     rates = []
@@ -114,7 +119,7 @@ def solo_fps(args, x, level):
             check(r.returncode == 0, "arena exited %d:\n%s" % (
                 r.returncode, r.stdout + r.stderr))
         rates.append(40.0 / max(t[1] - t[0], 1e-3))
-    return sum(rates) / len(rates)
+    return min(rates)
 
 
 def level_of(t, config):
@@ -126,13 +131,19 @@ def level_of(t, config):
 
 
 def run_config(args, x, tmp, config):
-    """One batond, instances joining every join_s; the samples."""
+    """One batond, instances joining every join_s, all of them kept
+    hold_s more after the last join's window; the samples."""
     label = config
     sock = os.path.join(tmp, "%s.sock" % label)
     env = x.env(BATON_SOCKET=sock)
     bargs = ["--policy", "sa", "--sla", "%g" % args.sla]
-    if config == "lever":
+    if config in LEVERS:
         bargs += ["--quality", "baton", "--models", args.models]
+        if LEVERS[config]:
+            cfg = os.path.join(tmp, "%s.conf" % label)
+            with open(cfg, "w") as f:
+                f.write("params = { %s };\n" % LEVERS[config])
+            bargs += ["--config", cfg]
     else:
         bargs += ["--quality", "off"]
     clients, logs, joins, samples = [], [], [], []
@@ -160,7 +171,8 @@ def run_config(args, x, tmp, config):
                     clients.append(Client(argv, cenv).__enter__())
                     logs.append(log)
                     joins.append(now)
-                if now >= args.max * args.join_s:
+                if now >= args.max * args.join_s + getattr(args, "hold_s",
+                                                           0.0):
                     break
                 st = d.status()
                 samples.append({
@@ -168,6 +180,7 @@ def run_config(args, x, tmp, config):
                     "n": len(clients),
                     "tenants": [{
                         "pid": t["pid"], "fps": t["fps"],
+                        "reach": t.get("reach_fps"),
                         "level": level_of(t, config),
                         "est_ms": (t.get("quality") or {}).get(
                             "est_cost_ms"),
@@ -175,8 +188,11 @@ def run_config(args, x, tmp, config):
                     "quality": st.get("quality"),
                 })
                 for c in clients:
-                    check(c.proc.poll() is None,
-                          "%s: an arena exited:\n%s" % (label, c.output()))
+                    rc = c.proc.poll()
+                    if rc is not None:
+                        raise Fail("%s: an arena exited (%s):\n%s" % (
+                            label, "signal %d" % -rc if rc < 0 else
+                            "status %d" % rc, c.output()))
                 time.sleep(max(0.0, 1.0 - (time.monotonic() - t0 - now)))
         finally:
             for c in clients:
@@ -303,7 +319,7 @@ def report(results, table, allow_one=True):
                       "" if c["held"] else "  NOT HELD"))
 
 
-def check_results(results):
+def check_results(results, max_count):
     by = {r["config"]: r for r in results}
     lever, hi = by.get("lever"), by.get("all-hi")
     if not lever or not hi:
@@ -316,10 +332,13 @@ def check_results(results):
         check_timing(lever["density"] > hi["density"],
                      "the lever held %d instances, all-hi %d" % (
                          lever["density"], hi["density"]))
-        check_timing(lever["density"] >= DENSITY_RATIO * max(
-            hi["density"], 1), "the lever held %d instances, under %g x "
-            "all-hi's %d" % (lever["density"], DENSITY_RATIO,
-                             hi["density"]))
+        # every count run, where max_count is under the ratio's
+        want = min(max_count, DENSITY_RATIO * max(hi["density"], 1))
+        check_timing(lever["density"] >= want,
+                     "the lever held %d instances, under %g (%g x "
+                     "all-hi's %d, at most the %d run)" % (
+                         lever["density"], want, DENSITY_RATIO,
+                         hi["density"], max_count))
     except TimingFail:
         if noisy:
             raise TimingFail("other processes used over %.1f cores" %
@@ -344,7 +363,14 @@ def experiment(args, configs):
             args.sla = round(SLA_OF_HI * solo["hi"], 1)
         print("SLA %.1f FPS" % args.sla)
         for c in configs:
-            r = run_config(args, x, tmp, c)
+            try:
+                r = run_config(args, x, tmp, c)
+            except Fail as e:
+                # a benchmark keeps the other configurations' results
+                if not getattr(args, "keep_going", False):
+                    raise
+                print("%s: FAILED: %s" % (c, e))
+                continue
             r["sla"] = args.sla
             r["solo"] = solo
             results.append(r)
@@ -375,9 +401,9 @@ def main():
     args.models = os.path.abspath(args.models)
     configs = args.configs.split(",")
     for c in configs:
-        if c != "lever" and c not in LEVELS:
-            p.error("--configs: %r is not lever, all-hi, all-me or all-lo"
-                    % c)
+        if c not in LEVERS and c not in LEVELS:
+            p.error("--configs: %r is not one of %s" % (
+                c, ", ".join(list(LEVERS) + list(LEVELS))))
     if not os.path.isfile(os.path.join(args.models, "arena.json")):
         p.error("--models: no arena.json in %s" % args.models)
     table = profile_ssim(args.profile)
@@ -388,7 +414,7 @@ def main():
             with open(args.json, "w") as f:
                 json.dump(results, f, indent=1)
         if not args.no_check:
-            check_results(results)
+            check_results(results, args.max)
     except TimingFail as e:
         return timing_verdict(e)
     except Fail as e:

@@ -326,6 +326,22 @@ static void test_damping(void **state)
 	assert_int_equal(f.t[0].quality.level, 2);
 	double want = f.p.quality_hold_s / f.p.epoch_s;
 	assert_true(held >= want - 1 && held <= want + 1);
+	/* undone again: each undone upgrade doubles the next hold */
+	noisy_tick(&f, 1.2);
+	assert_int_equal(f.t[0].quality.level, 1);
+	assert_int_equal(f.t[0].quality.flaps, 2);
+	held = 0;
+	while (f.t[0].quality.level == 1 && held < 200) {
+		noisy_tick(&f, 1.0);
+		held++;
+	}
+	assert_int_equal(f.t[0].quality.level, 2);
+	assert_true(held >= 2 * want - 1 && held <= 2 * want + 2);
+	/* an upgrade that holds through its window takes one doubling off */
+	for (int e = 0; e < (int)want + 2; e++)
+		noisy_tick(&f, 1.0);
+	assert_int_equal(f.t[0].quality.level, 2);
+	assert_int_equal(f.t[0].quality.flaps, 1);
 	free(f.ws);
 }
 
@@ -455,6 +471,54 @@ static void test_demand_follows_level(void **state)
 	free(f.ws);
 }
 
+/* Latency, not load: one game alone fits at HI (0.606 of the GPU), but a
+ * frame that takes nearly its whole period is late at the first
+ * contention. It keeps a level while its reach there clears its held rate
+ * (30.3) by quality_reach_headroom (x 1.25: 37.9), and goes up to one only
+ * if it clears it by twice that (x 1.5: 45.5). Its reach follows its level
+ * as k does. Cap-bound or with the rule off, the reach says nothing. */
+static void test_reach_bounds_levels(void **state)
+{
+	(void)state;
+	struct fixture f;
+	setup_fixture(&f, false);
+	struct core_tenant *t = &f.t[0];
+	game(t, 30, lv_cost, lv_benefit, 3);
+	tick(&f, 1);
+	assert_int_equal(t->quality.level, 2);
+	t->k = lv_cost[2];
+	t->reach_fps = 20.0; /* its first epochs: the reach is settling */
+	tick(&f, 1);
+	assert_int_equal(t->quality.level, 2);
+	t->epochs = 10; /* 1 s: settled */
+	t->reach_fps = 40.0; /* 40 x 0.020 / 0.020 = 40 >= 37.9: keeps HI */
+	tick(&f, 1);
+	assert_int_equal(t->quality.level, 2);
+	t->reach_fps = 35.0; /* under 37.9: down to ME, where it reaches 70 */
+	tick(&f, 1);
+	assert_int_equal(t->quality.level, 1);
+	assert_float_equal(t->k, lv_cost[1], 1e-15);
+	assert_float_equal(t->reach_fps, 70.0, 1e-9);
+	for (int e = 0; e < 10; e++) { /* HI would reach 35 < 45.5: stays */
+		tick(&f, 1);
+		assert_int_equal(t->quality.level, 1);
+	}
+	t->reach_fps = 100.0; /* HI would reach 50: back up */
+	tick(&f, 1);
+	assert_int_equal(t->quality.level, 2);
+	assert_float_equal(t->reach_fps, 50.0, 1e-9);
+	/* its reach is its cap's: nothing to say about latency */
+	t->reach_fps = 20.0;
+	t->cap_bound = true;
+	tick(&f, 1);
+	assert_int_equal(t->quality.level, 2);
+	t->cap_bound = false;
+	f.p.quality_reach_headroom = 0.0; /* off */
+	tick(&f, 1);
+	assert_int_equal(t->quality.level, 2);
+	free(f.ws);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -469,6 +533,7 @@ int main(void)
 	    cmocka_unit_test(test_pinned_and_unmodified_count),
 	    cmocka_unit_test(test_cap_bounds_levels),
 	    cmocka_unit_test(test_demand_follows_level),
+	    cmocka_unit_test(test_reach_bounds_levels),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -187,7 +187,8 @@ static void test_quality(void **state)
 	assert_string_equal(cfg.models_dir, DAEMON_DEFAULT_MODELS);
 	write_config("quality = \"paper\";\nmodels = \"/srv/models\";\n"
 	             "params = { quality_headroom = 0.1; quality_hold_s = 5; "
-	             "quality_warn_epochs = 50; quality_critical_epochs = 3; "
+	             "quality_reach_headroom = 0.4; quality_warn_epochs = 50; "
+	             "quality_critical_epochs = 3; "
 	             "quality_critical_ratio = 1.5; };\n");
 	char *argv[] = {"batond", "--config", path, NULL};
 	assert_int_equal(run(&cfg, out, sizeof(out), 3, argv), DAEMON_ARGS_RUN);
@@ -197,6 +198,7 @@ static void test_quality(void **state)
 	assert_string_equal(cfg.models_dir, "/srv/models");
 	assert_float_equal(cfg.params.quality_headroom, 0.1, 0);
 	assert_float_equal(cfg.params.quality_hold_s, 5.0, 0);
+	assert_float_equal(cfg.params.quality_reach_headroom, 0.4, 0);
 	assert_int_equal(cfg.params.quality.warn_epochs, 50);
 	assert_int_equal(cfg.params.quality.critical_epochs, 3);
 	assert_float_equal(cfg.params.quality.critical_ratio, 1.5, 0);
@@ -239,6 +241,8 @@ static void test_config_file_errors(void **state)
 	    {"models = \"models\";\n", ":1: models: must be an absolute"},
 	    {"params = { quality_headroom = 0.9; };\n",
 	     ":1: quality_headroom: must lie in"},
+	    {"params = { quality_reach_headroom = -0.1; };\n",
+	     ":1: quality_reach_headroom: must lie in"},
 	    {"params = { quality_warn_epochs = 0; };\n",
 	     ":1: quality_warn_epochs: must be an integer in [1, 100000]"},
 	    {"params = { quality_critical_epochs = 1.5; };\n",
