@@ -490,7 +490,7 @@ static void test_reach_bounds_levels(void **state)
 	t->reach_fps = 20.0; /* its first epochs: the reach is settling */
 	tick(&f, 1);
 	assert_int_equal(t->quality.level, 2);
-	t->epochs = 10; /* 1 s: settled */
+	t->epochs = 10;      /* 1 s: settled */
 	t->reach_fps = 40.0; /* 40 x 0.020 / 0.020 = 40 >= 37.9: keeps HI */
 	tick(&f, 1);
 	assert_int_equal(t->quality.level, 2);
