@@ -318,17 +318,17 @@ static bool pace_stop(struct pace *p, double rows)
 	return p->seconds > 0 && now - p->t0 >= p->seconds;
 }
 
-/* One --trace line for the sub-launch just reported. */
-static void trace_launch(FILE *f, baton_be *be, double start, int64_t rows,
-                         int64_t ns)
+/* One --trace line for the sub-launch just reported; *parts is the
+ * partition launches counted before it. */
+static void trace_launch(FILE *f, baton_be *be, uint64_t *parts, double start,
+                         int64_t rows, int64_t ns)
 {
-	static uint64_t parts;
 	struct baton_be_info i = {0};
 	baton_be_info(be, &i);
 	fprintf(f, "%.6f,%.6f,%lld,%.3f,%.3f,%d\n", start, now_s(),
 	        (long long)rows, (double)ns * 1e-6, (double)i.window_ns * 1e-6,
-	        i.partition_launches > parts);
-	parts = i.partition_launches;
+	        i.partition_launches > *parts);
+	*parts = i.partition_launches;
 }
 
 int main(int argc, char **argv)
@@ -447,7 +447,7 @@ int main(int argc, char **argv)
 		}
 	}
 	double t0 = now_s(), dev_s = 0.0, rows = 0.0;
-	uint64_t launches = 0;
+	uint64_t launches = 0, trace_parts = 0;
 	struct pace pc = {.t0 = t0,
 	                  .seconds = seconds,
 	                  .progress = progress,
@@ -479,7 +479,8 @@ int main(int argc, char **argv)
 			if (baton_be_done(be, off, cnt, ns) != BATON_BE_OK)
 				return 1;
 			if (trace)
-				trace_launch(trace, be, start, cnt, ns);
+				trace_launch(trace, be, &trace_parts, start,
+				             cnt, ns);
 			stop = pace_stop(&pc, rows);
 		}
 		if (stop)

@@ -13,7 +13,8 @@ Configurations:
 
     quality_e2e.py --baton EXE --batond EXE --arena EXE --models DIR
                    [--profile JSON] [--configs lever,all-hi] [--max N]
-                   [--join-s S] [--sla FPS] [--xvfb P] [--json FILE]
+                   [--join-s S] [--hold-s S] [--sla FPS] [--xvfb P]
+                   [--json FILE]
                    [--no-check]
 
 Per configuration: batond's status every second (each instance's FPS over
@@ -171,8 +172,7 @@ def run_config(args, x, tmp, config):
                     clients.append(Client(argv, cenv).__enter__())
                     logs.append(log)
                     joins.append(now)
-                if now >= args.max * args.join_s + getattr(args, "hold_s",
-                                                           0.0):
+                if now >= args.max * args.join_s + args.hold_s:
                     break
                 st = d.status()
                 samples.append({
@@ -391,6 +391,9 @@ def main():
     p.add_argument("--configs", default="lever,all-hi")
     p.add_argument("--max", type=int, default=4)
     p.add_argument("--join-s", type=float, default=JOIN_S)
+    p.add_argument("--hold-s", type=float, default=0.0,
+                   help="all --max instances kept this long after the "
+                   "last join's window (default 0)")
     p.add_argument("--sla", type=float, default=0.0,
                    help="the SLA (default: SLA_OF_HI x the solo rate at "
                    "high, measured first)")
