@@ -8,8 +8,8 @@ cores llvmpipe renders on, so the BE work and the games truly compete.
 
     bench/harvest_real.py [--build DIR] [--seconds 25] [--alone-seconds 12]
                           [--n 512] [--games G1,G2] [--no-gate]
-                          [--align on|off] [--space] [--trace]
-                          [--out DIR]
+                          [--align on|off] [--space | --idle-lane]
+                          [--trace] [--out DIR]
 
 One batond and one X server for the whole run; the games start once and
 run through phases 1-3 back to back, then leave:
@@ -29,6 +29,13 @@ run through phases 1-3 back to back, then leave:
             games' slot run there and the ones in the slot on every
             core. With --space the sdk phase runs `be-matmul --no-space`
             (time slots only) under the same batond;
+  3i idle   (with --idle-lane) the idle-priority lane
+            (core/harvest_idle.h): batond runs with `harvest.idle_lane`
+            on, and `be-matmul` through the SDK as a CPU device drops
+            its threads (PoCL's workers) to SCHED_IDLE and runs
+            sub-launches back to back, in and out of the slot. The sdk
+            phase runs `be-matmul --no-space` (time slots only) under the
+            same batond, as with --space;
   4 be-sdk  the SDK alone under batond (continuous mode: its dedicated
             speed through the gate), then
   4 be-naive  `be-matmul --naive` alone (dedicated speed, ungated).
@@ -74,6 +81,8 @@ import dynamic  # noqa: E402
 from batonbed import (Batond, Client, Fail, Xvfb, check, kill_group,  # noqa
                       load, read_probe)
 
+# the phases with gated BE beside the games
+GATED = ("sdk", "gate", "space", "idle")
 SLA = dynamic.SLA
 SLA_TOL = dynamic.SLA_TOL
 SIZE = (640, 360)
@@ -168,6 +177,9 @@ class Sampler:
                 "slot_ms": slots[len(slots) // 2] if slots else 0.0,
                 "with_slot": sum(x > 0 for x in slots) / len(slots)
                 if slots else 0.0,
+                # in the idle-priority lane (core/harvest_idle.h)
+                "idle_lane": sum(bool(r.get("idle_lane"))
+                                 for r in rows) / len(rows),
             }
         return res
 
@@ -268,7 +280,7 @@ class Bench:
         --trace, OUT/trace-PHASE.csv (be-matmul --trace)."""
         mm = [self.matmul, "--n", str(self.a.n), "--seconds",
               "%g" % seconds, "--progress"]
-        if self.a.trace and kind in ("sdk", "space"):
+        if self.a.trace and kind in ("sdk", "space", "idle"):
             mm += ["--trace", os.path.join(self.a.out,
                                            "trace-%s.csv" % phase)]
         benv = dict(env)
@@ -280,8 +292,9 @@ class Bench:
             # time slots only, even under a batond that divides the CPUs
             return Client(mm + ["--name", "sdk-mm", "--no-space"],
                           benv).__enter__()
-        if kind == "space":
-            return Client(mm + ["--name", "space-mm"], benv).__enter__()
+        if kind in ("space", "idle"):
+            # a CPU device: a partition, or the idle lane
+            return Client(mm + ["--name", kind + "-mm"], benv).__enter__()
         benv["BATON_CL_SPLIT"] = "matmul"
         return Client([self.baton, "run", "--be", "--name", "gate-mm",
                        "--", ] + mm + ["--naive"], benv).__enter__()
@@ -328,11 +341,14 @@ class Bench:
             conf = os.path.join(tmp, "batond.conf")
             with open(conf, "w") as f:
                 # the slot (docs/harvesting.md) on or off; space
-                # harvesting over this machine's CPUs with --space
-                f.write("harvest = { align = %s; space_units = %d; };\n"
+                # harvesting over this machine's CPUs with --space; the
+                # idle lane with --idle-lane
+                f.write("harvest = { align = %s; space_units = %d; "
+                        "idle_lane = %s; };\n"
                         % ("true" if a.align == "on" else "false",
                            len(os.sched_getaffinity(0)) if a.space
-                           else 0))
+                           else 0,
+                           "true" if a.idle_lane else "false"))
             daemon = Batond(self.batond, self.baton, sock,
                             ["--policy", "sa", "--sla", "%g" % SLA,
                              "--config", conf], env)
@@ -354,6 +370,8 @@ class Bench:
                         (t, st.get("space", {})) for t, st in
                         self.sampler.status
                         if t >= self.phases[-1]["lo"]]
+                if a.idle_lane:
+                    self.phase("idle", "idle", env, a.seconds, games)
                 self.stamps = {g[0]: [s / 1e9 for s in read_probe(g[2])]
                                for g in games}
                 for _, c, _ in games:
@@ -400,7 +418,7 @@ class Bench:
         ded = by["be-sdk"]["rows_s"]
         self.result = {"idle": idle, "dedicated_sdk": ded,
                        "dedicated_naive": by["be-naive"]["rows_s"]}
-        for n in ("sdk", "gate", "space"):
+        for n in GATED:
             if n in by:
                 self.result["harvest_" + n] = by[n]["rows_s"] / (ded * idle)
         self.by = by
@@ -413,7 +431,7 @@ class Bench:
         its own idle CPU). Returns the failures, [] if none."""
         bad = []
         by = self.by
-        for n in ("sdk", "gate", "space"):
+        for n in GATED:
             if n not in by:
                 continue
             p = by[n]
@@ -430,6 +448,9 @@ class Bench:
                                                 by["be-sdk"]["rows_s"]))
             if any(v["continuous"] > 0.5 for v in p["batond_be"].values()):
                 bad.append("%s: continuous mode with games presenting" % n)
+        if "idle" in by and not all(v["idle_lane"] > 0.5 for v in
+                                    by["idle"]["batond_be"].values()):
+            bad.append("idle: batond kept be-matmul out of the idle lane")
         if "space" in by and not by["space"]["integrated"] > 0.5:
             bad.append("space: batond divided the CPUs in %.0f %% of the "
                        "phase" % (by["space"]["integrated"] * 100))
@@ -455,10 +476,12 @@ class Bench:
                     g["mean"], g["below"], len(g["windows"]), g["p99_ms"],
                     g["p99_ratio"]) if g else "-")
             bb = "; ".join("%s %.0f%% continuous, window %.1f ms, "
-                           "budget %.2f, slot %.1f ms (%.0f%% of samples)"
+                           "budget %.2f, slot %.1f ms (%.0f%% of samples)%s"
                            % (k, v["continuous"] * 100, v["window_ms"],
                               v["budget"], v["slot_ms"],
-                              v["with_slot"] * 100)
+                              v["with_slot"] * 100,
+                              ", idle lane %.0f%%" % (v["idle_lane"] * 100)
+                              if v["idle_lane"] else "")
                            for k, v in p["batond_be"].items()) or "-"
             lines.append("| %s | %.0f%% | %s | %s | %s |" % (
                 p["name"], p["busy"] * 100, " | ".join(cells),
@@ -472,7 +495,7 @@ class Bench:
               % (self.a.align, r["idle"], by["alone"]["game_share"]))
         print("dedicated BE rate: SDK under batond %.0f rows/s, naive %.0f"
               % (r["dedicated_sdk"], r["dedicated_naive"]))
-        for n in ("sdk", "gate", "space"):
+        for n in GATED:
             if "harvest_" + n in r:
                 print("harvest(%s) = rate(%s) / (rate(be-sdk) x idle) = "
                       "%.0f / (%.0f x %.3f) = %.1f %%" % (
@@ -481,7 +504,7 @@ class Bench:
         if "space" in by:
             print("space: batond divided the CPUs in %.0f %% of its samples"
                   % (by["space"]["integrated"] * 100))
-        for n in ("sdk", "gate", "space"):
+        for n in GATED:
             if n not in by:
                 continue
             gs = by[n]["games"]
@@ -538,6 +561,10 @@ def main():
     p.add_argument("--space", action="store_true",
                    help="add the space phase: batond divides the CPUs "
                    "between the games and be-matmul (harvest.space_units)")
+    p.add_argument("--idle-lane", action="store_true",
+                   help="add the idle phase: be-matmul in batond's "
+                   "idle-priority lane (harvest.idle_lane; not with "
+                   "--space)")
     p.add_argument("--check", action="store_true",
                    help="exit 1 unless the shape holds: every game keeps "
                    "its SLA beside gated BE, BE works there but slower "
@@ -554,6 +581,9 @@ def main():
           (SETTLE_S + 2))
     check(a.alone_seconds > SETTLE_S + 2, "--alone-seconds must exceed "
           "%.0f" % (SETTLE_S + 2))
+    check(not (a.space and a.idle_lane), "--space and --idle-lane: one "
+          "batond runs both phases, and a CPU-device client in the lane "
+          "takes no partition; run them apart")
     a.out = a.out or tempfile.mkdtemp(prefix="baton-harvest-")
     os.makedirs(a.out, exist_ok=True)
     b = Bench(a).run().analyse()

@@ -271,7 +271,8 @@ static const char usage[] =
     "  --naive        whole products, no SDK, no gate (the baseline)\n"
     "  --no-space     only batond's time slots, never a partition of\n"
     "                 the CPU's cores beside the games' (space\n"
-    "                 harvesting, on a CPU device)\n"
+    "                 harvesting) nor the idle-priority lane, on a\n"
+    "                 CPU device\n"
     "  --check        verify the last product on the CPU\n"
     "  --quiet        no summary lines\n"
     "  --progress     a line each second: time and rows done\n"
@@ -498,12 +499,14 @@ int main(int argc, char **argv)
 	if (!quiet)
 		printf("be-matmul: n %d, %.2f tasks, %.0f rows in %.3f s: "
 		       "%.1f rows/s (work units/s), %.2f GFLOP/s, %llu "
-		       "launches (%llu on a partition), device busy %.1f %%, "
+		       "launches (%llu on a partition, %llu in the idle "
+		       "lane), device busy %.1f %%, "
 		       "alpha %.3f ms, %s%s\n",
 		       n, rows / n, rows, el, rows / el,
 		       2.0 * n * (double)n * rows / el * 1e-9,
 		       (unsigned long long)launches,
 		       (unsigned long long)info.partition_launches,
+		       (unsigned long long)info.idle_launches,
 		       100.0 * dev_s / el, (double)info.alpha_ns * 1e-6,
 		       naive            ? "naive"
 		       : info.connected ? "batond"

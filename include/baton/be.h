@@ -95,7 +95,9 @@ struct baton_be_options {
 	                         harvesting on, sub-launches then also run
 	                         outside the time slots on the cores batond
 	                         gives the tenant beside the games', the
-	                         process confined to them by CPU affinity
+	                         process confined to them by CPU affinity;
+	                         with the idle lane on, back to back with
+	                         every thread at SCHED_IDLE, for good
 	                         (docs/harvesting.md) */
 };
 
@@ -141,6 +143,8 @@ struct baton_be_info {
 	double c0_s, c1_s; /* the current kernel's fit (0 if none) */
 	uint64_t partition_launches; /* of launches, those run on a
 	                                partition (cpu_device) */
+	uint64_t idle_launches;      /* of launches, those run in the
+	                                idle lane (cpu_device) */
 };
 BATON_BE_API int baton_be_info(const baton_be *be, struct baton_be_info *out);
 

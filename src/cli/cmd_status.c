@@ -86,7 +86,10 @@ void cmd_status_help(FILE *out)
 	        "continuous;\n"
 	        "STUCK: its sub-launch has run far past its window, a hung "
 	        "kernel, and\n"
-	        "every best-effort window stays shut until it reports),\n"
+	        "every best-effort window stays shut until it reports;\n"
+	        "idle-lane: its device is this host's CPUs and it runs at "
+	        "idle\n"
+	        "priority, sub-launches back to back),\n"
 	        "UNITS/s of work done, GPU share and WAIT (time waiting for a "
 	        "window\n"
 	        "per second). SLOT: the span of each frame period in which "
@@ -156,6 +159,8 @@ static void print_be(FILE *out, json_t *st)
 		/* a hung sub-launch (docs/harvesting.md) */
 		if (json_is_true(json_object_get(t, "stuck")))
 			mode = "STUCK";
+		else if (json_is_true(json_object_get(t, "idle_lane")))
+			mode = "idle-lane";
 		char cap[16] = "-";
 		if (num(t, "cap") > 0.0)
 			snprintf(cap, sizeof(cap), "%.2f", num(t, "cap"));

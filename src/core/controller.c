@@ -4,6 +4,7 @@
 
 #include "core/caps.h"
 #include "core/harvest.h"
+#include "core/harvest_idle.h"
 #include "core/harvest_slot.h"
 #include "core/harvest_space.h"
 #include "core/reach.h"
@@ -142,14 +143,19 @@ void core_controller_tick(const struct core_policy *policy,
 		size_t games = h->games_seen ? n : 0;
 		core_harvest_tick(h->params, tenants, games, gpu->other_util,
 		                  h->out, h->be, h->n_be);
+		size_t in_lane = core_harvest_idle(
+		    h->params, h->out, gpu->overload, h->be, h->n_be);
 		core_harvest_slot(h->params, tenants, games, h->now_s,
 		                  &h->out->slot);
 		/* Space harvesting (COMBO) on what the games, as measured,
 		 * need: the partition the BE windows above run beside. */
 		if (h->space)
-			core_space_tick(&h->params->space, h->space,
-			                h->out->games_util,
-			                !h->games_seen || h->out->games_quiet,
-			                gpu->overload, h->n_be_space, h->dt_s);
+			core_space_tick(
+			    &h->params->space, h->space, h->out->games_util,
+			    !h->games_seen || h->out->games_quiet,
+			    gpu->overload,
+			    h->n_be_space > in_lane ? h->n_be_space - in_lane
+			                            : 0,
+			    h->dt_s);
 	}
 }

@@ -65,15 +65,21 @@ struct core_harvest_params {
 	/* Space harvesting (harvest_space.h): space.sm_total units to
 	 * divide between the games and best-effort work; below 2: off. */
 	struct core_combo_params space;
+	/* The idle-priority lane (harvest_idle.h) for tenants whose device
+	 * is this host's CPUs; off by default. */
+	bool idle_lane;
 };
 
 /* One BE tenant as the harvesting stage sees it. */
 struct core_be_tenant {
 	/* inputs */
-	double weight; /* share among BE tenants; <= 0 counts as 1 */
-	double cap;    /* published cap in (0, 1]; 0 = none */
-	bool probe;    /* its mode follows its own probe
-	                  (core_harvest_observe), not the games' telemetry */
+	double weight;     /* share among BE tenants; <= 0 counts as 1 */
+	double cap;        /* published cap in (0, 1]; 0 = none */
+	bool probe;        /* its mode follows its own probe
+	                      (core_harvest_observe), not the games' telemetry */
+	bool idle_capable; /* its device is this host's CPUs (PoCL) and
+	                      its client lowers its threads to SCHED_IDLE
+	                      in the idle lane (harvest_idle.h) */
 
 	/* Inputs of the stuck rule (harvest_stuck.h): how long its
 	 * sub-launch under way has been in flight (s; 0 = none), and the
@@ -87,6 +93,7 @@ struct core_be_tenant {
 	double budget;   /* GPU seconds per second it may use */
 	double window_s; /* longest sub-launch it may start now; 0 = wait */
 	bool stuck;      /* its sub-launch overran (harvest_stuck.h) */
+	bool idle;       /* in the idle-priority lane (harvest_idle.h) */
 };
 
 /* The span of each frame period left to best-effort work (harvest_slot.h). */

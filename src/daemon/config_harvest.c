@@ -113,12 +113,15 @@ bool daemon_config_harvest_key(struct core_harvest_params *p,
 	                  why, whylen, &known);
 	if (known)
 		return ok;
-	if (strcmp(name, "align") == 0) {
+	bool *flag = strcmp(name, "align") == 0       ? &p->align
+	             : strcmp(name, "idle_lane") == 0 ? &p->idle_lane
+	                                              : NULL;
+	if (flag) {
 		if (type != CONFIG_TYPE_BOOL) {
 			snprintf(why, whylen, "must be true or false%s", val);
 			return false;
 		}
-		p->align = config_setting_get_bool(s);
+		*flag = config_setting_get_bool(s);
 		return true;
 	}
 	const struct harvest_key *k = NULL;

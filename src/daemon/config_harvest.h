@@ -14,7 +14,7 @@
 	"margin_ms, util_margin, periodical_ms, continuous_ms, enter_quiet, "  \
 	"stuck_factor, stuck_ms, align, slot_min_ms, period_tolerance, "       \
 	"space_units, space_window, space_hold_ms, space_stable_spread, "      \
-	"space_eps"
+	"space_eps, idle_lane"
 
 /* One member s of the group into p. false with why the value is refused
  * (e.g. "must lie in [0, 1000]") in why, or "unknown parameter". */

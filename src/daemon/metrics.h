@@ -50,6 +50,7 @@ struct metrics_be {
 	double window_s;   /* longest sub-launch it may start now */
 	double continuous; /* 1 in continuous mode */
 	double stuck;      /* 1 while its sub-launch overran (hung) */
+	double idle;       /* 1 in the idle-priority lane */
 	double gpu;        /* the index of the GPU it runs on */
 };
 

@@ -155,6 +155,11 @@ static void be_families(struct buf *b, const struct metrics_snapshot *s)
 	       "kernel. It gets no budget and every best-effort window stays "
 	       "shut until it reports.",
 	       offsetof(struct metrics_be, stuck));
+	per_be(b, s, "baton_be_idle_lane",
+	       "1 while a best-effort tenant is in the idle-priority lane: "
+	       "its device is this host's CPUs and its threads run at "
+	       "SCHED_IDLE, sub-launches back to back (harvest idle_lane).",
+	       offsetof(struct metrics_be, idle));
 }
 
 /* One gauge per GPU (one controller each, daemon/gpus.h), labelled with

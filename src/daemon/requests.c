@@ -149,8 +149,10 @@ static void hello(struct server *s, struct conn *c,
 		                                 &shm, daemon_now_ns());
 		if (c->tenant)
 			daemon_tenant_to_gpu(s->d, c->tenant, (unsigned)gpu);
-		if (c->tenant)
+		if (c->tenant) {
 			c->tenant->be_state.partition = h->partition;
+			c->tenant->be_state.core.idle_capable = h->idle;
+		}
 	} else {
 		c->tenant = daemon_add_tenant(
 		    s->d, h->name, c->cred.pid, c->cred.uid, h->sla_fps,

@@ -22,7 +22,8 @@ static json_t *be_status(const struct daemon *d)
 		    list,
 		    json_pack(
 		        "{s:s, s:s, s:I, s:i, s:I, s:f, s:f, s:f, s:f, "
-		        "s:s, s:f, s:f, s:f, s:I, s:I, s:b, s:f, s:b, s:s}",
+		        "s:s, s:f, s:f, s:f, s:I, s:I, s:b, s:f, s:b, s:b, "
+		        "s:s}",
 		        "kind", "be", "name", t->name, "id", (json_int_t)t->id,
 		        "pid", (int)t->pid, "uid", (json_int_t)t->uid, "weight",
 		        b->weight, "cap", t->cap, "budget", b->core.budget,
@@ -40,6 +41,8 @@ static json_t *be_status(const struct daemon *d)
 		        b->core.inflight_s * 1e3,
 		        /* it can run on a space partition (its hello) */
 		        "partition", (int)b->partition,
+		        /* in the idle-priority lane (core/harvest_idle.h) */
+		        "idle_lane", (int)b->core.idle,
 		        /* the GPU it runs on (gpus.h) */
 		        "gpu", d->gpus[t->gpu].name));
 	}

@@ -42,16 +42,18 @@ void daemon_write_be(const struct daemon *d, struct tenant *t)
 	const struct core_space_gpu *sp = &d->gpus[t->gpu].space;
 	struct ipc_control_values v = {
 	    .policy_epoch = d->ticks,
-	    .flags = BATON_CONTROL_VALID | (b->mode == CORE_HARVEST_CONTINUOUS
-	                                        ? BATON_CONTROL_BE_CONTINUOUS
-	                                        : 0u),
+	    .flags = BATON_CONTROL_VALID |
+	             (b->mode == CORE_HARVEST_CONTINUOUS
+	                  ? BATON_CONTROL_BE_CONTINUOUS
+	                  : 0u) |
+	             (b->idle ? BATON_CONTROL_BE_IDLE : 0u),
 	    .cap_ns_per_s = daemon_cap_ns(b->budget),
 	    .be_window_ns = window_ns(b->window_s),
 	    .partition = sp->be_count > 0 && t->be_state.partition
 	                     ? BATON_PARTITION(sp->be_first, sp->be_count)
 	                     : 0u,
 	};
-	if (b->mode == CORE_HARVEST_PERIODICAL)
+	if (b->mode == CORE_HARVEST_PERIODICAL && !b->idle)
 		slot_ns(&d->gpus[t->gpu].harvest_gpu.slot, &v);
 	ipc_control_write(t->shm.control, &v);
 }
@@ -146,6 +148,7 @@ void daemon_fill_be_snapshot(const struct daemon *d, const struct tenant *t,
 	    .window_s = b->core.window_s,
 	    .continuous = b->core.mode == CORE_HARVEST_CONTINUOUS ? 1.0 : 0.0,
 	    .stuck = b->core.stuck ? 1.0 : 0.0,
+	    .idle = b->core.idle ? 1.0 : 0.0,
 	    .gpu = (double)t->gpu,
 	};
 	snprintf(m->name, sizeof(m->name), "%s", t->name);

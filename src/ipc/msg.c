@@ -187,11 +187,16 @@ static bool parse_be_hello(json_t *obj, struct ipc_msg_hello *h,
 			              paced[i]);
 	bool present;
 	h->weight = 1.0;
-	json_t *part = json_object_get(obj, "partition");
-	if (part && !json_is_boolean(part))
-		return refuse(err, BATON_ERR_INVALID,
-		              "field \"partition\" must be true or false");
-	h->partition = part && json_is_true(part);
+	static const char *const flags[] = {"partition", "idle"};
+	bool *dst[] = {&h->partition, &h->idle};
+	for (size_t i = 0; i < 2; i++) {
+		json_t *v = json_object_get(obj, flags[i]);
+		if (v && !json_is_boolean(v))
+			return refuse(err, BATON_ERR_INVALID,
+			              "field \"%s\" must be true or false",
+			              flags[i]);
+		*dst[i] = v && json_is_true(v);
+	}
 	return get_name(obj, true, h->name, sizeof(h->name), err) &&
 	       get_string(obj, "api", false, h->api, sizeof(h->api), err) &&
 	       get_string(obj, "gpu", false, h->gpu, sizeof(h->gpu), err) &&

@@ -52,6 +52,8 @@ struct ipc_msg_hello {
 	bool partition; /* its device is its CPUs: it can run on a space
 	                   partition (core/harvest_space.h); false when
 	                   not given */
+	bool idle;      /* and it follows the idle-priority lane
+	                   (core/harvest_idle.h); false when not given */
 };
 
 /* Without name, id or uid: the sender's own tenant (on its tenant

@@ -109,6 +109,13 @@ struct baton_control {
  * core/harvest.h): sub-launches of be_window_ns back to back. Clear:
  * periodical, one sub-launch per window, then the rest the budget asks. */
 #define BATON_CONTROL_BE_CONTINUOUS 2u
+/* Best-effort tenants whose device is this host's CPUs and whose hello
+ * asked for it ("idle"): the idle-priority lane (core/harvest_idle.h).
+ * Sub-launches of be_window_ns back to back, in and out of the slot, the
+ * process's threads at SCHED_IDLE; the rest the budget asks. No slot is
+ * written then. Only a client that asked gets it, so an older client
+ * never sees it; an older daemon never sets it. */
+#define BATON_CONTROL_BE_IDLE 4u
 
 /* be_window_ns, like cap_ns_per_s, took a reserved field every daemon
  * before it wrote as zero: an older daemon never opens a window, and a

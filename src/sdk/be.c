@@ -192,6 +192,16 @@ found:
 	return pick;
 }
 
+/* The fit the sub-launch given runs under: on a partition, in the idle
+ * lane (sharing the cores with the games at a lower priority) or in
+ * time, each at its own rate. */
+static struct core_harvest_fit *kernel_fit_for(struct baton_be *be, bool part)
+{
+	return part           ? &be->kernel->fit_part
+	       : be->out_idle ? &be->kernel->fit_idle
+	                      : &be->kernel->fit;
+}
+
 int baton_be_task_begin(baton_be *be, uint32_t kernel_id, int64_t n_blocks)
 {
 	if (!be || n_blocks <= 0) {
@@ -289,8 +299,18 @@ static bool daemon_window(struct baton_be *be, int64_t now, double *w,
 		be->ctl = v, be->ctl_seen = true;
 	*wake = now + BE_STEP_NS;
 	*part = false;
+	be->out_idle = false;
 	if (!be->ctl_seen)
 		return false;
+	if (be->ctl.flags & BATON_CONTROL_BE_IDLE) {
+		/* The idle lane: batond wrote no slot, a continuous window
+		 * and the lane's budget; the time rules below then run
+		 * sub-launches back to back, at idle priority. */
+		if (!be_idle_enter(be, now))
+			return false; /* re-registering without it */
+		be->out_idle = true;
+		return temporal_window(be, now, w, wake);
+	}
 	if (temporal_window(be, now, w, wake))
 		return true;
 	*part = be_space_window(be, now, w, wake);
@@ -369,9 +389,10 @@ int baton_be_next(baton_be *be, int64_t *offset, int64_t *count)
 	if (!part)
 		be_space_enter(be, 0);
 	uint64_t off, n;
-	core_harvest_task_next(&be->task,
-	                       part ? &be->kernel->fit_part : &be->kernel->fit,
-	                       w, &off, &n);
+	if (!daemon)
+		be->out_idle = false;
+	core_harvest_task_next(&be->task, kernel_fit_for(be, part), w, &off,
+	                       &n);
 	be->out_part = part;
 	now = be_now_ns();
 	be->outstanding = true;
@@ -436,14 +457,14 @@ int baton_be_done(baton_be *be, int64_t offset, int64_t count,
 	int64_t now = be_now_ns();
 	int64_t t_ns = device_ns >= 0 ? device_ns : now - be->release_ns;
 	double t_s = (double)t_ns * 1e-9;
-	core_harvest_task_done(
-	    &be->task, be->out_part ? &be->kernel->fit_part : &be->kernel->fit,
-	    (uint64_t)count, t_s);
+	core_harvest_task_done(&be->task, kernel_fit_for(be, be->out_part),
+	                       (uint64_t)count, t_s);
 	push_record(be, (uint64_t)count, t_ns);
 	publish_inflight(be, 0, 0);
 	be->outstanding = false;
 	be->launches++;
 	be->blocks += (uint64_t)count;
+	be->idle_launches += be->out_idle ? 1u : 0u;
 	if (be->out_part) {
 		/* The partition's units are ours: no rest, and the time
 		 * window's rest stays as it was. */
@@ -477,6 +498,7 @@ int baton_be_info(const baton_be *be, struct baton_be_info *out)
 	    .blocks = be->blocks,
 	    .waited_ns = be->waited_ns,
 	    .partition_launches = be->part_launches,
+	    .idle_launches = be->idle_launches,
 	};
 	if (be->kernel)
 		core_harvest_fit_coef(&be->kernel->fit, &out->c0_s, &out->c1_s);

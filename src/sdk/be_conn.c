@@ -51,7 +51,7 @@ static void fixed6(char *out, size_t len, double x)
 }
 
 size_t be_hello_format(char *buf, size_t len, const char *name, double weight,
-                       double cap, bool partition)
+                       double cap, bool partition, bool idle)
 {
 	char esc[BE_NAME_MAX * 6 + 1], w[32], c[48] = "";
 	if (!json_escape(esc, sizeof(esc), name))
@@ -64,9 +64,10 @@ size_t be_hello_format(char *buf, size_t len, const char *name, double weight,
 	}
 	int n = snprintf(buf, len,
 	                 "{\"type\":\"hello\",\"version\":%d,\"role\":\"be\","
-	                 "\"name\":\"%s\",\"weight\":%s%s%s}\n",
+	                 "\"name\":\"%s\",\"weight\":%s%s%s%s}\n",
 	                 BATON_PROTO_VERSION, esc, w, c,
-	                 partition ? ",\"partition\":true" : "");
+	                 partition ? ",\"partition\":true" : "",
+	                 idle ? ",\"idle\":true" : "");
 	if (n < 0 || (size_t)n >= len || n > BATON_MSG_MAX)
 		return 0;
 	return (size_t)n;
@@ -155,7 +156,8 @@ static void dial(struct baton_be *be, int64_t now)
 	char hello[BATON_MSG_MAX];
 	size_t len =
 	    be_hello_format(hello, sizeof(hello), be->name, be->opt.weight,
-	                    be->opt.cap, be->opt.cpu_device != 0);
+	                    be->opt.cap, be->opt.cpu_device != 0,
+	                    be->opt.cpu_device != 0 && !be->idle_refused);
 	/* What an earlier daemon left there is not this one's word. */
 	be->reg_seq = atomic_load(&be->shm.control->seq);
 	ssize_t sent = len ? ipc_send_with_fd(fd, hello, len, be->memfd) : -1;

@@ -28,6 +28,7 @@ struct be_kernel {
 	uint64_t last_use;
 	struct core_harvest_fit fit;
 	struct core_harvest_fit fit_part; /* on a partition (be_space.c) */
+	struct core_harvest_fit fit_idle; /* in the idle lane (be_idle.c) */
 };
 
 struct baton_be {
@@ -70,8 +71,13 @@ struct baton_be {
 	struct cpu_partition cpus;
 	bool cpus_init;
 	bool out_part;
+	/* the idle lane (be_idle.c): the threads lowered, when to look for
+	 * new ones, and whether lowering failed (no lane asked for since);
+	 * whether the sub-launch given runs in the lane */
+	bool idle_entered, idle_refused, out_idle;
+	int64_t idle_rescan_ns;
 	/* counters */
-	uint64_t launches, blocks, part_launches;
+	uint64_t launches, blocks, part_launches, idle_launches;
 	int64_t waited_ns;
 };
 
@@ -89,6 +95,7 @@ enum {
 	BE_LOG_LOST, /* its own key: it follows "registered" closely */
 	BE_LOG_PROBE,
 	BE_LOG_WAIT,
+	BE_LOG_IDLE, /* the idle lane (be_idle.c) */
 	BE_LOG_KEYS
 };
 
@@ -96,9 +103,10 @@ enum {
  * and redials when due. Returns whether we are registered now. */
 bool be_conn_poll(struct baton_be *be, int64_t now_ns);
 void be_conn_close(struct baton_be *be);
-/* Writes the be hello into buf; its length, 0 if it does not fit. */
+/* Writes the be hello into buf; its length, 0 if it does not fit.
+ * partition: the device is our CPUs; idle: and we follow the idle lane. */
 size_t be_hello_format(char *buf, size_t len, const char *name, double weight,
-                       double cap, bool partition);
+                       double cap, bool partition, bool idle);
 
 /* be_gate.c, for the launch gates: opens *out from the environment
  * `baton run --be` sets (BATON_NAME, else the program's name, else api;
@@ -119,6 +127,12 @@ bool be_space_window(struct baton_be *be, int64_t now, double *w,
  * unless it already is; false if that failed (logged). Nothing, and true
  * for p == 0, without the cpu_device option. */
 bool be_space_enter(struct baton_be *be, uint32_t p);
+
+/* be_idle.c. Under batond's idle lane: lowers every thread to
+ * SCHED_IDLE (again each second for new ones) and returns true. Without
+ * cpu_device, or once lowering failed, false; on that failure it also
+ * drops the registration so that the next hello asks for no lane. */
+bool be_idle_enter(struct baton_be *be, int64_t now);
 
 /* be_probe.c. Times one probe (ns), < 0 if it failed. */
 int64_t be_probe_once(const struct baton_be *be);

@@ -559,6 +559,116 @@ static void test_nobody(void **state)
 	assert_float_equal(w, 5, 0);
 }
 
+/* The idle lane as nobody (core/harvest_idle.h): with idle_lane on, an
+ * unprivileged tenant whose hello asks for it gets the lane (the IDLE
+ * flag, the continuous window, the whole device as budget) for itself
+ * only: root's tenant, which did not ask, keeps the time rules. Exit
+ * bits: 1 the flag, 2 the window and budget. */
+static int nobody_lane(const char *sock)
+{
+	if (setgroups(0, NULL) != 0 || setgid(NOBODY) != 0 ||
+	    setuid(NOBODY) != 0)
+		return 100;
+	static struct fake_tenant t;
+	char err[256];
+	if (!fake_be_register(&t, sock, "lane",
+	                      "\"partition\":true,\"idle\":true", err,
+	                      sizeof(err)))
+		return 101;
+	int bits = 0;
+	for (int i = 0; i < 250 && bits != 3; i++, usleep(20000)) {
+		struct ipc_control_values v;
+		if (!ipc_control_read(t.shm.control, &v))
+			continue;
+		bits =
+		    (v.flags & BATON_CONTROL_BE_IDLE ? 1 : 0) |
+		    (v.be_window_ns == 17000000 && v.cap_ns_per_s == 1000000000u
+		         ? 2
+		         : 0);
+	}
+	usleep(300000); /* hold the tenant while the parent looks */
+	return bits;
+}
+
+static void test_idle_lane_nobody(void **state)
+{
+	(void)state;
+	if (geteuid() != 0)
+		skip(); /* needs root to become another user */
+	struct batond_proc p;
+	char cfg[] = "/tmp/batond-be-XXXXXX";
+	int fd = mkstemp(cfg);
+	assert_true(fd >= 0);
+	static const char text[] = "harvest = { idle_lane = true; };\n";
+	assert_int_equal(write(fd, text, sizeof(text) - 1),
+	                 (ssize_t)sizeof(text) - 1);
+	close(fd);
+	const char *const args[] = {"--config", cfg, NULL};
+	spawn(&p, args);
+	unlink(cfg);
+	static struct fake_tenant root;
+	char err[256];
+	if (!fake_be_register(&root, p.sock, "rootbe", "", err, sizeof(err)))
+		fail_msg("root's: %s", err);
+	pid_t c = fork();
+	assert_true(c >= 0);
+	if (c == 0)
+		_exit(nobody_lane(p.sock));
+	/* while it holds its tenant: status and metrics say who is in the
+	 * lane; root's control block has the time split, no flag */
+	bool seen = false;
+	json_int_t theirs = -1;
+	for (int k = 0; k < 250 && !seen; k++, usleep(20000)) {
+		char *r = client_request(p.sock, "{\"type\":\"status\"}\n");
+		json_t *st = r ? json_loads(r, 0, NULL) : NULL;
+		free(r);
+		json_t *t;
+		size_t i;
+		json_array_foreach(json_object_get(st, "be"), i, t)
+		{
+			bool lane =
+			    json_is_true(json_object_get(t, "idle_lane"));
+			if (json_integer_value(json_object_get(t, "uid")) ==
+			    NOBODY) {
+				seen = lane;
+				theirs = json_integer_value(
+				    json_object_get(t, "id"));
+			} else {
+				assert_false(lane);
+			}
+		}
+		json_decref(st);
+	}
+	assert_true(seen);
+	struct ipc_control_values v;
+	assert_true(ipc_control_read(root.shm.control, &v));
+	assert_false(v.flags & BATON_CONTROL_BE_IDLE);
+	assert_true(await_budget(&root, 0.475, 1e-6));
+	int code;
+	char *m = http_get(p.port, "/metrics", &code);
+	assert_int_equal(code, 200);
+	char want[128];
+	snprintf(want, sizeof(want),
+	         "baton_be_idle_lane{id=\"%lld\",uid=\"0\"} 0", root.id);
+	if (!strstr(m, want))
+		fail_msg("no %s in:\n%s", want, m);
+	snprintf(want, sizeof(want),
+	         "baton_be_idle_lane{id=\"%lld\",uid=\"65534\"} 1",
+	         (long long)theirs);
+	if (!strstr(m, want))
+		fail_msg("no %s in:\n%s", want, m);
+	free(m);
+	int status;
+	assert_int_equal(waitpid(c, &status, 0), c);
+	int bits = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+	fake_tenant_stop(&root);
+	batond_cleanup(&p);
+	if (bits != 3)
+		fail_msg("as nobody: 0x%x, expected 0x3 (the flag, the "
+		         "17 ms window and the whole device)",
+		         bits);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -567,6 +677,7 @@ int main(void)
 	    cmocka_unit_test(test_dies_mid_sub_launch),
 	    cmocka_unit_test(test_stuck),
 	    cmocka_unit_test(test_nobody),
+	    cmocka_unit_test(test_idle_lane_nobody),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -422,6 +422,59 @@ static void test_long_wait_bounded(void **state)
 	assert_float_equal(b->wait_carry_s, 0.0, 0.0);
 }
 
+/* The idle-priority lane (core/harvest_idle.h): with the harvest group's
+ * idle_lane on, a tenant whose hello asked for it gets the IDLE flag, the
+ * continuous window, a budget of the whole device and no slot; one that
+ * did not keeps the time rules (a slot, the split budget). Status says
+ * which. With the key off nobody is in the lane. */
+static void test_idle_lane(void **state)
+{
+	struct fixture *f = *state;
+	add_game(f, 0, 30);
+	add_be(f, 1, 1, 0);
+	add_be(f, 2, 1, 0);
+	f->p[1].t->be_state.core.idle_capable = true;
+	for (int lane = 0; lane < 2; lane++) {
+		f->d.harvest.idle_lane = lane;
+		for (int e = 0; e < 30; e++) {
+			f->now += 100 * MS;
+			render(f, 0, 4 * MS, 0);
+			launch(f, 1, 5 * MS, 2 * MS, 3, BATON_FRAME_BE);
+			launch(f, 2, 5 * MS, 2 * MS, 3, BATON_FRAME_BE);
+			daemon_tick(&f->d, f->now);
+		}
+		struct ipc_control_values in = control(f, 1);
+		struct ipc_control_values out = control(f, 2);
+		assert_false(out.flags & BATON_CONTROL_BE_IDLE);
+		assert_true(out.be_slot_len_ns > 0);
+		assert_true(out.cap_ns_per_s < 500000000u);
+		assert_int_equal(!!(in.flags & BATON_CONTROL_BE_IDLE), lane);
+		if (lane) {
+			assert_int_equal(
+			    in.be_window_ns,
+			    llround(f->d.harvest.continuous_s * 1e9));
+			assert_int_equal(in.cap_ns_per_s, 1000000000u);
+			assert_int_equal(in.be_slot_len_ns, 0);
+		} else {
+			assert_int_equal(in.cap_ns_per_s, out.cap_ns_per_s);
+			assert_true(in.be_slot_len_ns > 0);
+		}
+		json_t *st = daemon_status(&f->d);
+		json_t *be = json_object_get(st, "be");
+		assert_int_equal(json_array_size(be), 2);
+		for (size_t i = 0; i < 2; i++) {
+			json_t *t = json_array_get(be, i);
+			bool mine =
+			    json_integer_value(json_object_get(t, "id")) ==
+			    (json_int_t)f->p[1].t->id;
+			assert_int_equal(
+			    json_is_true(json_object_get(t, "idle_lane")),
+			    mine && lane);
+		}
+		json_decref(st);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -433,6 +486,7 @@ int main(void)
 	    T(test_total_load_leaves_out_be),
 	    T(test_weights_caps_and_departure),
 	    T(test_long_wait_bounded),
+	    T(test_idle_lane),
 #undef T
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

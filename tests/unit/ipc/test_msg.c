@@ -527,6 +527,12 @@ static void test_be_hello(void **state)
 	                  "\"name\":\"m\",\"partition\":true}",
 	                  &m, &e));
 	assert_true(m.hello.partition);
+	assert_false(m.hello.idle);
+	/* and follows the idle-priority lane */
+	assert_true(parse("{\"type\":\"hello\",\"version\":1,\"role\":\"be\","
+	                  "\"name\":\"m\",\"partition\":true,\"idle\":true}",
+	                  &m, &e));
+	assert_true(m.hello.partition && m.hello.idle);
 
 	static const struct {
 		const char *line, *says;
@@ -543,6 +549,8 @@ static void test_be_hello(void **state)
 	    {"\"fixed_fps\":0", "\"fixed_fps\""},
 	    {"\"partition\":1", "\"partition\""},
 	    {"\"partition\":\"yes\"", "\"partition\""},
+	    {"\"idle\":1", "\"idle\""},
+	    {"\"idle\":null", "\"idle\""},
 	};
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
 		char line[256];

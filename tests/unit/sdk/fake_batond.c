@@ -132,6 +132,18 @@ void fake_batond_control_space(struct fake_batond *b, int64_t window_ns,
 	ipc_control_write(b->shm.control, &v);
 }
 
+void fake_batond_control_idle(struct fake_batond *b, int64_t window_ns,
+                              uint32_t budget_ns_per_s)
+{
+	struct ipc_control_values v = {
+	    .policy_epoch = ++b->epoch,
+	    .flags = BATON_CONTROL_VALID | BATON_CONTROL_BE_IDLE,
+	    .cap_ns_per_s = budget_ns_per_s,
+	    .be_window_ns = window_ns,
+	};
+	ipc_control_write(b->shm.control, &v);
+}
+
 void fake_batond_drop(struct fake_batond *b)
 {
 	int fd = atomic_exchange(&b->conn_fd, -1);

@@ -43,6 +43,10 @@ void fake_batond_control_space(struct fake_batond *b, int64_t window_ns,
                                uint32_t budget_ns_per_s, int64_t start_ns,
                                uint32_t len_ns, uint32_t period_ns,
                                uint32_t partition);
+/* The idle lane (shm.h BATON_CONTROL_BE_IDLE): the window and budget,
+ * no slot. */
+void fake_batond_control_idle(struct fake_batond *b, int64_t window_ns,
+                              uint32_t budget_ns_per_s);
 /* Hangs up on the client, as a daemon that died. */
 void fake_batond_drop(struct fake_batond *b);
 /* Reads the records pushed since the last call; how many. */

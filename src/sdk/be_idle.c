@@ -1,0 +1,74 @@
+/* The idle-priority lane in the BE SDK (core/harvest_idle.h; shm.h
+ * BATON_CONTROL_BE_IDLE): a client whose device is this process's CPUs
+ * (cpu_device) says so in its hello ("idle"), and when batond puts it in
+ * the lane every thread of the process drops to SCHED_IDLE, PoCL's
+ * workers included, and sub-launches run back to back, in and out of the
+ * games' slot, on every core: the kernel gives a core to a game's thread
+ * the moment it wakes. The threads are found in /proc/self/task, as
+ * ipc/cpu_partition.c finds them, and again each second for threads
+ * started since by one that was not yet lowered (a thread started by a
+ * lowered one inherits its policy). There is no way back: an unprivileged
+ * thread cannot leave SCHED_IDLE under the default RLIMIT_NICE
+ * (sched(7)), so the process keeps to idle priority when the lane closes,
+ * which only ever makes it gentler. */
+#include <dirent.h>
+#include <errno.h>
+#include <sched.h>
+#include <stdlib.h>
+
+#include "sdk/be_internal.h"
+
+#define IDLE_RESCAN_NS 1000000000LL
+
+/* Lowers every thread of this process to SCHED_IDLE. Returns how many
+ * could not be lowered (a thread that ended meanwhile is not one), -1 if
+ * the threads cannot be listed. */
+static int lower_threads(void)
+{
+	DIR *dir = opendir("/proc/self/task");
+	if (!dir)
+		return -1;
+	int failed = 0;
+	struct dirent *e;
+	while ((e = readdir(dir))) {
+		char *end;
+		long tid = strtol(e->d_name, &end, 10);
+		if (*end || tid <= 0)
+			continue;
+		int policy = sched_getscheduler((pid_t)tid);
+		if (policy == SCHED_IDLE || (policy < 0 && errno == ESRCH))
+			continue;
+		struct sched_param sp = {.sched_priority = 0};
+		if (sched_setscheduler((pid_t)tid, SCHED_IDLE, &sp) != 0 &&
+		    errno != ESRCH)
+			failed++;
+	}
+	closedir(dir);
+	return failed;
+}
+
+bool be_idle_enter(struct baton_be *be, int64_t now)
+{
+	if (!be->opt.cpu_device || be->idle_refused)
+		return false;
+	if (be->idle_entered && now < be->idle_rescan_ns)
+		return true;
+	int failed = lower_threads();
+	be->idle_rescan_ns = now + IDLE_RESCAN_NS;
+	if (failed == 0 || (be->idle_entered && failed > 0)) {
+		if (failed > 0)
+			be_log(BE_LOG_IDLE,
+			       "%d new threads stay at their priority", failed);
+		be->idle_entered = true;
+		return true;
+	}
+	/* Without idle priority the lane would run at the games' own: ask
+	 * batond again, without the lane (be_conn.c leaves "idle" out of
+	 * the hello from now on). */
+	be_log(BE_LOG_IDLE, "cannot lower the process's threads to SCHED_IDLE: "
+	                    "registering again without the idle lane");
+	be->idle_refused = true;
+	be_conn_close(be);
+	be->redial_ns = now;
+	return false;
+}

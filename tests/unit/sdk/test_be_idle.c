@@ -1,0 +1,289 @@
+/* The idle-priority lane in the BE SDK (src/sdk/be_idle.c) against the
+ * fake batond: a cpu_device client asks for it in its hello; in the lane
+ * every thread of the process, one started before included, drops to
+ * SCHED_IDLE and sub-launches follow each other with no slot; a thread
+ * started later inherits it; when the lane closes the slot rules are back
+ * and the threads stay at idle priority. Without cpu_device no lane is
+ * asked for and one written anyway is not followed. A process that may
+ * not lower its threads (a seccomp filter here) registers again without
+ * the lane and keeps to the slot. */
+#include <dirent.h>
+#include <errno.h>
+#include <linux/audit.h>
+#include <linux/filter.h>
+#include <linux/seccomp.h>
+#include <pthread.h>
+#include <sched.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+#include <cmocka.h>
+
+#include "baton/be.h"
+#include "fake_batond.h"
+#include "ipc/shm.h"
+
+#define MS 1000000LL
+
+static int64_t now_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000000000LL + ts.tv_nsec;
+}
+
+/* How many of this process's live threads run under policy, and how
+ * many in all. */
+static int threads_under(int policy, int *all)
+{
+	DIR *dir = opendir("/proc/self/task");
+	assert_non_null(dir);
+	int n = 0;
+	*all = 0;
+	struct dirent *e;
+	while ((e = readdir(dir))) {
+		int tid = atoi(e->d_name);
+		/* a thread just joined may linger there, gone (ESRCH) */
+		int p = tid > 0 ? sched_getscheduler(tid) : -1;
+		if (p < 0)
+			continue;
+		(*all)++;
+		n += p == policy;
+	}
+	closedir(dir);
+	return n;
+}
+
+/* A thread that waits for the test to let it go, as a PoCL worker
+ * waits for work. */
+static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t cv = PTHREAD_COND_INITIALIZER;
+static bool go;
+
+static void *waiter(void *arg)
+{
+	int *policy = arg;
+	if (policy)
+		*policy = sched_getscheduler(0);
+	pthread_mutex_lock(&mu);
+	while (!go)
+		pthread_cond_wait(&cv, &mu);
+	pthread_mutex_unlock(&mu);
+	return NULL;
+}
+
+static void release_waiters(void)
+{
+	pthread_mutex_lock(&mu);
+	go = true;
+	pthread_cond_broadcast(&cv);
+	pthread_mutex_unlock(&mu);
+}
+
+static baton_be *open_be(struct fake_batond *b, int cpu_device)
+{
+	struct baton_be_options o;
+	baton_be_options_init(&o);
+	o.socket_path = b->sock;
+	o.max_wait_ms = 2000;
+	o.cpu_device = cpu_device;
+	baton_be *be = NULL;
+	assert_int_equal(baton_be_open("lane", &o, &be), BATON_BE_OK);
+	assert_true(fake_batond_wait(b, 1));
+	return be;
+}
+
+/* One sub-launch on a fake device (0.1 ms a block, at most 5 ms); its
+ * release time. */
+static int64_t one(baton_be *be)
+{
+	int64_t off, cnt;
+	assert_int_equal(baton_be_next(be, &off, &cnt), 1);
+	int64_t t = now_ns();
+	int64_t dev = cnt * MS / 10;
+	struct timespec ts = {0, dev < 5 * MS ? dev : 5 * MS};
+	nanosleep(&ts, NULL);
+	assert_int_equal(baton_be_done(be, off, cnt, dev), BATON_BE_OK);
+	return t;
+}
+
+/* Runs before the seccomp test, which cannot be undone: the lane, then
+ * the slot again. */
+static void lane_lowers_every_thread(void **state)
+{
+	(void)state;
+	go = false;
+	pthread_t before;
+	assert_int_equal(pthread_create(&before, NULL, waiter, NULL), 0);
+	struct fake_batond b;
+	assert_true(fake_batond_start(&b, FAKE_WELCOME));
+	baton_be *be = open_be(&b, 1);
+	assert_non_null(strstr(b.hello, "\"partition\":true"));
+	assert_non_null(strstr(b.hello, "\"idle\":true"));
+	int all;
+	assert_int_equal(threads_under(SCHED_IDLE, &all), 0);
+
+	fake_batond_control_idle(&b, 10 * MS, 1000000000u);
+	assert_int_equal(baton_be_task_begin(be, 1, 1000000000), BATON_BE_OK);
+	for (int i = 0; i < 20; i++)
+		one(be);
+	struct baton_be_info info;
+	assert_int_equal(baton_be_info(be, &info), BATON_BE_OK);
+	assert_int_equal(info.launches, 20);
+	assert_int_equal(info.idle_launches, 20);
+	assert_int_equal(info.window_ns, 10 * MS);
+	/* every thread: the test's, the waiter started before, the fake
+	 * batond's (the same process here) */
+	int idle = threads_under(SCHED_IDLE, &all);
+	assert_int_equal(idle, all);
+	assert_true(all >= 3);
+	/* a thread started now inherits it */
+	int policy = -1;
+	pthread_t after;
+	assert_int_equal(pthread_create(&after, NULL, waiter, &policy), 0);
+
+	/* The lane closes: the slot again, at idle priority still. */
+	const int64_t len = 8 * MS, period = 50 * MS;
+	int64_t start = now_ns() + 10 * MS;
+	fake_batond_control_slot(&b, 10 * MS, 1000000000u, start, (uint32_t)len,
+	                         (uint32_t)period);
+	for (int i = 0; i < 3; i++) {
+		int64_t t = one(be);
+		/* in an occurrence (20 ms for a late wake-up on a busy
+		 * machine) */
+		assert_true(t >= start && (t - start) % period < len + 20 * MS);
+	}
+	assert_int_equal(baton_be_info(be, &info), BATON_BE_OK);
+	assert_int_equal(info.idle_launches, 20);
+	assert_int_equal(info.launches, 23);
+	release_waiters();
+	pthread_join(before, NULL);
+	pthread_join(after, NULL);
+	assert_int_equal(policy, SCHED_IDLE);
+	idle = threads_under(SCHED_IDLE, &all);
+	assert_int_equal(idle, all);
+	baton_be_close(be);
+	fake_batond_stop(&b);
+}
+
+/* Without cpu_device: no lane asked for, and one written anyway (a
+ * confused daemon) is waited out, not followed. Runs before the first
+ * test lowers the whole process. */
+static void lane_needs_cpu_device(void **state)
+{
+	(void)state;
+	struct fake_batond b;
+	assert_true(fake_batond_start(&b, FAKE_WELCOME));
+	struct baton_be_options o;
+	baton_be_options_init(&o);
+	o.socket_path = b.sock;
+	o.max_wait_ms = 100;
+	baton_be *be = NULL;
+	assert_int_equal(baton_be_open("lane", &o, &be), BATON_BE_OK);
+	assert_true(fake_batond_wait(&b, 1));
+	assert_null(strstr(b.hello, "\"idle\""));
+	fake_batond_control_idle(&b, 10 * MS, 1000000000u);
+	assert_int_equal(baton_be_task_begin(be, 1, 1000), BATON_BE_OK);
+	int64_t off, cnt;
+	assert_int_equal(baton_be_next(be, &off, &cnt), BATON_BE_ETIMEDOUT);
+	int all;
+	assert_int_equal(threads_under(SCHED_IDLE, &all), 0);
+	baton_be_close(be);
+	fake_batond_stop(&b);
+}
+
+/* sched_setscheduler fails with EPERM for this thread and those it
+ * starts from now on (not for the fake batond's, started before). */
+static bool forbid_sched_setscheduler(void)
+{
+#if defined(__x86_64__)
+	const uint32_t arch = AUDIT_ARCH_X86_64;
+#elif defined(__aarch64__)
+	const uint32_t arch = AUDIT_ARCH_AARCH64;
+#else
+	return false;
+#endif
+	struct sock_filter f[] = {
+	    BPF_STMT(BPF_LD | BPF_W | BPF_ABS,
+	             offsetof(struct seccomp_data, arch)),
+	    BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, arch, 1, 0),
+	    BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+	    BPF_STMT(BPF_LD | BPF_W | BPF_ABS,
+	             offsetof(struct seccomp_data, nr)),
+	    BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_sched_setscheduler, 0, 1),
+	    BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | EPERM),
+	    BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+	};
+	struct sock_fprog prog = {.len = sizeof(f) / sizeof(f[0]), .filter = f};
+	return prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) == 0 &&
+	       prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog) == 0;
+}
+
+/* Lowering refused: the client registers again without "idle" and
+ * keeps to the slot. Runs in a child, so the filter dies with it. */
+static void refused_registers_again(void **state)
+{
+	(void)state;
+	struct fake_batond b;
+	assert_true(fake_batond_start(&b, FAKE_WELCOME));
+	if (!forbid_sched_setscheduler()) {
+		fake_batond_stop(&b);
+		skip();
+	}
+	baton_be *be = open_be(&b, 1);
+	assert_non_null(strstr(b.hello, "\"idle\":true"));
+	fake_batond_control_idle(&b, 10 * MS, 1000000000u);
+	assert_int_equal(baton_be_task_begin(be, 1, 1000000000), BATON_BE_OK);
+	int64_t off, cnt;
+	/* no window: the lane is not ours, and the new registration has
+	 * no control block yet */
+	assert_int_equal(baton_be_next(be, &off, &cnt), BATON_BE_ETIMEDOUT);
+	assert_true(fake_batond_wait(&b, 2));
+	assert_non_null(strstr(b.hello, "\"partition\":true"));
+	assert_null(strstr(b.hello, "\"idle\""));
+	const int64_t len = 8 * MS, period = 50 * MS;
+	int64_t start = now_ns() + 10 * MS;
+	fake_batond_control_slot(&b, 10 * MS, 1000000000u, start, (uint32_t)len,
+	                         (uint32_t)period);
+	for (int i = 0; i < 3; i++) {
+		int64_t t = one(be);
+		assert_true(t >= start && (t - start) % period < len + 20 * MS);
+	}
+	struct baton_be_info info;
+	baton_be_info(be, &info);
+	assert_int_equal(info.idle_launches, 0);
+	int all;
+	assert_int_equal(threads_under(SCHED_IDLE, &all), 0);
+	baton_be_close(be);
+	fake_batond_stop(&b);
+}
+
+int main(void)
+{
+	/* The refusal first, in a child (its filter cannot be lifted);
+	 * then the lane, which lowers this process for good. */
+	pid_t pid = fork();
+	if (pid == 0) {
+		const struct CMUnitTest t[] = {
+		    cmocka_unit_test(refused_registers_again),
+		};
+		_exit(cmocka_run_group_tests_name("refused", t, NULL, NULL));
+	}
+	int status = 0;
+	if (pid < 0 || waitpid(pid, &status, 0) != pid)
+		return 1;
+	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test(lane_needs_cpu_device),
+	    cmocka_unit_test(lane_lowers_every_thread),
+	};
+	int failed = cmocka_run_group_tests(tests, NULL, NULL);
+	return failed + (WIFEXITED(status) ? WEXITSTATUS(status) : 1);
+}
