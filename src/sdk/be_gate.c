@@ -23,7 +23,7 @@ static double env_double(const char *name, double def)
 }
 
 int be_gate_open(const char *api, const char *max_wait_env,
-                 baton_be_probe_fn probe, baton_be **out)
+                 baton_be_probe_fn probe, bool cpu_device, baton_be **out)
 {
 	struct baton_be_options o;
 	baton_be_options_init(&o);
@@ -33,6 +33,7 @@ int be_gate_open(const char *api, const char *max_wait_env,
 	if (o.max_wait_ms <= 0)
 		o.max_wait_ms = 1000;
 	o.probe = probe;
+	o.cpu_device = cpu_device;
 	char name[BE_NAME_MAX];
 	const char *n = getenv("BATON_NAME");
 	snprintf(name, sizeof(name), "%s",

@@ -111,11 +111,12 @@ size_t be_hello_format(char *buf, size_t len, const char *name, double weight,
 /* be_gate.c, for the launch gates: opens *out from the environment
  * `baton run --be` sets (BATON_NAME, else the program's name, else api;
  * BATON_BE_WEIGHT, BATON_CAP; the longest wait for a window from
- * max_wait_env, default 1000 ms), with probe as the probe. Each launch is
+ * max_wait_env, default 1000 ms), with probe as the probe and
+ * cpu_device as the option (baton_be_options). Each launch is
  * its own task (keep_mode). On failure logs "the API gate is off" and
  * returns the code with *out NULL. */
 int be_gate_open(const char *api, const char *max_wait_env,
-                 baton_be_probe_fn probe, baton_be **out);
+                 baton_be_probe_fn probe, bool cpu_device, baton_be **out);
 
 /* be_space.c. Under batond, when the window is shut: true and the
  * window *w (s) if a sub-launch may start now on the partition batond

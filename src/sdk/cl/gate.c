@@ -100,8 +100,22 @@ static void forget_in_child(void)
 	pthread_mutex_init(&gate_lock, NULL);
 }
 
-/* Under gate_lock, at the first launch: the client, from the environment
- * `baton run --be` sets. */
+/* Whether q's device is a CPU device: an OpenCL CPU runtime (PoCL)
+ * computes on this process's threads, so the client may take a space
+ * partition or the idle lane (baton_be_options.cpu_device). */
+static bool queue_on_cpu(cl_command_queue q)
+{
+	cl_device_id dev;
+	cl_device_type type;
+	return clGetCommandQueueInfo(q, CL_QUEUE_DEVICE, sizeof(dev), &dev,
+	                             NULL) == CL_SUCCESS &&
+	       clGetDeviceInfo(dev, CL_DEVICE_TYPE, sizeof(type), &type,
+	                       NULL) == CL_SUCCESS &&
+	       (type & CL_DEVICE_TYPE_CPU);
+}
+
+/* Under gate_lock, at the first launch (on probe_queue): the client,
+ * from the environment `baton run --be` sets. */
 static void gate_open(void)
 {
 	static bool atfork;
@@ -111,7 +125,7 @@ static void gate_open(void)
 	const char *split = getenv("BATON_CL_SPLIT");
 	snprintf(split_list, sizeof(split_list), ",%s,", split ? split : "");
 	if (be_gate_open("OpenCL", "BATON_CL_MAX_WAIT_MS", gate_probe,
-	                 &gate_be) != BATON_BE_OK)
+	                 queue_on_cpu(probe_queue), &gate_be) != BATON_BE_OK)
 		gate_off = true;
 }
 

@@ -7,6 +7,9 @@
  * sub-launch. Skipped (77) where no OpenCL device exists. */
 #define CL_TARGET_OPENCL_VERSION 120
 #include <CL/cl.h>
+#include <dirent.h>
+#include <sched.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -43,6 +46,22 @@ static int64_t now_ns(void)
 	struct timespec ts;
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (int64_t)ts.tv_sec * 1000000000LL + ts.tv_nsec;
+}
+
+/* Live threads of this process not at SCHED_IDLE. */
+static int threads_not_idle(void)
+{
+	DIR *dir = opendir("/proc/self/task");
+	CHECK(dir);
+	int n = 0;
+	struct dirent *e;
+	while ((e = readdir(dir))) {
+		int tid = atoi(e->d_name);
+		int p = tid > 0 ? sched_getscheduler(tid) : -1;
+		n += p >= 0 && p != SCHED_IDLE;
+	}
+	closedir(dir);
+	return n;
 }
 
 int main(void)
@@ -104,6 +123,12 @@ int main(void)
 	CHECK(now_ns() - t0 >= 100 * MS);
 	CHECK(fake_batond_wait(&b, 1));
 	CHECK(strstr(b.hello, "\"name\":\"gatetest\""));
+	/* a CPU device (PoCL) asks for a partition and the idle lane */
+	cl_device_type type = 0;
+	clGetDeviceInfo(dev, CL_DEVICE_TYPE, sizeof(type), &type, NULL);
+	bool cpu = type & CL_DEVICE_TYPE_CPU;
+	CHECK(!strstr(b.hello, "\"idle\":true") == !cpu);
+	CHECK(!strstr(b.hello, "\"partition\":true") == !cpu);
 	struct baton_frame rec[256];
 	fake_batond_records(&b, rec, 256); /* its record: from before */
 
@@ -153,6 +178,26 @@ int main(void)
 	                             NULL) == CL_INVALID_WORK_DIMENSION);
 	CHECK(fake_batond_records(&b, rec, 256) == 0);
 	CHECK(atomic_load(&b.shm.ring->be_inflight_ns) == 0);
+
+	/* The idle lane, last (there is no way back from it): the launch
+	 * runs, and this thread and PoCL's are at SCHED_IDLE. */
+	if (cpu) {
+		CHECK(threads_not_idle() > 0);
+		fake_batond_control_idle(&b, 2 * MS, 1000000000u);
+		CHECK(clEnqueueNDRangeKernel(q, mm, 2, NULL, gsz, lsz, 0, NULL,
+		                             NULL) == CL_SUCCESS);
+		CHECK(clFinish(q) == CL_SUCCESS);
+		got = fake_batond_records(&b, rec, 256);
+		rows = 0;
+		for (int i = 0; i < got; i++)
+			rows += rec[i].cpu_ns;
+		CHECK(rows == N);
+		CHECK(threads_not_idle() == 0);
+		fprintf(stderr,
+		        "idle lane: %d rows, every thread at "
+		        "SCHED_IDLE\n",
+		        N);
+	}
 	fake_batond_stop(&b);
 	return 0;
 }
