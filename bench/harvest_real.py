@@ -441,6 +441,13 @@ class Bench:
             if n not in by:
                 continue
             p = by[n]
+            # In the idle lane BE gives up only the games' share (8 % of
+            # the machine with light games), as close to alone as the
+            # noise between two phases: there the check is only that the
+            # rate is not implausible.
+            lane = any(v["idle_lane"] > 0.5
+                       for v in p["batond_be"].values())
+            slack = 1.05 if lane else 1.0
             for g, st in p["games"].items():
                 # a glmark2 scene load may cost one window
                 if st["below"] > max(1, 0.05 * len(st["windows"])):
@@ -448,7 +455,7 @@ class Bench:
                         n, g, st["below"], len(st["windows"])))
             if not p.get("rows_s", 0.0) > 0.0:
                 bad.append("%s: BE did no work beside the games" % n)
-            elif not p["rows_s"] < alone_rate:
+            elif not p["rows_s"] < alone_rate * slack:
                 bad.append("%s: BE beside the games (%.0f rows/s) as fast "
                            "as alone (%.0f)" % (n, p["rows_s"], alone_rate))
             if any(v["continuous"] > 0.5 for v in p["batond_be"].values()):
