@@ -37,6 +37,20 @@ static void spawn(struct batond_proc *p, const char *const *args)
 	}
 }
 
+/* batond with a config file holding text. */
+static void spawn_with_config(struct batond_proc *p, const char *text)
+{
+	char cfg[] = "/tmp/batond-be-XXXXXX";
+	int fd = mkstemp(cfg);
+	assert_true(fd >= 0);
+	size_t len = strlen(text);
+	assert_int_equal(write(fd, text, len), (ssize_t)len);
+	close(fd);
+	const char *const args[] = {"--config", cfg, NULL};
+	spawn(p, args);
+	unlink(cfg);
+}
+
 static size_t be_count(const struct batond_proc *p)
 {
 	char *r = client_request(p->sock, "{\"type\":\"status\"}\n");
@@ -392,18 +406,9 @@ static void test_stuck(void **state)
 {
 	(void)state;
 	struct batond_proc p;
-	char cfg[] = "/tmp/batond-be-XXXXXX";
-	int fd = mkstemp(cfg);
-	assert_true(fd >= 0);
-	static const char text[] = "harvest = { continuous_ms = 25; };\n";
-	assert_int_equal(write(fd, text, sizeof(text) - 1),
-	                 (ssize_t)sizeof(text) - 1);
-	close(fd);
-	const char *const args[] = {"--config", cfg, NULL};
 	setenv("BATON_LOG", "info", 1); /* the line that it cleared */
-	spawn(&p, args);
+	spawn_with_config(&p, "harvest = { continuous_ms = 25; };\n");
 	unsetenv("BATON_LOG");
-	unlink(cfg);
 	static struct fake_tenant hung, other;
 	char err[256];
 	if (!fake_be_register(&hung, p.sock, "hung", "", err, sizeof(err)) ||
@@ -596,16 +601,7 @@ static void test_idle_lane_nobody(void **state)
 	if (geteuid() != 0)
 		skip(); /* needs root to become another user */
 	struct batond_proc p;
-	char cfg[] = "/tmp/batond-be-XXXXXX";
-	int fd = mkstemp(cfg);
-	assert_true(fd >= 0);
-	static const char text[] = "harvest = { idle_lane = true; };\n";
-	assert_int_equal(write(fd, text, sizeof(text) - 1),
-	                 (ssize_t)sizeof(text) - 1);
-	close(fd);
-	const char *const args[] = {"--config", cfg, NULL};
-	spawn(&p, args);
-	unlink(cfg);
+	spawn_with_config(&p, "harvest = { idle_lane = true; };\n");
 	static struct fake_tenant root;
 	char err[256];
 	if (!fake_be_register(&root, p.sock, "rootbe", "", err, sizeof(err)))

@@ -115,6 +115,21 @@ static int64_t one(baton_be *be)
 	return t;
 }
 
+/* The daemon writes a slot (8 ms of each 50, no lane): three
+ * sub-launches, each released in an occurrence (20 ms for a late
+ * wake-up on a busy machine). */
+static void three_in_slot(struct fake_batond *b, baton_be *be)
+{
+	const int64_t len = 8 * MS, period = 50 * MS;
+	int64_t start = now_ns() + 10 * MS;
+	fake_batond_control_slot(b, 10 * MS, 1000000000u, start, (uint32_t)len,
+	                         (uint32_t)period);
+	for (int i = 0; i < 3; i++) {
+		int64_t t = one(be);
+		assert_true(t >= start && (t - start) % period < len + 20 * MS);
+	}
+}
+
 /* Runs before the seccomp test, which cannot be undone: the lane, then
  * the slot again. */
 static void lane_lowers_every_thread(void **state)
@@ -151,16 +166,7 @@ static void lane_lowers_every_thread(void **state)
 	assert_int_equal(pthread_create(&after, NULL, waiter, &policy), 0);
 
 	/* The lane closes: the slot again, at idle priority still. */
-	const int64_t len = 8 * MS, period = 50 * MS;
-	int64_t start = now_ns() + 10 * MS;
-	fake_batond_control_slot(&b, 10 * MS, 1000000000u, start, (uint32_t)len,
-	                         (uint32_t)period);
-	for (int i = 0; i < 3; i++) {
-		int64_t t = one(be);
-		/* in an occurrence (20 ms for a late wake-up on a busy
-		 * machine) */
-		assert_true(t >= start && (t - start) % period < len + 20 * MS);
-	}
+	three_in_slot(&b, be);
 	assert_int_equal(baton_be_info(be, &info), BATON_BE_OK);
 	assert_int_equal(info.idle_launches, 20);
 	assert_int_equal(info.launches, 23);
@@ -249,14 +255,7 @@ static void refused_registers_again(void **state)
 	assert_true(fake_batond_wait(&b, 2));
 	assert_non_null(strstr(b.hello, "\"partition\":true"));
 	assert_null(strstr(b.hello, "\"idle\""));
-	const int64_t len = 8 * MS, period = 50 * MS;
-	int64_t start = now_ns() + 10 * MS;
-	fake_batond_control_slot(&b, 10 * MS, 1000000000u, start, (uint32_t)len,
-	                         (uint32_t)period);
-	for (int i = 0; i < 3; i++) {
-		int64_t t = one(be);
-		assert_true(t >= start && (t - start) % period < len + 20 * MS);
-	}
+	three_in_slot(&b, be);
 	struct baton_be_info info;
 	baton_be_info(be, &info);
 	assert_int_equal(info.idle_launches, 0);
