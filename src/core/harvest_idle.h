@@ -12,8 +12,9 @@
  * A best-effort tenant whose device is this host's CPUs and whose client
  * says it follows the lane (idle_capable: its hello's "idle") is put in
  * it when the `idle_lane` parameter is on, no best-effort tenant on the
- * GPU is stuck and the capacity stage finds no overload (a game under its SLA gets the whole machine, and the
- * time slots are the more careful rule). In the lane: window continuous_s
+ * GPU is stuck and the capacity stage finds no overload (a game under
+ * its SLA gets the whole machine, and the time slots are the more
+ * careful rule). In the lane: window continuous_s
  * (sub-launches back to back: the scheduler, not the window, keeps frames
  * on time) and budget min(cap, w_i / max w) (the heaviest tenant never
  * rests, the others rest in proportion to their weights; the scheduler
