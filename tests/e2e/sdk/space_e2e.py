@@ -105,7 +105,7 @@ def main():
             rc = mm.wait_exit(120)
             out = mm.output()
             check(rc == 0, "be-matmul exited %d:\n%s" % (rc, out))
-            m = re.search(r"\((\d+) on a partition\)", out)
+            m = re.search(r"\((\d+) on a partition[,)]", out)
             check(m and int(m.group(1)) > 0,
                   "be-matmul ran nothing on a partition:\n%s" % out)
             print("be-matmul: %s" % m.group(0))
