@@ -28,7 +28,7 @@
 #include <cmocka.h>
 
 #include "baton/be.h"
-#include "fake_batond.h"
+#include "fake_be_open.h"
 #include "ipc/shm.h"
 
 #define MS 1000000LL
@@ -88,19 +88,6 @@ static void release_waiters(void)
 	pthread_mutex_unlock(&mu);
 }
 
-static baton_be *open_be(struct fake_batond *b, int cpu_device)
-{
-	struct baton_be_options o;
-	baton_be_options_init(&o);
-	o.socket_path = b->sock;
-	o.max_wait_ms = 2000;
-	o.cpu_device = cpu_device;
-	baton_be *be = NULL;
-	assert_int_equal(baton_be_open("lane", &o, &be), BATON_BE_OK);
-	assert_true(fake_batond_wait(b, 1));
-	return be;
-}
-
 /* One sub-launch on a fake device (0.1 ms a block, at most 5 ms); its
  * release time. */
 static int64_t one(baton_be *be)
@@ -140,7 +127,7 @@ static void lane_lowers_every_thread(void **state)
 	assert_int_equal(pthread_create(&before, NULL, waiter, NULL), 0);
 	struct fake_batond b;
 	assert_true(fake_batond_start(&b, FAKE_WELCOME));
-	baton_be *be = open_be(&b, 1);
+	baton_be *be = fake_be_open(&b, "lane", 1, 2000);
 	assert_non_null(strstr(b.hello, "\"partition\":true"));
 	assert_non_null(strstr(b.hello, "\"idle\":true"));
 	int all;
@@ -188,13 +175,7 @@ static void lane_needs_cpu_device(void **state)
 	(void)state;
 	struct fake_batond b;
 	assert_true(fake_batond_start(&b, FAKE_WELCOME));
-	struct baton_be_options o;
-	baton_be_options_init(&o);
-	o.socket_path = b.sock;
-	o.max_wait_ms = 100;
-	baton_be *be = NULL;
-	assert_int_equal(baton_be_open("lane", &o, &be), BATON_BE_OK);
-	assert_true(fake_batond_wait(&b, 1));
+	baton_be *be = fake_be_open(&b, "lane", 0, 100);
 	assert_null(strstr(b.hello, "\"idle\""));
 	fake_batond_control_idle(&b, 10 * MS, 1000000000u);
 	assert_int_equal(baton_be_task_begin(be, 1, 1000), BATON_BE_OK);
@@ -244,7 +225,7 @@ static void refused_registers_again(void **state)
 		fake_batond_stop(&b);
 		skip();
 	}
-	baton_be *be = open_be(&b, 1);
+	baton_be *be = fake_be_open(&b, "lane", 1, 2000);
 	assert_non_null(strstr(b.hello, "\"idle\":true"));
 	fake_batond_control_idle(&b, 10 * MS, 1000000000u);
 	assert_int_equal(baton_be_task_begin(be, 1, 1000000000), BATON_BE_OK);

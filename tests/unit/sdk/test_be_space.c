@@ -13,7 +13,7 @@
 #include <cmocka.h>
 
 #include "baton/be.h"
-#include "fake_batond.h"
+#include "fake_be_open.h"
 #include "ipc/shm.h"
 
 #define MS 1000000LL
@@ -49,19 +49,6 @@ static int unit1(void)
 	return -1;
 }
 
-static baton_be *open_be(struct fake_batond *b, int cpu_device)
-{
-	struct baton_be_options o;
-	baton_be_options_init(&o);
-	o.socket_path = b->sock;
-	o.max_wait_ms = 5000;
-	o.cpu_device = cpu_device;
-	baton_be *be = NULL;
-	assert_int_equal(baton_be_open("space", &o, &be), BATON_BE_OK);
-	assert_true(fake_batond_wait(b, 1));
-	return be;
-}
-
 /* Where a release fell: in the slot (true) or outside it. */
 static bool in_slot(int64_t t, int64_t start, int64_t len, int64_t period)
 {
@@ -75,7 +62,7 @@ static void partition_outside_slot(void **state)
 		skip();
 	struct fake_batond b;
 	assert_true(fake_batond_start(&b, FAKE_WELCOME));
-	baton_be *be = open_be(&b, 1);
+	baton_be *be = fake_be_open(&b, "space", 1, 5000);
 	const int64_t len = 8 * MS, period = 50 * MS;
 	int64_t start = now_ns() + 20 * MS;
 	fake_batond_control_space(&b, 10 * MS, 1000000000u, start,
@@ -148,7 +135,7 @@ static void partition_needs_cpu_device(void **state)
 		skip();
 	struct fake_batond b;
 	assert_true(fake_batond_start(&b, FAKE_WELCOME));
-	baton_be *be = open_be(&b, 0);
+	baton_be *be = fake_be_open(&b, "space", 0, 5000);
 	const int64_t len = 8 * MS, period = 50 * MS;
 	int64_t start = now_ns() + 20 * MS;
 	fake_batond_control_space(&b, 10 * MS, 1000000000u, start,
