@@ -5,6 +5,7 @@
 #include "core/caps.h"
 #include "core/harvest.h"
 #include "core/harvest_idle.h"
+#include "core/harvest_phase.h"
 #include "core/harvest_slot.h"
 #include "core/harvest_space.h"
 #include "core/reach.h"
@@ -139,6 +140,8 @@ void core_controller_tick(const struct core_policy *policy,
 	/* Stage 6, time harvesting (GPU grid): what the games, as the
 	 * stages above left them, leave to best-effort work. */
 	struct core_harvest_stage *h = &gpu->harvest;
+	for (size_t i = 0; i < n; i++)
+		tenants[i].phase_s = 0.0; /* no stage, no steering */
 	if (h->params && h->out) {
 		size_t games = h->games_seen ? n : 0;
 		core_harvest_tick(h->params, tenants, games, gpu->other_util,
@@ -147,6 +150,12 @@ void core_controller_tick(const struct core_policy *policy,
 		    h->params, h->out, gpu->overload, h->be, h->n_be);
 		core_harvest_slot(h->params, tenants, games, h->now_s,
 		                  &h->out->slot);
+		/* On a CPU device, the games' Presents packed one after
+		 * another: the slot is then the period less their spans. */
+		core_harvest_phase(
+		    h->params, h->out, tenants, games,
+		    games && h->cpu_device ? h->n_be - in_lane : 0, h->now_s);
+		core_harvest_phase_hold(h->out, h->be, h->n_be);
 		/* Space harvesting (COMBO) on what the games, as measured,
 		 * need: the partition the BE windows above run beside. */
 		if (h->space)

@@ -28,6 +28,7 @@ struct core_harvest_params core_harvest_params_default(void)
 	    .rest_s = 0.0,
 	    .enter_quiet = 3, /* Algorithm 1: "count < 3" */
 	    .align = true,
+	    .steer = true,
 	    .slot_min_s = 0.002,
 	    .period_tolerance = 0.02,
 	    .stuck_factor = 2.0,
@@ -172,6 +173,11 @@ double core_harvest_window(const struct core_harvest_params *p,
                            const struct core_be_tenant *be)
 {
 	if (!(be->budget > 0.0))
+		return 0.0;
+	/* a game is moving to its phase: the slot is not where it was
+	 * computed (harvest_phase.h) */
+	if (be->mode == CORE_HARVEST_PERIODICAL && !be->idle &&
+	    hg->n_steering > 0)
 		return 0.0;
 	double w;
 	if (be->mode == CORE_HARVEST_CONTINUOUS) {

@@ -55,6 +55,10 @@ struct core_harvest_params {
 	/* The slot (harvest_slot.h): periodical sub-launches start only
 	 * in the span of each frame period in which every game waits. */
 	bool align;              /* false: the window alone decides */
+	bool steer;              /* with align: the games' pacers hold their
+	                            Presents packed, one after another's
+	                            frame, while best-effort work uses the
+	                            slot (harvest_phase.h) */
 	double slot_min_s;       /* a shorter common span is no slot */
 	double period_tolerance; /* games' periods this far apart (relative)
 	                            still share a slot */
@@ -103,7 +107,8 @@ struct core_harvest_slot {
 	double period_s; /* it recurs every period_s */
 };
 
-/* What the stage found for one GPU at the last tick. */
+/* What the stage found for one GPU at the last tick; zeroed before the
+ * first (n_steering is read back at the next). */
 struct core_harvest_gpu {
 	double games_util; /* sum k_i F_i over the games with a known k */
 	double free_util;  /* what the BE tenants share: 1 - games_util -
@@ -115,14 +120,16 @@ struct core_harvest_gpu {
 	struct core_harvest_slot slot; /* core_harvest_slot's, not the
 	                                  tick's: it needs the time */
 	uint32_t n_stuck;              /* BE tenants with a hung sub-launch */
+	uint32_t n_steering; /* games still moving to the phase they were
+	                        given (harvest_phase.h) */
 };
 
 /* Defaults: 1 ms window margin, 5 % budget margin, no periodical cap (Eq. 1
  * decides), 17 ms continuous sub-launches (the paper's N2), no least rest,
  * 3 quiet observations (the paper); aligned to the slot, of at least 2 ms,
- * over periods within 2 %; stuck past max(2 x window, window + 50 ms);
- * space harvesting off (COMBO's constants otherwise, a window of 8 ticks
- * and a 1 s hold). */
+ * over periods within 2 %, the games' Presents packed (on a CPU device);
+ * stuck past max(2 x window, window + 50 ms); space harvesting off (COMBO's
+ * constants otherwise, a window of 8 ticks and a 1 s hold). */
 struct core_harvest_params core_harvest_params_default(void);
 
 /* The Eq. 1 window over the games (s): min 1/F_i - sum H_i - margin_s,
@@ -151,7 +158,9 @@ enum core_harvest_mode core_harvest_observe(const struct core_harvest_params *p,
 /* The tenant's window for its mode: continuous_s in continuous mode, else
  * the Eq. 1 window and periodical_s (the smaller of those that apply),
  * scaled by its weight's share so that the BE tenants' sub-launches
- * together delay a frame by at most the window. 0 when its budget is 0. */
+ * together delay a frame by at most the window. 0 when its budget is 0,
+ * and in periodical mode outside the idle lane while a game moves to its
+ * phase (hg->n_steering, harvest_phase.h). */
 double core_harvest_window(const struct core_harvest_params *p,
                            const struct core_harvest_gpu *hg,
                            const struct core_be_tenant *be);

@@ -59,3 +59,32 @@ int64_t core_pacer_next_wake(struct core_pacer *p, int64_t now_ns,
 	p->deadline_ns = earliest;
 	return now_ns;
 }
+
+int64_t core_pacer_steer(struct core_pacer *p, int64_t now_ns, int64_t wake_ns,
+                         int64_t period_ns, int64_t phase_ns)
+{
+	if (phase_ns <= 0 || period_ns <= 0 || !p->anchored)
+		return wake_ns;
+	int64_t d = wake_ns - phase_ns;
+	if (d > CORE_PACER_STEER_MAX_AGE_NS || d < -CORE_PACER_STEER_MAX_AGE_NS)
+		return wake_ns;
+	/* How far past the nearest phase point the wake falls, in
+	 * (-period/2, period/2]: positive, it should come earlier. */
+	int64_t e = d % period_ns;
+	if (e < 0)
+		e += period_ns;
+	if (e > period_ns / 2)
+		e -= period_ns;
+	if (e <= CORE_PACER_STEER_DEADBAND_NS &&
+	    e >= -CORE_PACER_STEER_DEADBAND_NS)
+		return wake_ns;
+	int64_t step = period_ns / CORE_PACER_STEER_DIV;
+	if (step < 1)
+		step = 1;
+	int64_t move = e > step ? step : e < -step ? -step : e;
+	int64_t wake = wake_ns - move;
+	if (wake < now_ns)
+		wake = now_ns > wake_ns ? wake_ns : now_ns;
+	p->deadline_ns -= wake_ns - wake;
+	return wake;
+}

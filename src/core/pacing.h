@@ -40,3 +40,22 @@ void core_pacer_reset(struct core_pacer *p);
  * prediction leaves the dead band around it (see pacing.c). */
 int64_t core_pacer_next_wake(struct core_pacer *p, int64_t now_ns,
                              int64_t period_ns, int64_t gpu_pred_ns);
+
+/* Steering to a phase batond gives (core/harvest_phase.h): a wake within
+ * CORE_PACER_STEER_DEADBAND_NS of phase_ns + m period_ns is on it, and no
+ * frame's wake moves by more than period_ns / CORE_PACER_STEER_DIV (1 ms
+ * at 30 FPS), toward the nearer phase point: an interval changes by at
+ * most that while the grid converges (half a period at most: 16 frames,
+ * about half a second at 30 FPS). */
+#define CORE_PACER_STEER_DEADBAND_NS 250000
+#define CORE_PACER_STEER_DIV         32
+/* A phase further than this from the wake is stale or made up: ignored. */
+#define CORE_PACER_STEER_MAX_AGE_NS 10000000000LL
+
+/* Called with the wake core_pacer_next_wake returned at now_ns: moves it,
+ * and the grid with it, one step toward the nearest phase_ns + m
+ * period_ns, never before now_ns. Returns the wake to use. No change when
+ * phase_ns <= 0, period_ns <= 0, the pacer is not anchored, the phase is
+ * out of range, or the wake is already on it. */
+int64_t core_pacer_steer(struct core_pacer *p, int64_t now_ns, int64_t wake_ns,
+                         int64_t period_ns, int64_t phase_ns);

@@ -148,15 +148,22 @@ struct core_tenant {
 	struct core_quality_tenant quality; /* levels (quality_stage.h) */
 
 	/* output */
-	double target_fps; /* pacing target for the shim; 0 = unpaced; never
-	                      under the SLA reference (core_sla_ref) while
-	                      paced and not pinned */
-	bool limited;      /* it cannot reach its reference (pinned rate,
-	                      SLA, ESA's common rate): something other than
-	                      the pacer and its own cap limits it (reach.h) */
-	bool cap_bound;    /* its budget gate holds it back: its cap, not
-	                      the machine, bounds its rate (reach.h); never
-	                      limited at the same time */
+	double target_fps;   /* pacing target for the shim; 0 = unpaced; never
+	                        under the SLA reference (core_sla_ref) while
+	                        paced and not pinned */
+	bool limited;        /* it cannot reach its reference (pinned rate,
+	                        SLA, ESA's common rate): something other than
+	                        the pacer and its own cap limits it (reach.h) */
+	bool cap_bound;      /* its budget gate holds it back: its cap, not
+	                        the machine, bounds its rate (reach.h); never
+	                        limited at the same time */
+	double phase_s;      /* a time (on the clock of present_s) its
+	                        Presents should fall on, every 1 / target_fps
+	                        (harvest_phase.h); 0 = its pacer keeps its
+	                        own phase */
+	double phase_held_s; /* state: the phase last given, held while the
+	                        packing moves less than one of the shim's
+	                        steps (harvest_phase.h); 0 = none */
 };
 
 /* Stage 6 of the tick, time harvesting (harvest.h): the caller's
@@ -178,6 +185,9 @@ struct core_harvest_stage {
 	                      slot, harvest_slot.h) */
 	double dt_s;       /* the tick's length (space harvesting's hold) */
 	size_t n_be_space; /* of be, those that can run on a partition */
+	bool cpu_device;   /* the GPU is this host's CPUs (a software
+	                      rasterizer: the shims say so): the games are
+	                      steered (harvest_phase.h) only there */
 	struct core_space_gpu *space; /* the partition's state (in, out);
 	                                 NULL or params->space.sm_total < 2:
 	                                 no space harvesting */

@@ -114,6 +114,7 @@ bool daemon_config_harvest_key(struct core_harvest_params *p,
 	if (known)
 		return ok;
 	bool *flag = strcmp(name, "align") == 0       ? &p->align
+	             : strcmp(name, "steer") == 0     ? &p->steer
 	             : strcmp(name, "idle_lane") == 0 ? &p->idle_lane
 	                                              : NULL;
 	if (flag) {

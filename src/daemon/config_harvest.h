@@ -12,7 +12,8 @@
 /* The keys, for errors and --help. */
 #define DAEMON_HARVEST_KEYS                                                    \
 	"margin_ms, util_margin, periodical_ms, continuous_ms, enter_quiet, "  \
-	"stuck_factor, stuck_ms, align, slot_min_ms, period_tolerance, "       \
+	"stuck_factor, stuck_ms, align, steer, slot_min_ms, "                  \
+	"period_tolerance, "                                                   \
 	"space_units, space_window, space_hold_ms, space_stable_spread, "      \
 	"space_eps, idle_lane"
 

@@ -184,6 +184,11 @@ json_t *daemon_status(struct daemon *d)
 		if (o)
 			json_object_set_new(o, "gpu",
 			                    json_string(d->gpus[t->gpu].name));
+		/* its pacer follows the phase batond packed it at
+		 * (core/harvest_phase.h) */
+		if (o)
+			json_object_set_new(
+			    o, "steered", json_boolean(t->core.phase_s > 0.0));
 		if (o && t->quality.declared)
 			json_object_set_new(
 			    o, "quality",

@@ -186,6 +186,13 @@ void daemon_write_target(const struct daemon *d, struct tenant *t)
 	                     ? BATON_PARTITION(0, d->gpus[t->gpu].space.split)
 	                     : 0u,
 	};
+	/* The phase it is packed at (core/harvest_phase.h), on the clock of
+	 * last_present_ns: CLOCK_MONOTONIC, as the shim's. */
+	double phase = t->core.phase_s * 1e9;
+	if (phase >= 1.0 && phase < 9e18) {
+		v.flags |= BATON_CONTROL_PHASE;
+		v.present_phase_ns = (int64_t)llround(phase);
+	}
 	ipc_control_write(t->shm.control, &v);
 }
 
@@ -394,7 +401,7 @@ static void tick_gpu(struct daemon *d, size_t g, int64_t now, double dt,
 	dg->gpu.caps.owner_caps = d->cfg.user_caps;
 	dg->gpu.caps.n_owner_caps = d->cfg.n_user_caps;
 	bool severe = dg->gpu.caps.severe;
-	daemon_harvest_gather(d, g, now, dt);
+	daemon_harvest_gather(d, g, now, dt, software);
 	uint64_t switches = dg->space.switches;
 	core_controller_tick(d->policy, &d->cfg.params, &dg->gpu, d->core, n);
 	if (dg->space.switches != switches)

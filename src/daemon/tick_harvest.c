@@ -62,7 +62,8 @@ void daemon_write_be(const struct daemon *d, struct tenant *t)
  * the best-effort tenants, with the stuck rule's input read from their
  * rings. batond sees the games' shims, so their telemetry is the stage's
  * (the probe path is the SDK's when no batond answers). */
-void daemon_harvest_gather(struct daemon *d, size_t g, int64_t now, double dt)
+void daemon_harvest_gather(struct daemon *d, size_t g, int64_t now, double dt,
+                           bool software)
 {
 	struct daemon_gpu *dg = &d->gpus[g];
 	size_t m = 0, m_space = 0;
@@ -86,6 +87,7 @@ void daemon_harvest_gather(struct daemon *d, size_t g, int64_t now, double dt)
 	    .now_s = (double)now * 1e-9,
 	    .dt_s = dt,
 	    .space = &dg->space,
+	    .cpu_device = software,
 	};
 }
 

@@ -14,8 +14,10 @@
 uint32_t daemon_cap_ns(double budget);
 
 /* Stage 6's inputs on GPU g: its best-effort tenants' state, the tick's
- * time and length, its partition's state. */
-void daemon_harvest_gather(struct daemon *d, size_t g, int64_t now, double dt);
+ * time and length, its partition's state, and whether it is this host's
+ * CPUs (software: the games' shims report a software rasterizer). */
+void daemon_harvest_gather(struct daemon *d, size_t g, int64_t now, double dt,
+                           bool software);
 
 /* What stage 6 decided on GPU g, into each of its best-effort tenants
  * and their control blocks (daemon_write_be). */

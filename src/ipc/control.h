@@ -18,9 +18,12 @@ struct ipc_control_values {
 	uint32_t flags;        /* BATON_CONTROL_* */
 	uint32_t cap_ns_per_s; /* 0 = no cap (shm.h) */
 	uint32_t version;
-	int64_t be_window_ns;     /* best-effort tenants (shm.h), 0 otherwise */
-	int64_t be_slot_start_ns; /* best-effort tenants: the slot (shm.h) */
-	uint32_t be_slot_len_ns;  /* 0 = none */
+	int64_t be_window_ns; /* best-effort tenants (shm.h), 0 otherwise */
+	union {
+		int64_t be_slot_start_ns; /* best-effort tenants: the slot */
+		int64_t present_phase_ns; /* games: their phase (shm.h) */
+	};
+	uint32_t be_slot_len_ns; /* 0 = none */
 	uint32_t be_slot_period_ns;
 	uint32_t quality_level; /* games: chosen level + 1, 0 = none */
 	uint32_t partition;     /* BATON_PARTITION(first, count), 0 = all */

@@ -54,23 +54,31 @@ struct baton_shm_header {
  * It never waits for the writer. */
 struct baton_control {
 	_Atomic uint32_t seq;
-	uint32_t version;           /* BATON_SHM_VERSION */
-	int64_t target_period_ns;   /* 0 = unpaced, run free */
-	uint64_t policy_epoch;      /* batond's tick counter */
-	uint32_t flags;             /* BATON_CONTROL_* */
-	uint32_t cap_ns_per_s;      /* GPU-time cap: GPU ns per second of wall
-	                               time, 1 to BATON_CAP_MAX_NS_PER_S; 0 =
-	                               none (core/gate.h). For a best-effort
-	                               tenant: its harvesting budget, 0 = none
-	                               (wait) */
-	int64_t be_window_ns;       /* best-effort tenants only: the longest
-	                               sub-launch it may start now (Eq. 1 of
-	                               GPU grid, core/harvest.h), 0 = wait for
-	                               the next write; 0 for games */
-	int64_t be_slot_start_ns;   /* best-effort tenants, periodical mode:
-	                               an occurrence of the span in which every
-	                               game waits (core/harvest_slot.h), on
-	                               CLOCK_MONOTONIC */
+	uint32_t version;         /* BATON_SHM_VERSION */
+	int64_t target_period_ns; /* 0 = unpaced, run free */
+	uint64_t policy_epoch;    /* batond's tick counter */
+	uint32_t flags;           /* BATON_CONTROL_* */
+	uint32_t cap_ns_per_s;    /* GPU-time cap: GPU ns per second of wall
+	                             time, 1 to BATON_CAP_MAX_NS_PER_S; 0 =
+	                             none (core/gate.h). For a best-effort
+	                             tenant: its harvesting budget, 0 = none
+	                             (wait) */
+	int64_t be_window_ns;     /* best-effort tenants only: the longest
+	                             sub-launch it may start now (Eq. 1 of
+	                             GPU grid, core/harvest.h), 0 = wait for
+	                             the next write; 0 for games */
+	union {
+		int64_t be_slot_start_ns; /* best-effort tenants, periodical
+		                             mode: an occurrence of the span
+		                             in which every game waits
+		                             (core/harvest_slot.h), on
+		                             CLOCK_MONOTONIC */
+		int64_t present_phase_ns; /* games, with BATON_CONTROL_PHASE:
+		                             a time on CLOCK_MONOTONIC its
+		                             Presents should fall on, every
+		                             target_period_ns
+		                             (core/harvest_phase.h) */
+	};
 	uint32_t be_slot_len_ns;    /* its length; 0 = no slot: start any
 	                               time the window allows */
 	uint32_t be_slot_period_ns; /* it recurs every period */
@@ -116,6 +124,12 @@ struct baton_control {
  * written then. Only a client that asked gets it, so an older client
  * never sees it; an older daemon never sets it. */
 #define BATON_CONTROL_BE_IDLE 4u
+/* Games: present_phase_ns is set; the shim moves its pacing grid toward
+ * it a step per frame (core_pacer_steer). A game's control block had the
+ * field as be_slot_start_ns, always written as zero, and no daemon before
+ * set the flag: an older shim ignores both and keeps its own phase.
+ * Layout and BATON_SHM_VERSION unchanged. */
+#define BATON_CONTROL_PHASE 8u
 
 /* be_window_ns, like cap_ns_per_s, took a reserved field every daemon
  * before it wrote as zero: an older daemon never opens a window, and a

@@ -62,6 +62,8 @@ static struct {
 	int64_t start_period_ns; /* from BATON_SLA, 0: none (or no daemon to
 	                            register with) */
 	int64_t ctl_period_ns;   /* last target the daemon published */
+	int64_t ctl_phase_ns;    /* the Present phase it asks for, 0 = none
+	                            (core/harvest_phase.h) */
 	bool ctl_seen;           /* ctl_period_ns came from the daemon */
 	double local_cap;        /* from BATON_CAP, 0: none */
 	uint32_t ctl_cap;        /* last cap the daemon published, GPU ns
@@ -343,6 +345,9 @@ static void read_control(int64_t now)
 	}
 	if (v.cap_ns_per_s <= BATON_CAP_MAX_NS_PER_S)
 		fs.ctl_cap = v.cap_ns_per_s;
+	/* core_pacer_steer ignores a phase far from now */
+	fs.ctl_phase_ns =
+	    v.flags & BATON_CONTROL_PHASE ? v.present_phase_ns : 0;
 }
 
 /* The period in force: pinned, else the daemon's latest target. Before
@@ -424,6 +429,12 @@ uint64_t shim_frame_begin(enum shim_api api)
 		wake = now + limit;
 		fs.pacer.deadline_ns = wake + fs.pacer.offset_ns;
 	}
+	/* Then the phase batond asks for (core/harvest_phase.h): at most a
+	 * step past that limit. A pinned rate (BATON_FPS) is the user's grid:
+	 * never moved. */
+	if (!fs.fixed_period_ns)
+		wake = core_pacer_steer(&fs.pacer, now, wake, period,
+		                        fs.ctl_phase_ns);
 	/* The budget gate: with a pacing target too, the later of the two,
 	 * in one sleep. A late frame re-anchors the pacer's grid at its next
 	 * Present. The debt stays when a wait is cut to a second: the next

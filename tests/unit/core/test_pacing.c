@@ -4,6 +4,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <cmocka.h>
 
 #include "core/pacing.h"
@@ -123,6 +124,101 @@ static void test_predictor_ignores_a_spike(void **state)
 	assert_int_equal(p.n, CORE_PREDICTOR_WINDOW);
 }
 
+/* Where in (-period/2, period/2] wake falls from phase + m period. */
+static int64_t phase_error(int64_t wake, int64_t phase, int64_t period)
+{
+	int64_t e = (wake - phase) % period;
+	if (e < 0)
+		e += period;
+	return e > period / 2 ? e - period : e;
+}
+
+/* A game paced on its own grid, given a phase half a period away (either
+ * side): each frame's wake moves by at most period / 32, always toward
+ * it, never past it, the intervals stay within that step of the period,
+ * and once on the phase the grid holds it with no move at all. */
+static void test_steer_converges_in_small_steps(void **state)
+{
+	(void)state;
+	const int64_t period = 33333333, step = period / CORE_PACER_STEER_DIV;
+	const int64_t offsets[2] = {period / 2 - 3 * MS, -period / 2 + 3 * MS};
+	for (int c = 0; c < 2; c++) {
+		struct core_pacer p = {0};
+		int64_t now = 5000 * MS, last = -1, prev_err = 0;
+		int64_t phase = now + 10 * period + offsets[c];
+		int lock = -1;
+		for (int i = 0; i < 60; i++) {
+			int64_t wake =
+			    core_pacer_next_wake(&p, now, period, 2 * MS);
+			int64_t s =
+			    core_pacer_steer(&p, now, wake, period, phase);
+			assert_true(s >= now);
+			int64_t move = wake - s;
+			assert_true(move <= step && move >= -step);
+			int64_t err = phase_error(s, phase, period);
+			if (i > 0) {
+				assert_true(llabs(err) <= llabs(prev_err));
+				assert_true(llabs((s - last) - period) <= step);
+			}
+			if (lock < 0 &&
+			    llabs(err) <= CORE_PACER_STEER_DEADBAND_NS)
+				lock = i;
+			if (lock >= 0 && i > lock)
+				assert_int_equal(move, 0);
+			prev_err = err;
+			last = s;
+			now = s + 8 * MS; /* the frame's work after Present */
+		}
+		/* (period / 2 - 3 ms) at a step a frame: 14 frames and a bit */
+		if (lock < 10 || lock > 18)
+			fail_msg("case %d: on the phase after %d frames", c,
+			         lock);
+	}
+}
+
+/* No phase, an unanchored pacer, a phase far in the past or future, or
+ * no period: the wake is left alone; on the phase (within the dead band)
+ * too. Off it, by the step toward it, the grid with it, but never before
+ * now. */
+static void test_steer_leaves_alone(void **state)
+{
+	(void)state;
+	const int64_t period = 20 * MS, step = period / CORE_PACER_STEER_DIV;
+	struct core_pacer p = {0};
+	assert_int_equal(
+	    core_pacer_steer(&p, 100 * MS, 110 * MS, period, 105 * MS),
+	    110 * MS); /* not anchored */
+	int64_t now = 1000 * MS;
+	int64_t wake = core_pacer_next_wake(&p, now, period, 0);
+	now += 5 * MS;
+	wake = core_pacer_next_wake(&p, now, period, 0);
+	assert_int_equal(wake, 1020 * MS);
+	assert_int_equal(core_pacer_steer(&p, now, wake, period, 0), wake);
+	assert_int_equal(core_pacer_steer(&p, now, wake, 0, 1010 * MS), wake);
+	assert_int_equal(
+	    core_pacer_steer(&p, now, wake, period,
+	                     wake + CORE_PACER_STEER_MAX_AGE_NS + 1),
+	    wake);
+	assert_int_equal(
+	    core_pacer_steer(&p, now, wake, period,
+	                     wake - CORE_PACER_STEER_MAX_AGE_NS - 1),
+	    wake);
+	assert_int_equal(
+	    core_pacer_steer(&p, now, wake, period, wake - 7 * period + 200000),
+	    wake); /* within the dead band */
+	/* 5 ms late: earlier by the step, the grid with it */
+	int64_t d = p.deadline_ns;
+	int64_t s = core_pacer_steer(&p, now, wake, period, wake - 5 * MS);
+	assert_int_equal(s, wake - step);
+	assert_int_equal(p.deadline_ns, d - step);
+	/* 5 ms early: later by the step */
+	s = core_pacer_steer(&p, now, s, period, s + 5 * MS);
+	assert_int_equal(s, wake);
+	/* but never before now */
+	s = core_pacer_steer(&p, wake - 100000, wake, period, wake - 5 * MS);
+	assert_int_equal(s, wake - 100000);
+}
+
 static void test_predictor_even_count_median(void **state)
 {
 	(void)state;
@@ -144,6 +240,8 @@ int main(void)
 	    cmocka_unit_test(test_unpaced_passes_through),
 	    cmocka_unit_test(test_predictor_ignores_a_spike),
 	    cmocka_unit_test(test_predictor_even_count_median),
+	    cmocka_unit_test(test_steer_converges_in_small_steps),
+	    cmocka_unit_test(test_steer_leaves_alone),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

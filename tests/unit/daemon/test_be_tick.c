@@ -475,6 +475,63 @@ static void test_idle_lane(void **state)
 	}
 }
 
+/* Two games presenting 10 ms apart at one period, and a best-effort
+ * tenant in the slot: the second game's control block carries
+ * BATON_CONTROL_PHASE and, as its phase, the first game's next Present
+ * plus its busy span (render(): 10 ms of the period not waiting, and a
+ * k of 4 ms draining) and the margin; the first (the leader) none, and
+ * status says which is steered. The games render on a software
+ * rasterizer (BATON_FRAME_GPU_SOFTWARE): on a GPU nobody is steered. Not
+ * with steering off either, nor with the tenant in the idle lane (it does
+ * not use the slot). */
+static void test_phase_steering(void **state)
+{
+	struct fixture *f = *state;
+	add_game(f, 0, 30);
+	add_game(f, 1, 30);
+	add_be(f, 2, 1, 0);
+	f->p[1].next_ns += 10 * MS;
+	for (int round = 0; round < 4; round++) {
+		f->d.harvest.steer = round != 1;
+		f->p[2].t->be_state.core.idle_capable = round == 2;
+		f->d.harvest.idle_lane = round == 2;
+		uint32_t flags = round == 3 ? 0 : BATON_FRAME_GPU_SOFTWARE;
+		for (int e = 0; e < 30; e++) {
+			f->now += 100 * MS;
+			render(f, 0, 4 * MS, flags);
+			render(f, 1, 4 * MS, flags);
+			launch(f, 2, 5 * MS, 2 * MS, 3, BATON_FRAME_BE);
+			daemon_tick(&f->d, f->now);
+		}
+		struct ipc_control_values lead = control(f, 0);
+		struct ipc_control_values follow = control(f, 1);
+		assert_false(lead.flags & BATON_CONTROL_PHASE);
+		json_t *st = daemon_status(&f->d);
+		json_t *games = json_object_get(st, "tenants");
+		assert_false(json_is_true(
+		    json_object_get(json_array_get(games, 0), "steered")));
+		bool on = round == 0;
+		assert_int_equal(!!(follow.flags & BATON_CONTROL_PHASE), on);
+		assert_int_equal(json_is_true(json_object_get(
+		                     json_array_get(games, 1), "steered")),
+		                 on);
+		json_decref(st);
+		if (!on)
+			continue;
+		/* the leader's next Present after the tick, then its 14 ms
+		 * and the margin */
+		const struct tenant *g = f->p[0].t;
+		assert_true(g->core.target_fps > 0);
+		int64_t period = llround(1e9 / g->core.target_fps);
+		int64_t after = 14 * MS + llround(f->d.harvest.margin_s * 1e9);
+		int64_t ahead = follow.present_phase_ns - g->last_present_ns;
+		int64_t m = (ahead - after + period / 2) / period;
+		assert_true(m >= 1);
+		assert_true(llabs(ahead - after - m * period) < MS / 2);
+		assert_true(follow.present_phase_ns - after > f->now);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -487,6 +544,7 @@ int main(void)
 	    T(test_weights_caps_and_departure),
 	    T(test_long_wait_bounded),
 	    T(test_idle_lane),
+	    T(test_phase_steering),
 #undef T
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -291,6 +291,8 @@ static void test_harvest_group(void **state)
 	assert_int_equal(cfg.harvest.enter_quiet, def.enter_quiet);
 	assert_int_equal(cfg.harvest.align, def.align);
 	assert_true(def.align);
+	assert_int_equal(cfg.harvest.steer, def.steer);
+	assert_true(def.steer);
 	assert_int_equal(cfg.harvest.idle_lane, def.idle_lane);
 	assert_false(def.idle_lane);
 	assert_float_equal(cfg.harvest.slot_min_s, def.slot_min_s, 0);
@@ -304,7 +306,7 @@ static void test_harvest_group(void **state)
 	    "  periodical_ms = 8.5; continuous_ms = 34;\n"
 	    "  enter_quiet = 5; stuck_factor = 3; stuck_ms = 200;\n"
 	    "  align = false; slot_min_ms = 4; period_tolerance = 0.05;\n"
-	    "  idle_lane = true; };\n");
+	    "  idle_lane = true; steer = false; };\n");
 	char *argv[] = {"batond", "--config", path, NULL};
 	assert_int_equal(run(&cfg, out, sizeof(out), 3, argv), DAEMON_ARGS_RUN);
 	unlink(path);
@@ -317,6 +319,7 @@ static void test_harvest_group(void **state)
 	assert_float_equal(cfg.harvest.stuck_slack_s, 0.2, 1e-12);
 	assert_false(cfg.harvest.align);
 	assert_true(cfg.harvest.idle_lane);
+	assert_false(cfg.harvest.steer);
 	assert_float_equal(cfg.harvest.slot_min_s, 0.004, 1e-12);
 	assert_float_equal(cfg.harvest.period_tolerance, 0.05, 0);
 	assert_float_equal(cfg.harvest.rest_s, def.rest_s, 0); /* untouched */
@@ -346,6 +349,8 @@ static void test_harvest_group(void **state)
 	     ":1: rest_ms: unknown parameter (margin_ms,"},
 	    {"harvest = { align = 1; };\n",
 	     ":1: align: must be true or false, not 1"},
+	    {"harvest = { steer = 0; };\n",
+	     ":1: steer: must be true or false, not 0"},
 	    {"harvest = { idle_lane = \"yes\"; };\n",
 	     ":1: idle_lane: must be true or false, not \"yes\""},
 	    {"harvest = { slot_min_ms = -1; };\n",
