@@ -72,8 +72,9 @@ def main():
                              squeeze=False, sharex="col")
     for i, res in enumerate(runs):
         r = res["result"]
-        title = "align %s: harvest SDK %.1f %%, gate %s" % (
-            res.get("align", "on"), 100 * r.get("harvest_sdk", 0),
+        title = "align %s, steer %s: harvest SDK %.1f %%, gate %s" % (
+            res.get("align", "on"), res.get("steer", "off"),
+            100 * r.get("harvest_sdk", 0),
             "%.1f %%" % (100 * r["harvest_gate"]) if "harvest_gate" in r
             else "-")
         draw(axes[0][i], axes[1][i], res, title)

@@ -6,7 +6,8 @@ work (examples/be-matmul on PoCL) next to two games (by default glmark2
 one batond (policy sa, SLA 30). PoCL runs its kernels on the same CPU
 cores llvmpipe renders on, so the BE work and the games truly compete.
 
-    bench/harvest_real.py [--build DIR] [--seconds 25] [--alone-seconds 12]
+    bench/harvest_real.py [--build DIR] [--seconds 25] [--rounds 1]
+                          [--alone-seconds 12] [--steer on|off]
                           [--n 512] [--games G1,G2] [--no-gate]
                           [--align on|off] [--space | --idle-lane]
                           [--trace] [--out DIR]
@@ -37,8 +38,16 @@ run through phases 1-3 back to back, then leave:
             phase runs `be-matmul --no-space` (time slots only) under the
             same batond, as with --space;
   4 be-sdk  the SDK alone under batond (continuous mode: its dedicated
-            speed through the gate), then
+            speed through the gate; with --rounds, also once before the
+            games start, and its rate is over both), then
   4 be-naive  `be-matmul --naive` alone (dedicated speed, ungated).
+
+With --rounds R the game phases (1 to 3i, alone included) run R times
+in turn, so each mode has an alone phase beside it and a drift of the
+games over the run falls on every mode alike; each mode's figures pool
+its R phases (all its frames for the p99, all its seconds, all its
+rows), and each phase is also set against its own round's alone phase
+(the median of those ratios is printed beside the pooled one).
 
 Frames are timestamped outside the shim (bench/swap_probe.c for glmark2,
 tests/e2e/daemon/xcb_probe.c for vkcube). Each phase is judged over its
@@ -151,18 +160,28 @@ class Sampler:
         total = sum(d[:8]) or 1
         return (d[0] + d[1] + d[2] + d[5] + d[6]) / total, d[7] / total
 
-    def be_rows(self, lo, hi):
-        """batond's view of the BE tenants in [lo, hi]: per name, the
+    def busy_spans(self, spans):
+        """busy() over several windows, weighted by their lengths."""
+        got = [(self.busy(lo, hi), hi - lo) for lo, hi in spans]
+        total = sum(w for _, w in got) or 1.0
+        return (sum(b[0] * w for b, w in got) / total,
+                sum(b[1] * w for b, w in got) / total)
+
+    def statuses(self, spans):
+        """batond's status samples inside any of spans [(lo, hi)]."""
+        return [(t, st) for t, st in self.status
+                if any(lo <= t <= hi for lo, hi in spans)]
+
+    def be_rows(self, spans):
+        """batond's view of the BE tenants in spans: per name, the
         share of samples in continuous mode, and the median window (ms)
         and budget."""
         out = {}
-        for t, st in self.status:
-            if not lo <= t <= hi:
-                continue
+        inside = self.statuses(spans)
+        for t, st in inside:
             for b in st.get("be", []):
                 out.setdefault(b["name"], []).append(b)
-        slots = sorted(st.get("slot_ms", 0.0) for t, st in self.status
-                       if lo <= t <= hi)
+        slots = sorted(st.get("slot_ms", 0.0) for t, st in inside)
         res = {}
         for name, rows in out.items():
             win = sorted(r.get("window_ms", 0.0) for r in rows)
@@ -183,24 +202,36 @@ class Sampler:
             }
         return res
 
-    def game_shares(self, lo, hi):
+    def steered(self, spans):
+        """Per game, the share of batond's samples in spans in which its
+        pacer followed the phase batond gave it (status "steered")."""
+        seen = {}
+        for t, st in self.statuses(spans):
+            for x in st.get("tenants", []):
+                seen.setdefault(x["name"], []).append(
+                    bool(x.get("steered")))
+        return {n: sum(v) / len(v) for n, v in seen.items()}
+
+    def game_shares(self, spans):
         """Sum of the games' gpu_share as batond measured it (their shims'
-        device time), mean over [lo, hi]: batond's own idea of the load."""
+        device time), mean over spans: batond's own idea of the load."""
         sums = [sum(x.get("gpu_share", 0.0) for x in st.get("tenants", []))
-                for t, st in self.status if lo <= t <= hi]
+                for t, st in self.statuses(spans)]
         return sum(sums) / len(sums) if sums else float("nan")
 
 
-def frame_stats(stamps, lo, hi):
-    """One game over [lo, hi) (CLOCK_MONOTONIC s): FPS per whole 1-s
-    window, windows below the SLA, mean, p99 of the frame intervals that
-    start inside."""
-    wins = []
-    sec = lo
-    while sec + 1.0 <= hi + 1e-9:
-        wins.append(dynamic.window_fps(stamps, sec, sec + 1.0))
-        sec += 1.0
-    iv = sorted(b - a for a, b in zip(stamps, stamps[1:]) if lo <= a < hi)
+def frame_stats(stamps, spans):
+    """One game over spans [(lo, hi)] (CLOCK_MONOTONIC s), pooled: FPS
+    per whole 1-s window, windows below the SLA, mean, p99 of the frame
+    intervals that start inside."""
+    wins, iv = [], []
+    for lo, hi in spans:
+        sec = lo
+        while sec + 1.0 <= hi + 1e-9:
+            wins.append(dynamic.window_fps(stamps, sec, sec + 1.0))
+            sec += 1.0
+        iv += [b - a for a, b in zip(stamps, stamps[1:]) if lo <= a < hi]
+    iv.sort()
     p99 = iv[min(len(iv) - 1, int(0.99 * (len(iv) - 1) + 0.5))] if iv \
         else float("inf")
     return {
@@ -212,13 +243,22 @@ def frame_stats(stamps, lo, hi):
     }
 
 
-def be_rate(progress, lo, hi):
-    """rows/s between the first and last progress line inside [lo, hi]."""
-    pts = [(t, r) for t, r in progress if lo <= t <= hi]
-    if len(pts) < 2:
-        return float("nan")
-    (ta, ra), (tb, rb) = pts[0], pts[-1]
-    return (rb - ra) / (tb - ta)
+def be_rate(parts):
+    """rows/s over [(progress, lo, hi)]: rows between the first and last
+    progress line inside each [lo, hi], over the time between them."""
+    rows = secs = 0.0
+    for progress, lo, hi in parts:
+        pts = [(t, r) for t, r in progress if lo <= t <= hi]
+        if len(pts) >= 2:
+            rows += pts[-1][1] - pts[0][1]
+            secs += pts[-1][0] - pts[0][0]
+    return rows / secs if secs > 0 else float("nan")
+
+
+def median(xs):
+    xs = sorted(xs)
+    n = len(xs)
+    return (xs[n // 2] + xs[(n - 1) // 2]) / 2 if xs else float("nan")
 
 
 class Bench:
@@ -253,7 +293,8 @@ class Bench:
     def games(self, env, tmp):
         """The games of --games: `vkcube`, else a glmark2 benchmark (scene
         and options, as glmark2 -b takes them)."""
-        long_s = 6 * self.a.seconds + 60
+        rounds = getattr(self.a, "rounds", 1)
+        long_s = (6 * rounds + 1) * self.a.seconds + 60
         out = []
         for i, g in enumerate(self.a.games.split(",")):
             if g == "vkcube":
@@ -302,14 +343,16 @@ class Bench:
         return Client([self.baton, "run", "--be", "--name", "gate-mm",
                        "--", ] + mm + ["--naive"], benv).__enter__()
 
-    def phase(self, name, be_kind, env, seconds, games):
-        """Runs one phase; returns its (lo, hi) measurement window."""
+    def phase(self, name, be_kind, env, seconds, games, rnd=1):
+        """Runs one phase (round rnd of --rounds) and records its
+        measurement window."""
+        label = name if rnd == 1 else "%s#%d" % (name, rnd)
         t0 = time.monotonic()
         if be_kind is None:
             time.sleep(seconds)
             hi = time.monotonic()
         else:
-            c = self.be(be_kind, env, seconds, name)
+            c = self.be(be_kind, env, seconds, label)
             try:
                 rc = c.wait_exit(seconds + 60)
             finally:
@@ -320,23 +363,28 @@ class Bench:
                 c._cond.wait_for(lambda: c._eof, timeout=5)
                 lines = list(c.lines)
             check(rc == 0, "%s: be-matmul (%s) exited %d:\n%s" % (
-                name, be_kind, rc, "\n".join(lines[-20:])))
-            self.progress[name] = [
+                label, be_kind, rc, "\n".join(lines[-20:])))
+            self.progress[label] = [
                 (float(m.group(1)), int(m.group(2)))
                 for m in map(PROGRESS.search, lines) if m]
-            self.summaries[name] = next(
+            self.summaries[label] = next(
                 (ln for ln in reversed(lines) if "rows/s" in ln), "")
         for gname, c, _ in games:
             check(c.proc.poll() is None, "%s exited during phase %s:\n%s" %
-                  (gname, name, c.output()))
+                  (gname, label, c.output()))
         lo = t0 + (SETTLE_S if name != "alone" else 0.0)
-        self.phases.append({"name": name, "be": be_kind, "lo": lo,
-                            "hi": hi})
-        print("phase %-8s %5.1f s measured" % (name, hi - lo))
+        self.phases.append({"name": name, "round": rnd, "label": label,
+                            "be": be_kind, "lo": lo, "hi": hi})
+        print("phase %-8s %5.1f s measured" % (label, hi - lo))
         sys.stdout.flush()
 
     def run(self):
         a = self.a
+        # the game phases of one round, in order
+        self.modes = (["alone", "naive", "sdk"] +
+                      ([] if a.no_gate else ["gate"]) +
+                      (["space"] if a.space else []) +
+                      (["idle"] if a.idle_lane else []))
         with tempfile.TemporaryDirectory(prefix="baton-harvest-") as tmp, \
                 Xvfb(a.xvfb) as x:
             sock = os.path.join(tmp, "batond.sock")
@@ -346,9 +394,10 @@ class Bench:
                 # the slot (docs/harvesting.md) on or off; space
                 # harvesting over this machine's CPUs with --space; the
                 # idle lane with --idle-lane
-                f.write("harvest = { align = %s; space_units = %d; "
-                        "idle_lane = %s; };\n"
+                f.write("harvest = { align = %s; steer = %s; "
+                        "space_units = %d; idle_lane = %s; };\n"
                         % ("true" if a.align == "on" else "false",
+                           "true" if a.steer == "on" else "false",
                            len(os.sched_getaffinity(0)) if a.space
                            else 0,
                            "true" if a.idle_lane else "false"))
@@ -359,22 +408,21 @@ class Bench:
             self.sampler = Sampler(daemon).start()
             games = []
             try:
+                if a.rounds > 1:
+                    # BE's dedicated rate before the games too: the
+                    # harvest's denominator from two phases, not one
+                    self.phase("be-sdk", "sdk", env, a.alone_seconds, [],
+                               0)
                 games = self.games(env, tmp)
                 daemon.wait_tenants([g[0] for g in games], 20)
                 time.sleep(WARM_S)
-                self.phase("alone", None, env, a.seconds, games)
-                self.phase("naive", "naive", env, a.seconds, games)
-                self.phase("sdk", "sdk", env, a.seconds, games)
-                if not a.no_gate:
-                    self.phase("gate", "gate", env, a.seconds, games)
-                if a.space:
-                    self.phase("space", "space", env, a.seconds, games)
-                    self.space_status = [
-                        (t, st.get("space", {})) for t, st in
-                        self.sampler.status
-                        if t >= self.phases[-1]["lo"]]
-                if a.idle_lane:
-                    self.phase("idle", "idle", env, a.seconds, games)
+                # --rounds: every game phase again, alone included, so
+                # each mode is measured beside its own reference and a
+                # drift of the games over the run falls on all modes
+                for rnd in range(1, a.rounds + 1):
+                    self.phase("alone", None, env, a.seconds, games, rnd)
+                    for mode in self.modes[1:]:
+                        self.phase(mode, mode, env, a.seconds, games, rnd)
                 self.stamps = {g[0]: [s / 1e9 for s in read_probe(g[2])]
                                for g in games}
                 for _, c, _ in games:
@@ -393,37 +441,68 @@ class Bench:
 
     # ------------------------------------------------ figures
 
-    def analyse(self):
-        by = {}
-        for p in self.phases:
-            lo, hi = p["lo"], p["hi"]
-            p["busy"], p["steal"] = self.sampler.busy(lo, hi)
-            if p["name"] in self.progress:
-                p["rows_s"] = be_rate(self.progress[p["name"]], lo, hi)
-                p["be_line"] = self.summaries[p["name"]]
-            p["batond_be"] = self.sampler.be_rows(lo, hi)
-            if not p["name"].startswith("be-"):
-                p["games"] = {n: frame_stats(s, lo, hi)
-                              for n, s in self.stamps.items()}
-                p["game_share"] = self.sampler.game_shares(lo, hi)
-            by[p["name"]] = p
-        if "space" in by:
+    def measure(self, name, phases):
+        """One mode's figures over its phases (one per round), pooled:
+        frames, seconds and rows of every round together."""
+        spans = [(p["lo"], p["hi"]) for p in phases]
+        m = {"name": name, "spans": spans, "rounds": len(phases)}
+        m["busy"], m["steal"] = self.sampler.busy_spans(spans)
+        runs = [(self.progress[p["label"]], p["lo"], p["hi"])
+                for p in phases if p["label"] in self.progress]
+        if runs:
+            m["rows_s"] = be_rate(runs)
+            m["be_line"] = self.summaries[phases[-1]["label"]]
+        m["batond_be"] = self.sampler.be_rows(spans)
+        if not name.startswith("be-"):
+            m["games"] = {n: frame_stats(s, spans)
+                          for n, s in self.stamps.items()}
+            m["game_share"] = self.sampler.game_shares(spans)
+            m["steered"] = self.sampler.steered(spans)
+        if name == "space":
             # share of batond's samples with the CPUs divided
-            sp = [st for t, st in self.space_status
-                  if by["space"]["lo"] <= t <= by["space"]["hi"]]
-            by["space"]["integrated"] = sum(
+            sp = [st.get("space", {}) for t, st in
+                  self.sampler.statuses(spans)]
+            m["integrated"] = sum(
                 1 for st in sp if st.get("split", 0) > 0) / max(1, len(sp))
+        return m
+
+    def analyse(self):
+        modes = []
+        for p in self.phases:
+            if p["name"] not in modes:
+                modes.append(p["name"])
+        for p in self.phases:
+            # each phase alone too, for the plot and results.json
+            p.update({k: v for k, v in self.measure(p["name"], [p]).items()
+                      if k not in ("name", "spans", "rounds")})
+        by = {n: self.measure(n, [p for p in self.phases if p["name"] == n])
+              for n in modes}
         alone = by["alone"]
+        ref = {p["round"]: p for p in self.phases if p["name"] == "alone"}
         for p in self.phases:
             for n, g in p.get("games", {}).items():
+                g["p99_ratio"] = (g["p99_ms"] /
+                                  ref[p["round"]]["games"][n]["p99_ms"])
+        for m in by.values():
+            for n, g in m.get("games", {}).items():
                 g["p99_ratio"] = g["p99_ms"] / alone["games"][n]["p99_ms"]
+                # each round's phase against that round's games alone
+                g["round_ratios"] = [p["games"][n]["p99_ratio"]
+                                     for p in self.phases
+                                     if p["name"] == m["name"]]
+                g["median_ratio"] = median(g["round_ratios"])
         idle = 1.0 - alone["busy"]
         ded = by["be-sdk"]["rows_s"]
         self.result = {"idle": idle, "dedicated_sdk": ded,
-                       "dedicated_naive": by["be-naive"]["rows_s"]}
+                       "dedicated_naive": by["be-naive"]["rows_s"],
+                       "rounds": self.a.rounds}
         for n in GATED:
             if n in by:
                 self.result["harvest_" + n] = by[n]["rows_s"] / (ded * idle)
+                # each round against that round's idle share
+                self.result["harvest_rounds_" + n] = [
+                    p["rows_s"] / (ded * (1.0 - ref[p["round"]]["busy"]))
+                    for p in self.phases if p["name"] == n]
         self.by = by
         return self
 
@@ -460,6 +539,18 @@ class Bench:
                            "as alone (%.0f)" % (n, p["rows_s"], alone_rate))
             if any(v["continuous"] > 0.5 for v in p["batond_be"].values()):
                 bad.append("%s: continuous mode with games presenting" % n)
+        # with the slot and steering on, batond packs the games'
+        # Presents while BE uses the slot: all but the leader follow
+        # (core/harvest_phase.h)
+        if self.a.align == "on" and self.a.steer == "on":
+            for n in ("sdk", "gate"):
+                st = by.get(n, {}).get("steered", {})
+                if st and not sum(v > 0.5 for v in st.values()) >= \
+                        len(st) - 1:
+                    bad.append("%s: games steered in %s of batond's "
+                               "samples" % (n, ", ".join(
+                                   "%.0f %%" % (v * 100)
+                                   for v in st.values())))
         # with the lane on, the SDK on PoCL and the OpenCL gate (its
         # queue on a CPU device) are both in it
         for n in ("idle", "gate") if self.a.idle_lane else ():
@@ -475,21 +566,29 @@ class Bench:
             bad.append("be-sdk: BE alone did not go continuous")
         return bad
 
-    def report(self, out):
-        r, by = self.result, self.by
+    def table(self, rows, pooled):
+        """A markdown table: per row (label, figures), the CPU busy share,
+        each game's mean FPS, seconds below the SLA and p99 (with the
+        median of the rounds' own ratios when pooled), BE's rate and
+        batond's view of it."""
         names = list(self.stamps)
         lines = []
-        lines.append("| phase | CPU busy | %s | BE rows/s | BE in batond |"
-                     % " | ".join("%s mean FPS / below-SLA s / p99 ms "
-                                  "(x alone)" % n for n in names))
+        lines.append("| %s | CPU busy | %s | BE rows/s | BE in batond |"
+                     % ("mode, %d rounds pooled" % self.a.rounds if pooled
+                        else "phase",
+                        " | ".join("%s mean FPS / below-SLA s / p99 ms "
+                                   "(x alone%s)" % (
+                                       n, "; median of rounds" if pooled
+                                       else "") for n in names)))
         lines.append("|---|---:|%s---:|---|" % ("---:|" * len(names)))
-        for p in self.phases:
+        for label, p in rows:
             cells = []
             for n in names:
                 g = p.get("games", {}).get(n)
-                cells.append("%.1f / %d of %d / %.1f (x%.2f)" % (
+                cells.append("%.1f / %d of %d / %.1f (x%.2f%s)" % (
                     g["mean"], g["below"], len(g["windows"]), g["p99_ms"],
-                    g["p99_ratio"]) if g else "-")
+                    g["p99_ratio"], "; x%.2f" % g["median_ratio"]
+                    if pooled else "") if g else "-")
             bb = "; ".join("%s %.0f%% continuous, window %.1f ms, "
                            "budget %.2f, slot %.1f ms (%.0f%% of samples)%s"
                            % (k, v["continuous"] * 100, v["window_ms"],
@@ -499,15 +598,24 @@ class Bench:
                               if v["idle_lane"] else "")
                            for k, v in p["batond_be"].items()) or "-"
             lines.append("| %s | %.0f%% | %s | %s | %s |" % (
-                p["name"], p["busy"] * 100, " | ".join(cells),
+                label, p["busy"] * 100, " | ".join(cells),
                 "%.0f" % p["rows_s"] if "rows_s" in p else "-", bb))
-        table = "\n".join(lines)
+        return "\n".join(lines)
+
+    def report(self, out):
+        r, by = self.result, self.by
+        table = self.table([(p["label"], p) for p in self.phases], False)
+        if self.a.rounds > 1:
+            table += "\n\n" + self.table(
+                [(n, m) for n, m in by.items()
+                 if not n.startswith("be-")], True)
         print()
         print(table)
         print()
-        print("align %s; idle = 1 - busy(alone) = %.3f; batond's games' "
-              "gpu_share sum in phase 1: %.3f"
-              % (self.a.align, r["idle"], by["alone"]["game_share"]))
+        print("align %s, steer %s; idle = 1 - busy(alone) = %.3f; "
+              "batond's games' gpu_share sum in phase 1: %.3f"
+              % (self.a.align, self.a.steer, r["idle"],
+                 by["alone"]["game_share"]))
         print("dedicated BE rate: SDK under batond %.0f rows/s, naive %.0f"
               % (r["dedicated_sdk"], r["dedicated_naive"]))
         for n in GATED:
@@ -516,6 +624,15 @@ class Bench:
                       "%.0f / (%.0f x %.3f) = %.1f %%" % (
                           n, n, by[n]["rows_s"], r["dedicated_sdk"],
                           r["idle"], r["harvest_" + n] * 100))
+                if self.a.rounds > 1:
+                    print("  rounds, each against its own alone phase: %s"
+                          % ", ".join("%.1f %%" % (h * 100) for h in
+                                      r["harvest_rounds_" + n]))
+        for n, m in by.items():
+            if any(m.get("steered", {}).values()):
+                print("steered (%s): %s" % (n, ", ".join(
+                    "%s %.0f %%" % (g, v * 100)
+                    for g, v in sorted(m["steered"].items()))))
         if "space" in by:
             print("space: batond divided the CPUs in %.0f %% of its samples"
                   % (by["space"]["integrated"] * 100))
@@ -525,6 +642,7 @@ class Bench:
             gs = by[n]["games"]
             ok_sla = all(g["below"] <= 0.01 * len(g["windows"])
                          for g in gs.values())
+            # pooled: every round's frames against every alone frame
             ok_p99 = all(g["p99_ratio"] <= 1.10 for g in gs.values())
             print("targets (%s): SLA <= 1 %% below %s, p99 within 10 %% %s, "
                   "harvest >= 85 %% %s" % (
@@ -534,6 +652,10 @@ class Bench:
         print("load %s" % load())
         with open(os.path.join(out, "results.json"), "w") as f:
             json.dump({"seconds": self.a.seconds, "n": self.a.n,
+                       "rounds": self.a.rounds, "steer": self.a.steer,
+                       "modes": {n: {k: v for k, v in m.items()
+                                     if k != "spans"}
+                                 for n, m in by.items()},
                        "align": self.a.align,
                        "games": self.a.games,
                        "phases": self.phases, "result": r,
@@ -542,11 +664,11 @@ class Bench:
             f.write(table + "\n\n")
             for p in self.phases:
                 f.write("# %s: [%.1f, %.1f) %s\n" % (
-                    p["name"], p["lo"], p["hi"], p.get("be_line", "")))
+                    p["label"], p["lo"], p["hi"], p.get("be_line", "")))
                 for n, g in p.get("games", {}).items():
                     f.write("  %-9s %s\n" % (n, " ".join(
                         "%.1f" % w for w in g["windows"])))
-                prog = self.progress.get(p["name"], [])
+                prog = self.progress.get(p["label"], [])
                 f.write("  BE rows/s %s\n" % " ".join(
                     "%.0f" % ((b[1] - a[1]) / (b[0] - a[0]))
                     for a, b in zip(prog, prog[1:])))
@@ -562,6 +684,11 @@ def main():
     p.add_argument("--build", default=os.path.join(ROOT, "build"))
     p.add_argument("--seconds", type=float, default=25.0,
                    help="length of phases 1-3 (and the gate phase)")
+    p.add_argument("--rounds", type=int, default=1,
+                   help="run the game phases (alone included) this many "
+                   "times in turn; each mode's figures pool its rounds, "
+                   "and each round is also set against its own alone "
+                   "phase (default 1)")
     p.add_argument("--alone-seconds", type=float, default=12.0,
                    help="length of each part of phase 4")
     p.add_argument("--n", type=int, default=512, help="be-matmul's n")
@@ -573,6 +700,10 @@ def main():
     p.add_argument("--align", choices=("on", "off"), default="on",
                    help="periodical sub-launches in the games' slot "
                    "(batond's harvest align key; default on)")
+    p.add_argument("--steer", choices=("on", "off"), default="on",
+                   help="with --align on: batond packs the games' "
+                   "Presents, one after another's frame, while BE uses "
+                   "the slot (its harvest steer key; default on)")
     p.add_argument("--space", action="store_true",
                    help="add the space phase: batond divides the CPUs "
                    "between the games and be-matmul (harvest.space_units)")
@@ -602,6 +733,8 @@ def main():
           (SETTLE_S + 2))
     check(a.alone_seconds > SETTLE_S + 2, "--alone-seconds must exceed "
           "%.0f" % (SETTLE_S + 2))
+    check(1 <= a.rounds <= 20, "--rounds must be in 1..20, not %d" %
+          a.rounds)
     check(not (a.space and a.idle_lane), "--space and --idle-lane: one "
           "batond runs both phases, and a CPU-device client in the lane "
           "takes no partition; run them apart")
