@@ -153,9 +153,8 @@ void core_controller_tick(const struct core_policy *policy,
 		/* On a CPU device, the games' Presents packed one after
 		 * another: the slot is then the period less their spans. */
 		core_harvest_phase(
-		    h->params, h->out, tenants, games,
+		    h->params, tenants, games,
 		    games && h->cpu_device ? h->n_be - in_lane : 0, h->now_s);
-		core_harvest_phase_hold(h->out, h->be, h->n_be);
 		/* Space harvesting (COMBO) on what the games, as measured,
 		 * need: the partition the BE windows above run beside. */
 		if (h->space)

@@ -174,11 +174,6 @@ double core_harvest_window(const struct core_harvest_params *p,
 {
 	if (!(be->budget > 0.0))
 		return 0.0;
-	/* a game is moving to its phase: the slot is not where it was
-	 * computed (harvest_phase.h) */
-	if (be->mode == CORE_HARVEST_PERIODICAL && !be->idle &&
-	    hg->n_steering > 0)
-		return 0.0;
 	double w;
 	if (be->mode == CORE_HARVEST_CONTINUOUS) {
 		w = p->continuous_s;

@@ -107,8 +107,7 @@ struct core_harvest_slot {
 	double period_s; /* it recurs every period_s */
 };
 
-/* What the stage found for one GPU at the last tick; zeroed before the
- * first (n_steering is read back at the next). */
+/* What the stage found for one GPU at the last tick. */
 struct core_harvest_gpu {
 	double games_util; /* sum k_i F_i over the games with a known k */
 	double free_util;  /* what the BE tenants share: 1 - games_util -
@@ -120,8 +119,6 @@ struct core_harvest_gpu {
 	struct core_harvest_slot slot; /* core_harvest_slot's, not the
 	                                  tick's: it needs the time */
 	uint32_t n_stuck;              /* BE tenants with a hung sub-launch */
-	uint32_t n_steering; /* games still moving to the phase they were
-	                        given (harvest_phase.h) */
 };
 
 /* Defaults: 1 ms window margin, 5 % budget margin, no periodical cap (Eq. 1
@@ -158,9 +155,7 @@ enum core_harvest_mode core_harvest_observe(const struct core_harvest_params *p,
 /* The tenant's window for its mode: continuous_s in continuous mode, else
  * the Eq. 1 window and periodical_s (the smaller of those that apply),
  * scaled by its weight's share so that the BE tenants' sub-launches
- * together delay a frame by at most the window. 0 when its budget is 0,
- * and in periodical mode outside the idle lane while a game moves to its
- * phase (hg->n_steering, harvest_phase.h). */
+ * together delay a frame by at most the window. 0 when its budget is 0. */
 double core_harvest_window(const struct core_harvest_params *p,
                            const struct core_harvest_gpu *hg,
                            const struct core_be_tenant *be);

@@ -52,11 +52,9 @@ static double follow(struct core_tenant *g, double at, double period)
 }
 
 size_t core_harvest_phase(const struct core_harvest_params *p,
-                          struct core_harvest_gpu *hg,
                           struct core_tenant *games, size_t n, size_t n_slot_be,
                           double now_s)
 {
-	hg->n_steering = 0;
 	for (size_t i = 0; i < n; i++)
 		games[i].phase_s = 0.0;
 	size_t lead = n;
@@ -94,11 +92,6 @@ size_t core_harvest_phase(const struct core_harvest_params *p,
 			    fmin(pi, period) * (1.0 + p->period_tolerance))
 				continue;
 			double phase = follow(g, at, period);
-			/* still on its way there: far from it */
-			double off = fabs(g->present_s -
-			                  near(phase, g->present_s, period));
-			if (off > period / CORE_HARVEST_PHASE_MOVING_DIV)
-				hg->n_steering++;
 			at = phase + b + p->margin_s;
 		}
 	}
@@ -107,14 +100,4 @@ size_t core_harvest_phase(const struct core_harvest_params *p,
 		if (!(games[i].phase_s > 0.0))
 			games[i].phase_held_s = 0.0;
 	return lead;
-}
-
-void core_harvest_phase_hold(const struct core_harvest_gpu *hg,
-                             struct core_be_tenant *be, size_t n)
-{
-	if (hg->n_steering == 0)
-		return;
-	for (size_t i = 0; i < n; i++)
-		if (!be[i].idle && be[i].mode == CORE_HARVEST_PERIODICAL)
-			be[i].window_s = 0.0;
 }

@@ -23,11 +23,11 @@
  * changes by no more than that step while it converges, about half a
  * second at most, and then only when the two grids drift a dead band
  * apart. A phase once given is kept while the packing moves by less than
- * one such step (the busy spans move a little from tick to tick). While
- * a follower is still on its way (its last Present further than a
- * period / CORE_HARVEST_PHASE_MOVING_DIV from its phase), its spans are
- * not where the slot, computed from that Present, puts them: the
- * best-effort tenants that use the slot wait (core_harvest_phase_hold).
+ * one such step (the busy spans move a little from tick to tick). The
+ * slot's best-effort work does not wait while a follower converges: a
+ * hold until every follower was within period / 8 of its phase cost
+ * heavy games 30 % of the rows for no gain in frame p99 (the phase of a
+ * game with late frames is off that far often; docs/benchmarks.md).
  *
  * Packed, not presenting together: two games presenting at once wait for
  * each other's frames, on a FIFO GPU in the queue and on a software
@@ -37,7 +37,9 @@
  *
  * Only with `align` and `steer` on and at least one best-effort tenant
  * that uses the slot (one outside the idle lane): games alone are never
- * moved. Pure: no I/O, no clock. */
+ * moved. The control tick calls it only on a device that is this host's
+ * CPUs (core_harvest_stage.cpu_device; docs/harvesting.md says why not
+ * on a GPU). Pure: no I/O, no clock. */
 #pragma once
 
 #include <stddef.h>
@@ -45,23 +47,14 @@
 #include "core/harvest.h"
 #include "core/policy.h"
 
-#define CORE_HARVEST_PHASE_MOVING_DIV 8 /* 4 ms at 30 FPS */
-
 /* Sets each game's phase_s: 0 for the leader, for games whose period is
  * too far from the leader's, that lack a Present, target, k or wait, that
  * are pinned (fixed_fps) or whose SLA is above the leader's target, and
  * for all when steering is off or n_slot_be is 0; otherwise, in the
  * games' order after the leader, the leader's next Present after now_s
  * plus the busy spans and margins of the games packed before it (or the
- * phase it had, while that is within a step). hg->n_steering: how many
- * are still on their way. Returns the leader's index, or n when none. */
+ * phase it had, while that is within a step). Returns the leader's
+ * index, or n when none. */
 size_t core_harvest_phase(const struct core_harvest_params *p,
-                          struct core_harvest_gpu *hg,
                           struct core_tenant *games, size_t n, size_t n_slot_be,
                           double now_s);
-
-/* After core_harvest_phase: while hg->n_steering > 0 the best-effort
- * tenants that use the slot (periodical, outside the idle lane) wait
- * (window 0). */
-void core_harvest_phase_hold(const struct core_harvest_gpu *hg,
-                             struct core_be_tenant *be, size_t n);

@@ -61,7 +61,7 @@ static void test_budget_split(void **state)
 	(void)state;
 	struct core_harvest_params p = core_harvest_params_default();
 	struct core_tenant g = game(50, 0.006); /* 30 % of the GPU */
-	struct core_harvest_gpu hg = {0};
+	struct core_harvest_gpu hg;
 	struct core_be_tenant be[3] = {
 	    {.weight = 1}, {.weight = 3}, {.weight = 4, .cap = 0.1}};
 
@@ -95,7 +95,7 @@ static void test_window_split(void **state)
 	struct core_harvest_params p = core_harvest_params_default();
 	p.margin_s = 0.0;
 	struct core_tenant g = game(50, 0.008); /* window 12 ms */
-	struct core_harvest_gpu hg = {0};
+	struct core_harvest_gpu hg;
 	struct core_be_tenant be[2] = {{.weight = 1}, {.weight = 2}};
 
 	core_harvest_tick(&p, &g, 1, 0.0, &hg, be, 2);
@@ -188,7 +188,7 @@ static void test_tick_modes(void **state)
 	struct core_harvest_params p = core_harvest_params_default();
 	struct core_tenant g = game(60, 0.004);
 	g.frames = 0;
-	struct core_harvest_gpu hg = {0};
+	struct core_harvest_gpu hg;
 	struct core_be_tenant be[2] = {{.weight = 1},
 	                               {.weight = 1, .probe = true}};
 	for (int i = 0; i < 3; i++)

@@ -36,7 +36,6 @@ static void test_leader_and_followers(void **state)
 {
 	(void)state;
 	struct core_harvest_params p = core_harvest_params_default();
-	struct core_harvest_gpu hg = {0};
 	const double P = 1.0 / 30;
 	struct core_tenant g[5] = {
 	    game(30, 0.003, 0.025, 0.0),       /* no Present yet */
@@ -46,7 +45,7 @@ static void test_leader_and_followers(void **state)
 	    game(30, 0.002, 0.026, 100.020),   /* packed after [2] */
 	};
 	g[2].work_after_wait = true; /* OpenGL: busy P - 28 ms, no k */
-	size_t lead = core_harvest_phase(&p, &hg, g, 5, 1, 100.020);
+	size_t lead = core_harvest_phase(&p, g, 5, 1, 100.020);
 	assert_int_equal(lead, 1);
 	double next = 100.0 + P, lead_busy = P - 0.025 + 0.003;
 	double b2 = 1.0 / 30.3 - 0.028;
@@ -59,21 +58,21 @@ static void test_leader_and_followers(void **state)
 	assert_near(g[2].target_fps, 30.3, EPS);
 	assert_near(g[3].target_fps, 60.0, EPS);
 	/* a tick late by whole periods projects the leader forward */
-	core_harvest_phase(&p, &hg, g, 5, 1, 100.101);
+	core_harvest_phase(&p, g, 5, 1, 100.101);
 	assert_near(g[2].phase_s, 100.0 + 4 * P + lead_busy + p.margin_s, EPS);
 	/* a pinned game keeps its grid; a game whose SLA is over the
 	 * leader's rate is not paced at it */
 	g[2].target_fps = 30.3;
 	g[2].fixed_fps = 30.3;
 	g[4].sla_fps = 30.2;
-	core_harvest_phase(&p, &hg, g, 5, 1, 100.020);
+	core_harvest_phase(&p, g, 5, 1, 100.020);
 	assert_near(g[2].phase_s + g[4].phase_s, 0.0, EPS);
 	assert_near(g[2].target_fps, 30.3, EPS);
 	g[2].fixed_fps = 0.0;
 	g[4].sla_fps = 30.0;
 	/* a game with no k or no wait is neither led nor packed */
 	g[1].k = 0.0;
-	assert_int_equal(core_harvest_phase(&p, &hg, g, 5, 1, 100.020), 2);
+	assert_int_equal(core_harvest_phase(&p, g, 5, 1, 100.020), 2);
 	assert_near(g[1].phase_s, 0.0, EPS);
 	assert_near(g[4].phase_s, 100.011 + 1.0 / 30.3 + b2 + p.margin_s, EPS);
 }
@@ -84,69 +83,51 @@ static void test_nobody_moved(void **state)
 {
 	(void)state;
 	struct core_harvest_params p = core_harvest_params_default();
-	struct core_harvest_gpu hg = {.n_steering = 3};
 	struct core_tenant g[2] = {game(30, 0.002, 0.02, 100.0),
 	                           game(30, 0.002, 0.02, 100.01)};
-	assert_int_equal(core_harvest_phase(&p, &hg, g, 2, 0, 100.02), 2);
+	assert_int_equal(core_harvest_phase(&p, g, 2, 0, 100.02), 2);
 	assert_near(g[0].phase_s + g[1].phase_s, 0.0, EPS);
-	assert_int_equal(hg.n_steering, 0);
 	g[1].phase_s = 1.0;
-	assert_int_equal(core_harvest_phase(&p, &hg, g, 1, 1, 100.02), 1);
+	assert_int_equal(core_harvest_phase(&p, g, 1, 1, 100.02), 1);
 	p.steer = false;
-	assert_int_equal(core_harvest_phase(&p, &hg, g, 2, 1, 100.02), 2);
+	assert_int_equal(core_harvest_phase(&p, g, 2, 1, 100.02), 2);
 	assert_near(g[1].phase_s, 0.0, EPS);
 	p.steer = true;
 	p.align = false;
-	assert_int_equal(core_harvest_phase(&p, &hg, g, 2, 1, 100.02), 2);
+	assert_int_equal(core_harvest_phase(&p, g, 2, 1, 100.02), 2);
 	p.align = true;
 	g[0].target_fps = g[1].target_fps = 0.0; /* unpaced */
-	assert_int_equal(core_harvest_phase(&p, &hg, g, 2, 1, 100.02), 2);
+	assert_int_equal(core_harvest_phase(&p, g, 2, 1, 100.02), 2);
 	assert_near(g[0].phase_s + g[1].phase_s, 0.0, EPS);
 }
 
-/* A follower whose last Present is more than period / 8 off the phase it
- * was given is still moving: the tenants in the slot wait (window 0)
- * until it is nearer; one in the idle lane or in continuous mode does
- * not. A phase that moves by less than a step keeps the one given. */
-static void test_hold_while_steering(void **state)
+/* A phase once given is kept while the packing moves by less than one of
+ * the shim's steps (period / 32): the leader's spans moving by half a
+ * millisecond leave it, by two they move it. A game given no phase for a
+ * tick starts afresh. */
+static void test_phase_kept_within_a_step(void **state)
 {
 	(void)state;
 	struct core_harvest_params p = core_harvest_params_default();
-	struct core_harvest_gpu hg = {0};
 	const double P = 1.0 / 30, busy = P - 0.025 + 0.003;
-	/* the follower's next phase: 100 + P + busy + margin */
-	double phase = 100.0 + busy + p.margin_s;
+	double phase = 100.0 + P + busy + p.margin_s;
 	struct core_tenant g[2] = {game(30, 0.003, 0.025, 100.000),
-	                           game(30, 0.003, 0.025, phase + 0.010)};
-	struct core_be_tenant be[3] = {
-	    {.window_s = 0.02},
-	    {.window_s = 0.017, .idle = true},
-	    {.window_s = 0.017, .mode = CORE_HARVEST_CONTINUOUS}};
-	core_harvest_phase(&p, &hg, g, 2, 1, 100.020);
-	assert_near(g[1].phase_s, phase + P, EPS);
-	assert_int_equal(hg.n_steering, 1);
-	core_harvest_phase_hold(&hg, be, 3);
-	assert_near(be[0].window_s, 0.0, EPS);
-	assert_near(be[1].window_s, 0.017, EPS);
-	assert_near(be[2].window_s, 0.017, EPS);
-	/* 3 ms late, or 0.2 ms early: near enough */
-	const double off[2] = {0.003, -0.0002};
-	for (int i = 0; i < 2; i++) {
-		g[1].present_s = phase + off[i];
-		be[0].window_s = 0.02;
-		core_harvest_phase(&p, &hg, g, 2, 1, 100.020);
-		assert_int_equal(hg.n_steering, 0);
-		core_harvest_phase_hold(&hg, be, 3);
-		assert_near(be[0].window_s, 0.02, EPS);
-	}
-	/* the leader's spans move by half a millisecond: the phase given
-	 * stays; by two, it follows */
+	                           game(30, 0.003, 0.025, 100.010)};
+	core_harvest_phase(&p, g, 2, 1, 100.020);
+	assert_near(g[1].phase_s, phase, EPS);
+	assert_near(g[1].phase_held_s, phase, EPS);
 	g[0].sleep_s -= 10 * 0.0005;
-	core_harvest_phase(&p, &hg, g, 2, 1, 100.020);
-	assert_near(g[1].phase_s, phase + P, EPS);
+	core_harvest_phase(&p, g, 2, 1, 100.020);
+	assert_near(g[1].phase_s, phase, EPS);
 	g[0].sleep_s -= 10 * 0.0015;
-	core_harvest_phase(&p, &hg, g, 2, 1, 100.020);
-	assert_near(g[1].phase_s, phase + P + 0.002, EPS);
+	core_harvest_phase(&p, g, 2, 1, 100.020);
+	assert_near(g[1].phase_s, phase + 0.002, EPS);
+	/* a tick with no best-effort work in the slot forgets it */
+	core_harvest_phase(&p, g, 2, 0, 100.020);
+	assert_near(g[1].phase_held_s, 0.0, EPS);
+	g[0].sleep_s += 10 * 0.0015;
+	core_harvest_phase(&p, g, 2, 1, 100.020);
+	assert_near(g[1].phase_s, phase + 0.0005, EPS);
 }
 
 /* Through the control tick: with a best-effort tenant the follower gets
@@ -205,7 +186,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_leader_and_followers),
 	    cmocka_unit_test(test_nobody_moved),
-	    cmocka_unit_test(test_hold_while_steering),
+	    cmocka_unit_test(test_phase_kept_within_a_step),
 	    cmocka_unit_test(test_through_the_tick),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

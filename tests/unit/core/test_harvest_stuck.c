@@ -73,7 +73,7 @@ static void test_tick_closes_windows(void **state)
 {
 	(void)state;
 	struct core_be_tenant base[2] = {{.weight = 1}, {.weight = 1}};
-	struct core_harvest_gpu hg = {0};
+	struct core_harvest_gpu hg;
 	tick(base, &hg);
 	assert_int_equal(hg.n_stuck, 0);
 	assert_true(base[0].window_s > 0.0 && base[1].window_s > 0.0);
@@ -123,7 +123,7 @@ static void test_no_game(void **state)
 	struct core_be_tenant be[2] = {
 	    {.weight = 3, .inflight_s = 0.5, .inflight_window_s = 0.017},
 	    {.weight = 1}};
-	struct core_harvest_gpu hg = {0};
+	struct core_harvest_gpu hg;
 	core_harvest_tick(&p, NULL, 0, 0.0, &hg, be, 2);
 	assert_int_equal(hg.n_stuck, 1);
 	assert_true(be[0].stuck && !be[1].stuck);
