@@ -11,21 +11,17 @@
 #include "core/controller.h"
 #include "core/harvest.h"
 #include "core/harvest_phase.h"
+#include "paced_game.h"
 
 #define EPS 1e-9
 
-/* A game paced at fps, k s of GPU per frame, waiting `wait` s per frame
- * (10 frames last epoch), its last Present at present. */
+/* paced_game(), with a phase left from an earlier tick */
 static struct core_tenant game(double fps, double k, double wait,
                                double present)
 {
-	return (struct core_tenant){.sla_fps = 30,
-	                            .target_fps = fps,
-	                            .k = k,
-	                            .frames = 10,
-	                            .sleep_s = 10 * wait,
-	                            .present_s = present,
-	                            .phase_s = 123.0 /* a stale value */};
+	struct core_tenant g = paced_game(fps, k, wait, present);
+	g.phase_s = 123.0;
+	return g;
 }
 
 /* The first game with a Present, a target, a k and a wait leads; each

@@ -10,6 +10,7 @@
 
 #include "assert_near.h"
 #include "core/harvest_slot.h"
+#include "paced_game.h"
 
 #define EPS 1e-9
 
@@ -22,17 +23,10 @@ static void assert_same_phase(double x, double y, double period)
 		         d, period);
 }
 
-/* A game paced at fps, k s of GPU per frame, waiting `wait` s per frame
- * (10 frames last epoch), its last Present at present. */
 static struct core_tenant game(double fps, double k, double wait,
                                double present)
 {
-	return (struct core_tenant){.sla_fps = 30,
-	                            .target_fps = fps,
-	                            .k = k,
-	                            .frames = 10,
-	                            .sleep_s = 10 * wait,
-	                            .present_s = present};
+	return paced_game(fps, k, wait, present);
 }
 
 /* One game: the span is its wait minus k at the start and the margin at
