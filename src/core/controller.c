@@ -140,9 +140,10 @@ void core_controller_tick(const struct core_policy *policy,
 	/* Stage 6, time harvesting (GPU grid): what the games, as the
 	 * stages above left them, leave to best-effort work. */
 	struct core_harvest_stage *h = &gpu->harvest;
-	for (size_t i = 0; i < n; i++)
-		tenants[i].phase_s = 0.0; /* no stage, no steering */
-	if (h->params && h->out) {
+	if (!h->params || !h->out) {
+		for (size_t i = 0; i < n; i++)
+			tenants[i].phase_s = 0.0; /* no stage, no steering */
+	} else {
 		size_t games = h->games_seen ? n : 0;
 		core_harvest_tick(h->params, tenants, games, gpu->other_util,
 		                  h->out, h->be, h->n_be);
@@ -153,7 +154,7 @@ void core_controller_tick(const struct core_policy *policy,
 		/* On a CPU device, the games' Presents packed one after
 		 * another: the slot is then the period less their spans. */
 		core_harvest_phase(
-		    h->params, tenants, games,
+		    h->params, tenants, n,
 		    games && h->cpu_device ? h->n_be - in_lane : 0, h->now_s);
 		/* Space harvesting (COMBO) on what the games, as measured,
 		 * need: the partition the BE windows above run beside. */

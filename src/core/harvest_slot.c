@@ -9,26 +9,40 @@ static bool positive(double x)
 	return x > 0.0 && isfinite(x);
 }
 
-/* Game g's idle span before its next Present after now, or false. */
-static bool idle_span(const struct core_harvest_params *p,
-                      const struct core_tenant *g, double now_s, double *a,
-                      double *b, double *period)
+bool core_harvest_cycle(const struct core_tenant *g, double now_s,
+                        struct core_harvest_cycle *out)
 {
 	if (!positive(g->target_fps) || !positive(g->present_s) ||
 	    !positive(g->k) || g->frames == 0)
 		return false;
 	double wait = (g->sleep_s + g->gate_s) / (double)g->frames;
-	*period = 1.0 / g->target_fps;
-	if (!positive(wait) || wait > *period)
+	double period = 1.0 / g->target_fps;
+	if (!positive(wait) || wait > period)
 		return false;
 	/* The first Present after now (the record arrives after Present, so
 	 * the last one is in the past; a late tick skips whole periods). */
-	double m = floor((now_s - g->present_s) / *period) + 1.0;
+	double m = floor((now_s - g->present_s) / period) + 1.0;
 	if (m < 1.0)
 		m = 1.0;
-	double next = g->present_s + m * *period;
-	*a = next - wait + (g->work_after_wait ? 0.0 : g->k);
-	*b = next - p->margin_s;
+	*out = (struct core_harvest_cycle){
+	    .period_s = period,
+	    .next_s = g->present_s + m * period,
+	    .busy_s = fmin(period - wait + (g->work_after_wait ? 0.0 : g->k),
+	                   period)};
+	return true;
+}
+
+/* Game g's idle span before its next Present after now, or false. */
+static bool idle_span(const struct core_harvest_params *p,
+                      const struct core_tenant *g, double now_s, double *a,
+                      double *b, double *period)
+{
+	struct core_harvest_cycle c;
+	if (!core_harvest_cycle(g, now_s, &c))
+		return false;
+	*period = c.period_s;
+	*a = c.next_s - c.period_s + c.busy_s;
+	*b = c.next_s - p->margin_s;
 	return *b > *a;
 }
 

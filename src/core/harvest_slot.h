@@ -34,6 +34,20 @@
 /* struct core_harvest_slot is in harvest.h, a member of the GPU's
  * harvesting state. */
 
+/* Game g's frame cycle as the slot and the phase steering
+ * (harvest_phase.h) read it: its period (1 / target_fps), its first
+ * Present after now_s, and how long it is busy after each Present (the
+ * period less its mean wait, plus the k still draining in the wait when
+ * its frames reach the GPU before it: the complement of its idle span),
+ * at most the period. False when it has no Present, rate, k or wait. */
+struct core_harvest_cycle {
+	double period_s;
+	double next_s;
+	double busy_s;
+};
+bool core_harvest_cycle(const struct core_tenant *g, double now_s,
+                        struct core_harvest_cycle *out);
+
 /* The slot over the games at now_s; false (and len_s 0) when there is
  * none: alignment off, a game without a Present, a rate, a wait or a k,
  * periods apart, or spans that leave less than slot_min_s in common. */
