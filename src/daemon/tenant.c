@@ -1,5 +1,6 @@
 #include "daemon/tenant.h"
 
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -23,6 +24,10 @@ struct tenant *tenant_create(uint64_t id, const char *name, pid_t pid,
 	*shm = (struct ipc_shm){0};
 	ipc_ring_reader_init(&t->reader, t->shm.ring, t->shm.records,
 	                     t->shm.capacity, ipc_ring_head(t->shm.ring));
+	t->be_state.blocks_seen = atomic_load_explicit(
+	    &t->shm.ring->be_blocks_total, memory_order_relaxed);
+	t->be_state.device_ns_seen = atomic_load_explicit(
+	    &t->shm.ring->be_device_ns_total, memory_order_relaxed);
 	stats_init(&t->win);
 	daemon_quality_init(&t->quality);
 	t->second_start_ns = now_ns;

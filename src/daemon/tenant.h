@@ -79,6 +79,10 @@ struct tenant {
 		uint64_t units;      /* work units done, in all */
 		int64_t last_ns;     /* its last record's present_ns, else its
 		                        registration: no wait counts beyond */
+		/* the ring header's totals (shm.h) as last read: their
+		 * growth is the tick's work and GPU time; at registration,
+		 * what the client did before is history */
+		uint64_t blocks_seen, device_ns_seen;
 		/* its registration: no inflight time counts before
 		 * (be_stuck.h) */
 		int64_t registered_ns;

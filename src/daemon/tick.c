@@ -8,6 +8,7 @@
 #include "daemon/daemon.h"
 
 #include <math.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <time.h>
 
@@ -74,6 +75,31 @@ static void be_record(struct tenant *t, const struct baton_frame *f,
 	s->units += (uint64_t)f->cpu_ns; /* >= 0, < 2^42: no overflow */
 }
 
+/* A client that keeps the ring header's totals (shm.h): the tick's work
+ * and GPU time are their growth since the last tick, whatever records the
+ * ring lost. Read after the ring: every record read has its share in
+ * them. Hostile: a total that went backwards counts nothing (and is the
+ * new base); the GPU time is bounded by the tick downstream, the blocks
+ * here as a record's are. */
+static void be_totals(struct tenant *t, struct epoch_sample *s)
+{
+	struct tenant_be *b = &t->be_state;
+	uint64_t blocks = atomic_load_explicit(&t->shm.ring->be_blocks_total,
+	                                       memory_order_relaxed);
+	uint64_t dev = atomic_load_explicit(&t->shm.ring->be_device_ns_total,
+	                                    memory_order_relaxed);
+	if (blocks == 0 && dev == 0)
+		return; /* an older client, or none reported yet: records */
+	uint64_t db = blocks >= b->blocks_seen ? blocks - b->blocks_seen : 0;
+	uint64_t dd = dev >= b->device_ns_seen ? dev - b->device_ns_seen : 0;
+	b->blocks_seen = blocks;
+	b->device_ns_seen = dev;
+	s->units = db < (uint64_t)IPC_FRAME_MAX_CPU_NS
+	               ? db
+	               : (uint64_t)IPC_FRAME_MAX_CPU_NS;
+	s->gpu_busy_s = (double)dd * 1e-9;
+}
+
 static bool read_ring(struct daemon *d, struct tenant *t, int64_t now,
                       struct epoch_sample *s)
 {
@@ -133,6 +159,8 @@ static bool read_ring(struct daemon *d, struct tenant *t, int64_t now,
 	}
 	s->frames = frames;
 	s->gpu_busy_s = (double)gpu_ns * 1e-9;
+	if (t->be)
+		be_totals(t, s);
 	return true;
 }
 

@@ -153,7 +153,14 @@ struct baton_ring {
 	 * each tick to flag a hung kernel (docs/harvesting.md, "stuck"). */
 	_Atomic int64_t be_inflight_ns;
 	_Atomic int64_t be_inflight_window_ns;
-	uint64_t reserved[5];
+	/* Best-effort tenants only: the blocks and the device ns of every
+	 * sub-launch reported, in all (wrapping), stored before the
+	 * sub-launch's record is pushed. batond counts work and GPU time
+	 * from their growth: the records of a tenant that reports more
+	 * than BATON_RING_CAPACITY sub-launches a tick overrun each other. */
+	_Atomic uint64_t be_blocks_total;
+	_Atomic uint64_t be_device_ns_total;
+	uint64_t reserved[3];
 };
 
 /* be_inflight_ns and be_inflight_window_ns took two of the ring header's
@@ -163,7 +170,14 @@ struct baton_ring {
  * Layout and BATON_SHM_VERSION unchanged. batond takes them as hostile:
  * a release in the future, or a window of 0 or above
  * IPC_FRAME_MAX_PERIOD_NS, counts as none; a release before the tenant's
- * registration counts from the registration. */
+ * registration counts from the registration.
+ *
+ * be_blocks_total and be_device_ns_total took two more, the same way: an
+ * older client leaves them 0, and batond counts from its records as
+ * before. A newer client is known by a total above 0 (its first report
+ * makes both so). batond takes their growth per tick as hostile: a total
+ * that goes backwards counts nothing, and the GPU time is bounded by the
+ * tick as a record's is. */
 
 /* One frame, written at Present. Times are CLOCK_MONOTONIC nanoseconds. */
 struct baton_frame {

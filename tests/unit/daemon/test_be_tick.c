@@ -9,6 +9,7 @@
 #include <cmocka.h>
 
 #include <math.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -334,6 +335,63 @@ static void test_wrong_kind_dropped(void **state)
 	json_decref(st);
 }
 
+/* n sub-launches of gpu_ns and one block each over the last epoch, as the
+ * SDK reports them: the ring header's totals, then the record. */
+static void launch_many(struct fixture *f, int i, int n, int64_t gpu_ns)
+{
+	struct baton_ring *r = f->p[i].shm.ring;
+	for (int k = 0; k < n; k++) {
+		atomic_fetch_add(&r->be_blocks_total, 1);
+		atomic_fetch_add(&r->be_device_ns_total, (uint64_t)gpu_ns);
+		struct baton_frame fr = {
+		    .present_ns = f->now - 100 * MS + (k + 1) * (100 * MS) / n,
+		    .cpu_ns = 1,
+		    .gpu_ns = gpu_ns,
+		    .gpu_frame = ++f->p[i].seq,
+		    .flags = BATON_FRAME_BE,
+		};
+		ipc_ring_push(r, f->p[i].shm.records, &fr);
+	}
+}
+
+/* 10000 sub-launches a second overrun the ring (BATON_RING_CAPACITY
+ * records) between two ticks: batond counts from the ring header's totals
+ * (shm.h), so every block and every ns still counts; what the client did
+ * before it registered does not; a total that goes backwards counts
+ * nothing, and counting goes on from it. (On an H100, batond counted 255
+ * of 2000 launches from the records alone.) */
+static void test_totals_count_what_the_ring_lost(void **state)
+{
+	struct fixture *f = *state;
+	struct ipc_shm mine;
+	map(f, 0, &mine);
+	atomic_store(&f->p[0].shm.ring->be_blocks_total, 5000); /* history */
+	atomic_store(&f->p[0].shm.ring->be_device_ns_total, 900 * MS);
+	f->p[0].t =
+	    daemon_add_be_tenant(&f->d, "cuda", 100, 1000, 1, 0, &mine, f->now);
+	assert_non_null(f->p[0].t);
+	const struct tenant *t = f->p[0].t;
+	for (int e = 0; e < 30; e++) {
+		f->now += 100 * MS;
+		launch_many(f, 0, 1000, 50000); /* 50 us: half the GPU */
+		daemon_tick(&f->d, f->now);
+	}
+	assert_false(t->corrupt);
+	assert_true(t->reader.lost > 0); /* the ring did overrun */
+	assert_int_equal(t->be_state.units, 30000);
+	assert_float_equal(t->be_state.units_s, 10000.0, 500.0);
+	assert_float_equal(t->gpu_share, 0.5, 0.02);
+	/* backwards: nothing counts that tick; the next grows from it */
+	atomic_store(&f->p[0].shm.ring->be_blocks_total, 1);
+	atomic_store(&f->p[0].shm.ring->be_device_ns_total, 1);
+	tick(f);
+	assert_int_equal(t->be_state.units, 30000);
+	f->now += 100 * MS;
+	launch_many(f, 0, 10, 50000);
+	daemon_tick(&f->d, f->now);
+	assert_int_equal(t->be_state.units, 30010);
+}
+
 /* G6's total load leaves the best-effort tenants' GPU time out: it is the
  * idle time they harvest. A game at ~12 % and a BE tenant at 80 % make a
  * total load near the game's alone (were it counted: 0.92, which stops
@@ -540,6 +598,7 @@ int main(void)
 	    T(test_game_makes_it_periodical),
 	    T(test_slot_in_control_block),
 	    T(test_wrong_kind_dropped),
+	    T(test_totals_count_what_the_ring_lost),
 	    T(test_total_load_leaves_out_be),
 	    T(test_weights_caps_and_departure),
 	    T(test_long_wait_bounded),

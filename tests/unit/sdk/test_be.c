@@ -122,12 +122,46 @@ static void sizes_follow_window_and_fit(void **state)
 		blocks += rec[i].cpu_ns;
 	}
 	assert_int_equal(blocks, n);
+	/* and the running totals batond counts from (shm.h) */
+	int64_t dev = 0;
+	for (int i = 0; i < got; i++)
+		dev += rec[i].gpu_ns;
+	assert_int_equal(atomic_load(&ring->be_blocks_total), (uint64_t)n);
+	assert_int_equal(atomic_load(&ring->be_device_ns_total), (uint64_t)dev);
 	/* a task abandoned mid-sub-launch leaves nothing in flight */
 	assert_int_equal(baton_be_task_begin(be, 7, 4), BATON_BE_OK);
 	assert_int_equal(baton_be_next(be, &off, &cnt), 1);
 	assert_true(atomic_load(&ring->be_inflight_ns) > 0);
 	assert_int_equal(baton_be_task_begin(be, 7, 4), BATON_BE_OK);
 	assert_int_equal(atomic_load(&ring->be_inflight_ns), 0);
+	baton_be_close(be);
+	fake_batond_stop(&b);
+}
+
+/* Thousands of short sub-launches (the CUDA gate's single-launch tasks)
+ * overrun the ring; the header's totals still hold every one. */
+static void totals_hold_what_the_ring_lost(void **state)
+{
+	(void)state;
+	struct fake_batond b;
+	assert_true(fake_batond_start(&b, FAKE_WELCOME));
+	baton_be *be = open_with(&b, 2000);
+	fake_batond_control(&b, 17 * MS, 1000000000u, true);
+	const int launches = 3000;
+	int64_t off, cnt;
+	for (int i = 0; i < launches; i++) {
+		assert_int_equal(baton_be_task_begin(be, 3, 1), BATON_BE_OK);
+		assert_int_equal(baton_be_next(be, &off, &cnt), 1);
+		assert_int_equal(baton_be_done(be, off, cnt, 5000),
+		                 BATON_BE_OK);
+		assert_int_equal(baton_be_next(be, &off, &cnt), 0);
+	}
+	struct baton_ring *ring = b.shm.ring;
+	assert_int_equal(atomic_load(&ring->head), (uint64_t)launches);
+	assert_int_equal(atomic_load(&ring->be_blocks_total),
+	                 (uint64_t)launches);
+	assert_int_equal(atomic_load(&ring->be_device_ns_total),
+	                 (uint64_t)launches * 5000);
 	baton_be_close(be);
 	fake_batond_stop(&b);
 }
@@ -385,7 +419,14 @@ static int probe(void *user)
 static void probe_hysteresis(void **state)
 {
 	(void)state;
-	struct script sc = {.s = "qqqqqqbqqqfqqq"};
+	/* Two letters a loop step, the untimed warm-up probe's then the
+	 * timed one's: a slow warm-up ("bq") reads quiet, a failed one
+	 * ("f") fails the step without a second probe. */
+	struct script sc = {.s = "qqqqqqqqqqqq"
+	                         "qb"
+	                         "qqqqqq"
+	                         "f"
+	                         "bqqqqq"};
 	const char *want = "ppcccc"
 	                   "ppp"
 	                   "c"
@@ -526,6 +567,7 @@ int main(void)
 	    cmocka_unit_test(waits_while_shut),
 	    cmocka_unit_test(continuous_and_budget_rest),
 	    cmocka_unit_test(slot_respected),
+	    cmocka_unit_test(totals_hold_what_the_ring_lost),
 	    cmocka_unit_test(lost_daemon_probe_loop),
 	    cmocka_unit_test(refused_probe_loop),
 	    cmocka_unit_test(probe_hysteresis),
