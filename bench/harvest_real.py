@@ -18,7 +18,8 @@ run through phases 1-3 back to back, then leave:
   2 naive   + `be-matmul --naive`, whole products launched free (not under
             batond: no gate at all);
   3 sdk     + `be-matmul` through the SDK, registered with the same batond
-            (the window and budget of docs/harvesting.md);
+            (the window and budget of docs/harvesting.md), a CPU device:
+            its sub-launches in the games' slot run at idle priority;
   3g gate   (unless --no-gate) + the unmodified `be-matmul --naive` under
             `baton run --be` with BATON_CL_SPLIT=matmul (the OpenCL gate);
   3s space  (with --space) space harvesting on the CPU's cores (issue
@@ -29,14 +30,14 @@ run through phases 1-3 back to back, then leave:
             group) and gives BE the rest, BE's sub-launches outside the
             games' slot run there and the ones in the slot on every
             core. With --space the sdk phase runs `be-matmul --no-space`
-            (time slots only) under the same batond;
+            (time slots only, at normal priority) under the same batond;
   3i idle   (with --idle-lane) the idle-priority lane
             (core/harvest_idle.h): batond runs with `harvest.idle_lane`
             on, and `be-matmul` through the SDK as a CPU device drops
             its threads (PoCL's workers) to SCHED_IDLE and runs
             sub-launches back to back, in and out of the slot. The sdk
-            phase runs `be-matmul --no-space` (time slots only) under the
-            same batond, as with --space;
+            phase runs `be-matmul --no-space` (time slots only, at normal
+            priority) under the same batond, as with --space;
   4 be-sdk  the SDK alone under batond (continuous mode: its dedicated
             speed through the gate; with --rounds, also once before the
             games start, and its rate is over both), then
@@ -331,7 +332,11 @@ class Bench:
             return Client(mm + ["--naive"], benv).__enter__()
         if kind == "sdk":
             # time slots only, even under a batond that divides the CPUs
-            return Client(mm + ["--name", "sdk-mm", "--no-space"],
+            # or has the idle lane (there at normal priority; otherwise
+            # a CPU device, whose slot sub-launches run at idle priority)
+            return Client(mm + ["--name", "sdk-mm"] +
+                          (["--no-space"] if self.a.space or
+                           self.a.idle_lane else []),
                           benv).__enter__()
         if kind in ("space", "idle"):
             # a CPU device: a partition, or the idle lane (at most

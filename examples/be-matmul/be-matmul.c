@@ -272,7 +272,7 @@ static const char usage[] =
     "  --no-space     only batond's time slots, never a partition of\n"
     "                 the CPU's cores beside the games' (space\n"
     "                 harvesting) nor the idle-priority lane, on a\n"
-    "                 CPU device\n"
+    "                 CPU device; the slots at normal priority\n"
     "  --check        verify the last product on the CPU\n"
     "  --quiet        no summary lines\n"
     "  --progress     a line each second: time and rows done\n"

@@ -98,7 +98,9 @@ struct baton_be_options {
 	                         process confined to them by CPU affinity;
 	                         with the idle lane on, back to back with
 	                         every thread at SCHED_IDLE, for good
-	                         (docs/harvesting.md) */
+	                         (docs/harvesting.md); beside the games
+	                         (periodical sub-launches, the slot's) at
+	                         SCHED_IDLE too, for good */
 };
 
 /* Fills *o with the defaults above. */

@@ -259,6 +259,8 @@ static bool slot_window(struct baton_be *be, int64_t now, double *w,
 	                      : CORE_HARVEST_PERIODICAL;
 	be->tenant.budget = (double)be->ctl.cap_ns_per_s * 1e-9;
 	*w = (double)be->ctl.be_window_ns * 1e-9;
+	if (be->tenant.mode == CORE_HARVEST_PERIODICAL)
+		be_idle_beside_games(be, now); /* be_idle.c */
 	if (be->tenant.mode == CORE_HARVEST_PERIODICAL &&
 	    be->ctl.be_slot_len_ns > 0) {
 		/* Start only in the span every game waits in, sized to

@@ -75,6 +75,7 @@ struct baton_be {
 	 * new ones, and whether lowering failed (no lane asked for since);
 	 * whether the sub-launch given runs in the lane */
 	bool idle_entered, idle_refused, out_idle;
+	bool idle_slot_refused; /* be_idle_beside_games could not lower */
 	int64_t idle_rescan_ns;
 	/* counters */
 	uint64_t launches, blocks, part_launches, idle_launches;
@@ -134,6 +135,10 @@ bool be_space_enter(struct baton_be *be, uint32_t p);
  * cpu_device, or once lowering failed, false; on that failure it also
  * drops the registration so that the next hello asks for no lane. */
 bool be_idle_enter(struct baton_be *be, int64_t now);
+/* Before a periodical sub-launch under batond (games on the device):
+ * with cpu_device, the same lowering, for good; a failure is logged once
+ * and changes nothing else (no lane was asked for on its account). */
+void be_idle_beside_games(struct baton_be *be, int64_t now);
 
 /* be_probe.c. Times one probe (ns), < 0 if it failed. */
 int64_t be_probe_once(const struct baton_be *be);

@@ -3,8 +3,10 @@
  * every thread of the process, one started before included, drops to
  * SCHED_IDLE and sub-launches follow each other with no slot; a thread
  * started later inherits it; when the lane closes the slot rules are back
- * and the threads stay at idle priority. Without cpu_device no lane is
- * asked for and one written anyway is not followed. A process that may
+ * and the threads stay at idle priority. Beside the games, out of the
+ * lane, a cpu_device client's slot sub-launches lower them too. Without
+ * cpu_device no lane is asked for and one written anyway is not followed,
+ * and nothing is lowered. A process that may
  * not lower its threads (a seccomp filter here) registers again without
  * the lane and keeps to the slot. */
 #include <dirent.h>
@@ -183,6 +185,41 @@ static void lane_needs_cpu_device(void **state)
 	assert_int_equal(baton_be_next(be, &off, &cnt), BATON_BE_ETIMEDOUT);
 	int all;
 	assert_int_equal(threads_under(SCHED_IDLE, &all), 0);
+	/* nor beside the games: the device is not our CPUs */
+	three_in_slot(&b, be);
+	assert_int_equal(threads_under(SCHED_IDLE, &all), 0);
+	baton_be_close(be);
+	fake_batond_stop(&b);
+}
+
+/* Beside the games, not in the lane: a cpu_device client's periodical
+ * sub-launches (the slot's) run at idle priority too, every thread
+ * lowered; alone (continuous) it keeps its priority. Runs in a child:
+ * the lowering is for good. */
+static void slot_lowers_cpu_device(void **state)
+{
+	(void)state;
+	go = false;
+	pthread_t before;
+	assert_int_equal(pthread_create(&before, NULL, waiter, NULL), 0);
+	struct fake_batond b;
+	assert_true(fake_batond_start(&b, FAKE_WELCOME));
+	baton_be *be = fake_be_open(&b, "slot", 1, 2000);
+	fake_batond_control(&b, 10 * MS, 1000000000u, true);
+	assert_int_equal(baton_be_task_begin(be, 1, 1000000000), BATON_BE_OK);
+	for (int i = 0; i < 3; i++)
+		one(be);
+	int all;
+	assert_int_equal(threads_under(SCHED_IDLE, &all), 0);
+	three_in_slot(&b, be);
+	assert_int_equal(threads_under(SCHED_IDLE, &all), all);
+	assert_true(all >= 3);
+	struct baton_be_info info;
+	assert_int_equal(baton_be_info(be, &info), BATON_BE_OK);
+	assert_int_equal(info.idle_launches, 0);         /* not the lane's */
+	assert_int_equal(atomic_load(&b.registered), 1); /* not again */
+	release_waiters();
+	pthread_join(before, NULL);
 	baton_be_close(be);
 	fake_batond_stop(&b);
 }
@@ -215,7 +252,9 @@ static bool forbid_sched_setscheduler(void)
 }
 
 /* Lowering refused: the client registers again without "idle" and
- * keeps to the slot. Runs in a child, so the filter dies with it. */
+ * keeps to the slot, at normal priority (lowering for the slot fails
+ * too, and changes nothing else). Runs in a child, so the filter dies
+ * with it. */
 static void refused_registers_again(void **state)
 {
 	(void)state;
@@ -246,24 +285,33 @@ static void refused_registers_again(void **state)
 	fake_batond_stop(&b);
 }
 
-int main(void)
+/* Runs one test in a child (a filter, or a lowering, that cannot be
+ * undone); its failures, or 1 if it did not exit. */
+static int in_child(const char *name, CMUnitTestFunction fn)
 {
-	/* The refusal first, in a child (its filter cannot be lifted);
-	 * then the lane, which lowers this process for good. */
 	pid_t pid = fork();
 	if (pid == 0) {
 		const struct CMUnitTest t[] = {
-		    cmocka_unit_test(refused_registers_again),
+		    {name, fn, NULL, NULL, NULL},
 		};
-		_exit(cmocka_run_group_tests_name("refused", t, NULL, NULL));
+		_exit(cmocka_run_group_tests_name(name, t, NULL, NULL));
 	}
 	int status = 0;
 	if (pid < 0 || waitpid(pid, &status, 0) != pid)
 		return 1;
+	return WIFEXITED(status) ? WEXITSTATUS(status) : 1;
+}
+
+int main(void)
+{
+	/* The refusal and the slot first, each in a child; then the lane,
+	 * which lowers this process for good. */
+	int failed =
+	    in_child("refused_registers_again", refused_registers_again);
+	failed += in_child("slot_lowers_cpu_device", slot_lowers_cpu_device);
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(lane_needs_cpu_device),
 	    cmocka_unit_test(lane_lowers_every_thread),
 	};
-	int failed = cmocka_run_group_tests(tests, NULL, NULL);
-	return failed + (WIFEXITED(status) ? WEXITSTATUS(status) : 1);
+	return failed + cmocka_run_group_tests(tests, NULL, NULL);
 }
