@@ -44,6 +44,7 @@ static const char *const fn_names[CU_FN_COUNT] = {
     /* 12.8 made the unversioned one a deprecated alias */
     [CU_EVENT_ELAPSED] = "cuEventElapsedTime_v2",
     [CU_EVENT_DESTROY] = "cuEventDestroy_v2",
+    [CU_EVENT_QUERY] = "cuEventQuery",
     [CU_STREAM_SYNC] = "cuStreamSynchronize",
     [CU_STREAM_CAPTURING] = "cuStreamIsCapturing",
     [CU_MODULE_LOAD] = "cuModuleLoadData",

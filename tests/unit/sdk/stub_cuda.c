@@ -29,7 +29,7 @@ struct stub_event {
 
 static struct stub_function sleep_fn = {0}, probe_fn = {1};
 static struct stub_module sleep_mod = {0}, probe_mod = {1};
-static atomic_long launches[4], probes, probe_modules;
+static atomic_long launches[4], probes, probe_modules, queries;
 static _Atomic(CUstream) last_record_stream;
 static atomic_int capturing;
 
@@ -145,6 +145,16 @@ EXPORT CUresult cuEventSynchronize(CUevent e)
 	return e ? OK : EINVAL;
 }
 
+/* Launches run to their end before they return here: an event is always
+ * reached. */
+EXPORT CUresult cuEventQuery(CUevent e)
+{
+	if (!e)
+		return EINVAL;
+	atomic_fetch_add(&queries, 1);
+	return OK;
+}
+
 EXPORT CUresult cuEventElapsedTime_v2(float *ms, CUevent a, CUevent b)
 {
 	if (!ms || !a || !b)
@@ -222,6 +232,7 @@ static void *find(const char *symbol, int version, uint64_t flags)
 	    {"cuEventCreate", (void *)cuEventCreate},
 	    {"cuEventRecord", (void *)cuEventRecord},
 	    {"cuEventSynchronize", (void *)cuEventSynchronize},
+	    {"cuEventQuery", (void *)cuEventQuery},
 	    {"cuEventElapsedTime", (void *)cuEventElapsedTime_v2},
 	    {"cuEventDestroy", (void *)cuEventDestroy_v2},
 	    {"cuStreamSynchronize", (void *)cuStreamSynchronize},
@@ -238,6 +249,7 @@ EXPORT void stub_cuda_counts(struct stub_cuda_counts *out)
 		out->launches[i] = atomic_load(&launches[i]);
 	out->probes = atomic_load(&probes);
 	out->probe_modules = atomic_load(&probe_modules);
+	out->queries = atomic_load(&queries);
 	out->last_record_stream = atomic_load(&last_record_stream);
 }
 

@@ -35,6 +35,7 @@ struct stub_cuda_counts {
 	long launches[4];   /* cuLaunchKernel, _ptsz, Ex, Ex_ptsz */
 	long probes;        /* launches of baton_probe (any form) */
 	long probe_modules; /* PTX images with ".entry baton_probe" */
+	long queries;       /* cuEventQuery calls */
 	CUstream last_record_stream;
 };
 typedef void (*stub_cuda_counts_fn)(struct stub_cuda_counts *out);

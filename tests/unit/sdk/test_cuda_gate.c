@@ -12,7 +12,8 @@
  * - a window: the launch goes and its record carries the kernel's event
  *   time, within the wall time around the launch;
  * - a shut window holds a launch (another thread) until it opens;
- * - the _ptsz and Ex forms are gated, the per-thread stream is timed;
+ * - the _ptsz and Ex forms are gated, the per-thread stream is timed, and
+ *   each launch's end is polled (cuEventQuery) before a blocking wait;
  * - a launch the driver refuses: its error, no record, nothing left
  *   stamped in flight;
  * - a launch into a capturing stream goes at once, ungated;
@@ -296,6 +297,9 @@ int main(void)
 	CHECK(c1.launches[2] == c0.launches[2] + 1);
 	CHECK(c1.launches[3] == c0.launches[3] + 1);
 	CHECK(fake_batond_records(&b, rec, 64) == 3);
+	/* each end polled before any blocking wait (the stub's kernels have
+	 * ended by then: one query each) */
+	CHECK(c1.queries == c0.queries + 3);
 
 	/* A launch the driver refuses (no parameters): its error back, no
 	 * record, and no sub-launch left stamped in flight for the stuck
