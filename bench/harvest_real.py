@@ -115,6 +115,26 @@ def proc_stat():
         return [int(x) for x in f.readline().split()[1:]]
 
 
+def idle_threads(pid):
+    """(threads at SCHED_IDLE, threads) of process pid, from
+    /proc/PID/task/*/stat (field 41, the policy; SCHED_IDLE is 5);
+    (0, 0) if it is gone."""
+    idle = n = 0
+    try:
+        tids = os.listdir("/proc/%d/task" % pid)
+    except OSError:
+        return 0, 0
+    for tid in tids:
+        try:
+            with open("/proc/%d/task/%s/stat" % (pid, tid)) as f:
+                fields = f.read().rsplit(")", 1)[1].split()
+        except (OSError, IndexError):
+            continue
+        n += 1
+        idle += fields[38] == "5"  # field 41, counted after the ")"
+    return idle, n
+
+
 class Sampler:
     """/proc/stat every STAT_S and batond's status every STATUS_S, with
     CLOCK_MONOTONIC times, so any window's CPU busy share and BE mode can
@@ -149,6 +169,8 @@ class Sampler:
                 st = self.daemon.status(timeout=2)
             except (Fail, ValueError):
                 continue
+            for b in st.get("be", []):
+                b["_idle_threads"] = idle_threads(b.get("pid", 0))
             self.status.append((time.monotonic(), st))
 
     def busy(self, lo, hi):
@@ -200,6 +222,12 @@ class Sampler:
                 # in the idle-priority lane (core/harvest_idle.h)
                 "idle_lane": sum(bool(r.get("idle_lane"))
                                  for r in rows) / len(rows),
+                # every thread of its process at SCHED_IDLE (the lane,
+                # or a CPU device's slot: src/sdk/be_idle.c)
+                "idle_priority": sum(
+                    r["_idle_threads"][1] > 0 and
+                    r["_idle_threads"][0] == r["_idle_threads"][1]
+                    for r in rows) / len(rows),
             }
         return res
 
@@ -566,6 +594,17 @@ class Bench:
             if n in by and not all(v["idle_lane"] > 0.5 for v in
                                    by[n]["batond_be"].values()):
                 bad.append("%s: batond kept BE out of the idle lane" % n)
+        # a CPU device's slot sub-launches at idle priority: the SDK's
+        # (unless --space or --idle-lane run it with --no-space) and the
+        # OpenCL gate's on PoCL
+        for n in ("gate",) + (("sdk",) if not (self.a.space or
+                                                self.a.idle_lane) else ()):
+            if n in by and not all(v["idle_priority"] > 0.5 for v in
+                                   by[n]["batond_be"].values()):
+                bad.append("%s: BE's threads at SCHED_IDLE in %s of "
+                           "batond's samples" % (n, ", ".join(
+                               "%.0f %%" % (v["idle_priority"] * 100)
+                               for v in by[n]["batond_be"].values())))
         if "space" in by and not by["space"]["integrated"] > 0.5:
             bad.append("space: batond divided the CPUs in %.0f %% of the "
                        "phase" % (by["space"]["integrated"] * 100))
@@ -599,12 +638,16 @@ class Bench:
                     g["p99_ratio"], "; x%.2f" % g["median_ratio"]
                     if pooled else "") if g else "-")
             bb = "; ".join("%s %.0f%% continuous, window %.1f ms, "
-                           "budget %.2f, slot %.1f ms (%.0f%% of samples)%s"
+                           "budget %.2f, slot %.1f ms (%.0f%% of samples)"
+                           "%s%s"
                            % (k, v["continuous"] * 100, v["window_ms"],
                               v["budget"], v["slot_ms"],
                               v["with_slot"] * 100,
                               ", idle lane %.0f%%" % (v["idle_lane"] * 100)
-                              if v["idle_lane"] else "")
+                              if v["idle_lane"] else "",
+                              ", SCHED_IDLE %.0f%%" %
+                              (v["idle_priority"] * 100)
+                              if v.get("idle_priority") else "")
                            for k, v in p["batond_be"].items()) or "-"
             lines.append("| %s | %.0f%% | %s | %s | %s |" % (
                 label, p["busy"] * 100, " | ".join(cells),
@@ -728,7 +771,8 @@ def main():
                    help="exit 1 unless the shape holds: every game keeps "
                    "its SLA beside gated BE, BE works there but slower "
                    "than alone, periodical beside the games and "
-                   "continuous alone, in the idle lane with --idle-lane "
+                   "continuous alone, in the idle lane with --idle-lane, "
+                   "a CPU device's threads at SCHED_IDLE beside the games "
                    "(the e2e tests harvest-real-shape and "
                    "harvest-real-idle)")
     p.add_argument("--trace", action="store_true",
