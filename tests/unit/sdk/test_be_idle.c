@@ -119,17 +119,25 @@ static void three_in_slot(struct fake_batond *b, baton_be *be)
 	}
 }
 
+/* A waiting thread started first (as PoCL's workers are), then a fake
+ * batond and a cpu_device client registered with it. */
+static baton_be *waiter_then_client(pthread_t *before, struct fake_batond *b,
+                                    const char *name)
+{
+	go = false;
+	assert_int_equal(pthread_create(before, NULL, waiter, NULL), 0);
+	assert_true(fake_batond_start(b, FAKE_WELCOME));
+	return fake_be_open(b, name, 1, 2000);
+}
+
 /* Runs before the seccomp test, which cannot be undone: the lane, then
  * the slot again. */
 static void lane_lowers_every_thread(void **state)
 {
 	(void)state;
-	go = false;
 	pthread_t before;
-	assert_int_equal(pthread_create(&before, NULL, waiter, NULL), 0);
 	struct fake_batond b;
-	assert_true(fake_batond_start(&b, FAKE_WELCOME));
-	baton_be *be = fake_be_open(&b, "lane", 1, 2000);
+	baton_be *be = waiter_then_client(&before, &b, "lane");
 	assert_non_null(strstr(b.hello, "\"partition\":true"));
 	assert_non_null(strstr(b.hello, "\"idle\":true"));
 	int all;
@@ -199,12 +207,9 @@ static void lane_needs_cpu_device(void **state)
 static void slot_lowers_cpu_device(void **state)
 {
 	(void)state;
-	go = false;
 	pthread_t before;
-	assert_int_equal(pthread_create(&before, NULL, waiter, NULL), 0);
 	struct fake_batond b;
-	assert_true(fake_batond_start(&b, FAKE_WELCOME));
-	baton_be *be = fake_be_open(&b, "slot", 1, 2000);
+	baton_be *be = waiter_then_client(&before, &b, "slot");
 	fake_batond_control(&b, 10 * MS, 1000000000u, true);
 	assert_int_equal(baton_be_task_begin(be, 1, 1000000000), BATON_BE_OK);
 	for (int i = 0; i < 3; i++)
