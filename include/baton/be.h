@@ -83,7 +83,8 @@ struct baton_be_options {
 	double fps;           /* F of the no-daemon loop: rest 1/F after a
 	                         periodical sub-launch; default 60 */
 	double periodical_ms; /* no-daemon sub-launch length, periodical
-	                         (GPU grid's N1: 8.5) */
+	                         (GPU grid's N1: 8.5); under batond, the
+	                         longest piece of the games' slot */
 	double continuous_ms; /* and continuous (N2: 17) */
 	int64_t max_wait_ms;  /* > 0: baton_be_next gives up after this
 	                         (BATON_BE_ETIMEDOUT); 0: waits as long as

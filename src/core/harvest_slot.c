@@ -105,3 +105,15 @@ double core_harvest_slot_window(const struct core_harvest_slot *s,
 	*next_s = start + s->period_s;
 	return 0.0;
 }
+
+double core_harvest_slot_rest(const struct core_harvest_slot *s, double budget,
+                              double rest_s)
+{
+	if (!(rest_s > 0.0) || !positive(s->len_s) || !positive(s->period_s) ||
+	    !(budget > 0.0))
+		return rest_s;
+	/* The duty cycle the rest enforces (t / (t + rest) <= budget) is
+	 * already at most len / period while every sub-launch starts in the
+	 * slot. */
+	return s->len_s / s->period_s <= budget ? 0.0 : rest_s;
+}

@@ -62,3 +62,12 @@ bool core_harvest_slot(const struct core_harvest_params *p,
  * occurrence's start in *next_s. */
 double core_harvest_slot_window(const struct core_harvest_slot *s,
                                 double window_s, double now_s, double *next_s);
+
+/* The rest after a sub-launch given in the slot, rest_s being the
+ * budget's (core_harvest_rest): none when the slot alone keeps the tenant
+ * within its budget (its share of the period, len_s / period_s, at most
+ * budget), so that the next piece of the same occurrence starts at once;
+ * else rest_s. Several tenants splitting a budget by weight each get
+ * less than the slot's share, and keep their rests. */
+double core_harvest_slot_rest(const struct core_harvest_slot *s, double budget,
+                              double rest_s);

@@ -225,6 +225,16 @@ int baton_be_task_begin(baton_be *be, uint32_t kernel_id, int64_t n_blocks)
 static bool slot_window(struct baton_be *be, int64_t now, double *w,
                         int64_t *wake);
 
+/* The slot batond wrote (len 0: none). */
+static struct core_harvest_slot control_slot(const struct baton_be *be)
+{
+	return (struct core_harvest_slot){
+	    .start_s = (double)be->ctl.be_slot_start_ns * 1e-9,
+	    .len_s = (double)be->ctl.be_slot_len_ns * 1e-9,
+	    .period_s = (double)be->ctl.be_slot_period_ns * 1e-9,
+	};
+}
+
 /* The time window: the rest after the last sub-launch, the budget, the
  * window and the slot. */
 static bool temporal_window(struct baton_be *be, int64_t now, double *w,
@@ -265,11 +275,14 @@ static bool slot_window(struct baton_be *be, int64_t now, double *w,
 	    be->ctl.be_slot_len_ns > 0) {
 		/* Start only in the span every game waits in, sized to
 		 * what is left of it (core/harvest_slot.h). */
-		struct core_harvest_slot slot = {
-		    .start_s = (double)be->ctl.be_slot_start_ns * 1e-9,
-		    .len_s = (double)be->ctl.be_slot_len_ns * 1e-9,
-		    .period_s = (double)be->ctl.be_slot_period_ns * 1e-9,
-		};
+		struct core_harvest_slot slot = control_slot(be);
+		/* In pieces of at most periodical_ms (GPU grid's N1): each
+		 * is sized anew from the fit, so one that runs long runs
+		 * into the games' frames by less (docs/harvesting.md, "The
+		 * slot at idle priority"). */
+		double piece = be->opt.periodical_ms * 1e-3;
+		if (piece > 0.0 && piece < *w)
+			*w = piece;
 		double next;
 		*w = core_harvest_slot_window(&slot, *w, (double)now * 1e-9,
 		                              &next);
@@ -497,6 +510,11 @@ int baton_be_done(baton_be *be, int64_t offset, int64_t count,
 	}
 	double rest = core_harvest_rest(be->out_daemon ? &be->hp : &be->hp_nd,
 	                                &be->tenant, t_s);
+	if (be->out_daemon && be->tenant.mode == CORE_HARVEST_PERIODICAL &&
+	    !be->out_idle) {
+		struct core_harvest_slot slot = control_slot(be);
+		rest = core_harvest_slot_rest(&slot, be->tenant.budget, rest);
+	}
 	if (rest < 0.0) {
 		be->rest_until_ns = -1;
 		be->rest_epoch = be->ctl.policy_epoch;

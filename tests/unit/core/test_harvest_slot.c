@@ -161,6 +161,25 @@ static void test_slot_window(void **state)
 	assert_near(core_harvest_slot_window(&s, 0.0, 10.001, &next), 0.0, 0.0);
 }
 
+/* The rest after a slot sub-launch: none while the slot's share of the
+ * period is within the budget (the slot bounds the duty cycle); the
+ * budget's where it is not, without a slot, and for a budget of 0 (the
+ * negative "wait for the next tick"). */
+static void test_slot_rest(void **state)
+{
+	(void)state;
+	struct core_harvest_slot s = {
+	    .start_s = 10.0, .len_s = 0.026, .period_s = 0.033};
+	/* 26 / 33 = 0.788 of the period */
+	assert_near(core_harvest_slot_rest(&s, 0.85, 0.0015), 0.0, 0.0);
+	assert_near(core_harvest_slot_rest(&s, 0.78, 0.0015), 0.0015, 0.0);
+	assert_near(core_harvest_slot_rest(&s, 0.40, 0.0127), 0.0127, 0.0);
+	struct core_harvest_slot none = {0};
+	assert_near(core_harvest_slot_rest(&none, 0.85, 0.0015), 0.0015, 0.0);
+	assert_near(core_harvest_slot_rest(&s, 0.0, -1.0), -1.0, 0.0);
+	assert_near(core_harvest_slot_rest(&s, 1.0, 0.0), 0.0, 0.0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -168,6 +187,7 @@ int main(void)
 	    cmocka_unit_test(test_two_games_overlap),
 	    cmocka_unit_test(test_no_slot),
 	    cmocka_unit_test(test_slot_window),
+	    cmocka_unit_test(test_slot_rest),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

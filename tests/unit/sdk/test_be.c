@@ -166,6 +166,49 @@ static void totals_hold_what_the_ring_lost(void **state)
 	fake_batond_stop(&b);
 }
 
+/* The slot in pieces: a window longer than periodical_ms (8.5) is cut to
+ * it, and the next piece of the occurrence starts at once while the slot's
+ * share of the period (30 of 50 ms: 0.6) is within the budget; at a
+ * budget of 0.5 the budget's rest (t (1 - b) / b = 8 ms) holds it. */
+static int64_t piece_gap(int64_t budget_ns_per_s, int64_t *window)
+{
+	struct fake_batond b;
+	assert_true(fake_batond_start(&b, FAKE_WELCOME));
+	baton_be *be = open_with(&b, 5000);
+	const int64_t len = 30 * MS, period = 50 * MS;
+	fake_batond_control_slot(&b, 25 * MS, (uint32_t)budget_ns_per_s,
+	                         now_ns() + 5 * MS, (uint32_t)len,
+	                         (uint32_t)period);
+	assert_int_equal(baton_be_task_begin(be, 1, 1000000), BATON_BE_OK);
+	int64_t off, cnt, rel[2];
+	for (int i = 0; i < 2; i++) {
+		assert_int_equal(baton_be_next(be, &off, &cnt), 1);
+		rel[i] = atomic_load(&b.shm.ring->be_inflight_ns);
+		struct baton_be_info info;
+		baton_be_info(be, &info);
+		*window = info.window_ns;
+		assert_int_equal(baton_be_done(be, off, cnt, 8 * MS),
+		                 BATON_BE_OK);
+	}
+	baton_be_close(be);
+	fake_batond_stop(&b);
+	return rel[1] - rel[0];
+}
+
+static void slot_in_pieces(void **state)
+{
+	(void)state;
+	int64_t w;
+	int64_t rested = piece_gap(500000000, &w);
+	assert_true(rested >= 8 * MS - MS / 2);
+	int64_t at_once = piece_gap(700000000, &w);
+	assert_true(w <= 8500000 && w >= 4 * MS);
+	/* a preemption between the two may delay it, not 8 ms' rest */
+	if (!(at_once < 5 * MS))
+		fail_msg("the second piece came %.2f ms after the first",
+		         at_once / 1e6);
+}
+
 struct opener {
 	struct fake_batond *b;
 	int64_t after_ns;
@@ -568,6 +611,7 @@ int main(void)
 	    cmocka_unit_test(continuous_and_budget_rest),
 	    cmocka_unit_test(slot_respected),
 	    cmocka_unit_test(totals_hold_what_the_ring_lost),
+	    cmocka_unit_test(slot_in_pieces),
 	    cmocka_unit_test(lost_daemon_probe_loop),
 	    cmocka_unit_test(refused_probe_loop),
 	    cmocka_unit_test(probe_hysteresis),
