@@ -55,10 +55,11 @@ static int lower_threads(void)
 	return failed;
 }
 
-bool be_idle_enter(struct baton_be *be, int64_t now)
+/* The lowering both callers share: every thread now, then again each
+ * second for new ones. True once the process is at idle priority (a few
+ * new threads that stay behind are logged, not a failure). */
+static bool lowered(struct baton_be *be, int64_t now)
 {
-	if (!be->opt.cpu_device || be->idle_refused)
-		return false;
 	if (be->idle_entered && now < be->idle_rescan_ns)
 		return true;
 	int failed = lower_threads();
@@ -70,6 +71,15 @@ bool be_idle_enter(struct baton_be *be, int64_t now)
 		be->idle_entered = true;
 		return true;
 	}
+	return false;
+}
+
+bool be_idle_enter(struct baton_be *be, int64_t now)
+{
+	if (!be->opt.cpu_device || be->idle_refused)
+		return false;
+	if (lowered(be, now))
+		return true;
 	/* Without idle priority the lane would run at the games' own: ask
 	 * batond again, without the lane (be_conn.c leaves "idle" out of
 	 * the hello from now on). */
@@ -83,16 +93,8 @@ bool be_idle_enter(struct baton_be *be, int64_t now)
 
 void be_idle_beside_games(struct baton_be *be, int64_t now)
 {
-	if (!be->opt.cpu_device || be->idle_slot_refused)
+	if (!be->opt.cpu_device || be->idle_slot_refused || lowered(be, now))
 		return;
-	if (be->idle_entered && now < be->idle_rescan_ns)
-		return;
-	int failed = lower_threads();
-	be->idle_rescan_ns = now + IDLE_RESCAN_NS;
-	if (failed == 0 || be->idle_entered) {
-		be->idle_entered = true;
-		return;
-	}
 	/* Not the lane: nothing to ask batond again. The slot still keeps
 	 * the sub-launches out of the games' frames, as before. */
 	be_log(BE_LOG_IDLE, "cannot lower the process's threads to SCHED_IDLE: "
