@@ -106,6 +106,16 @@ double core_harvest_slot_window(const struct core_harvest_slot *s,
 	return 0.0;
 }
 
+double core_harvest_slot_piece(const struct core_harvest_slot *s, double max_s)
+{
+	if (!positive(s->len_s) || !positive(max_s))
+		return max_s;
+	/* 1e-9: a slot of exactly n pieces is n, not n + 1, in floating
+	 * point */
+	double n = ceil(s->len_s / max_s - 1e-9);
+	return s->len_s / fmax(n, 1.0);
+}
+
 double core_harvest_slot_rest(const struct core_harvest_slot *s, double budget,
                               double rest_s)
 {

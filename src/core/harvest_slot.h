@@ -63,6 +63,13 @@ bool core_harvest_slot(const struct core_harvest_params *p,
 double core_harvest_slot_window(const struct core_harvest_slot *s,
                                 double window_s, double now_s, double *next_s);
 
+/* The length of the slot's pieces when none may pass max_s: the slot
+ * divided evenly, len_s / ceil(len_s / max_s). Pieces of max_s itself
+ * leave a remainder at the slot's end that is lost whenever it is under
+ * half a piece (core_harvest_slot_window), up to a piece every period;
+ * even pieces fill the slot. max_s itself without a slot. */
+double core_harvest_slot_piece(const struct core_harvest_slot *s, double max_s);
+
 /* The rest after a sub-launch given in the slot, rest_s being the
  * budget's (core_harvest_rest): none when the slot alone keeps the tenant
  * within its budget (its share of the period, len_s / period_s, at most

@@ -276,13 +276,15 @@ static bool slot_window(struct baton_be *be, int64_t now, double *w,
 		/* Start only in the span every game waits in, sized to
 		 * what is left of it (core/harvest_slot.h). */
 		struct core_harvest_slot slot = control_slot(be);
-		/* In pieces of at most periodical_ms (GPU grid's N1): each
-		 * is sized anew from the fit, so one that runs long runs
-		 * into the games' frames by less (docs/harvesting.md, "The
-		 * slot at idle priority"). */
+		/* In even pieces of at most periodical_ms (GPU grid's N1):
+		 * each is sized anew from the fit, so one that runs long
+		 * runs into the games' frames by less (docs/harvesting.md,
+		 * "The slot at idle priority"), and together they fill the
+		 * slot. */
 		double piece = be->opt.periodical_ms * 1e-3;
 		if (piece > 0.0 && piece < *w)
 			*w = piece;
+		*w = core_harvest_slot_piece(&slot, *w);
 		double next;
 		*w = core_harvest_slot_window(&slot, *w, (double)now * 1e-9,
 		                              &next);

@@ -180,6 +180,32 @@ static void test_slot_rest(void **state)
 	assert_near(core_harvest_slot_rest(&s, 1.0, 0.0), 0.0, 0.0);
 }
 
+static void test_slot_piece(void **state)
+{
+	(void)state;
+	struct core_harvest_slot s = {
+	    .start_s = 10.0, .len_s = 0.0273, .period_s = 0.0333};
+	/* 27.3 ms in pieces of 8.5 leaves 1.8 ms, under half a piece: four
+	 * even pieces of 6.825 instead */
+	assert_near(core_harvest_slot_piece(&s, 0.0085), 0.0273 / 4, 1e-12);
+	double next;
+	double at = 10.0;
+	for (int i = 0; i < 4; i++) {
+		double w = core_harvest_slot_window(
+		    &s, core_harvest_slot_piece(&s, 0.0085), at, &next);
+		assert_near(w, 0.0273 / 4, 1e-9);
+		at += w;
+	}
+	/* exactly three pieces stay three; a window over the slot is one */
+	s.len_s = 0.0255;
+	assert_near(core_harvest_slot_piece(&s, 0.0085), 0.0085, 1e-12);
+	assert_near(core_harvest_slot_piece(&s, 0.030), 0.0255, 1e-12);
+	/* no slot, or no maximum: the maximum as given */
+	struct core_harvest_slot none = {0};
+	assert_near(core_harvest_slot_piece(&none, 0.0085), 0.0085, 0.0);
+	assert_near(core_harvest_slot_piece(&s, 0.0), 0.0, 0.0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -188,6 +214,7 @@ int main(void)
 	    cmocka_unit_test(test_no_slot),
 	    cmocka_unit_test(test_slot_window),
 	    cmocka_unit_test(test_slot_rest),
+	    cmocka_unit_test(test_slot_piece),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
