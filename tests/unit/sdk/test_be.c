@@ -167,9 +167,10 @@ static void totals_hold_what_the_ring_lost(void **state)
 }
 
 /* The slot in pieces: a window longer than periodical_ms (8.5) is cut to
- * even pieces of at most that, and the next piece of the occurrence starts at once while the slot's
- * share of the period (30 of 50 ms: 0.6) is within the budget; at a
- * budget of 0.5 the budget's rest (t (1 - b) / b = 8 ms) holds it. */
+ * even pieces of at most that, and the next piece of the occurrence
+ * starts at once while the slot's share of the period (30 of 50 ms: 0.6)
+ * is within the budget; at a budget of 0.5 the budget's rest
+ * (t (1 - b) / b = 8 ms) holds it. */
 static int64_t piece_gap(int64_t budget_ns_per_s, int64_t *window)
 {
 	struct fake_batond b;
