@@ -222,12 +222,12 @@ def pick_heavy(load, measure):
         # Nearest the middle; among those in its middle half, the radius
         # nearest the default: a scene like the candidates.
         want = (lo + hi) / 2
-        todo = [(abs(a + b * desktop_work(desktop_scene(p, r)) - want),
+        options = [(abs(a + b * desktop_work(desktop_scene(p, r)) - want),
                  abs(r - 5), desktop_scene(p, r))
                 for p in range(1, 9) for r in range(1, 16)
                 if desktop_scene(p, r) not in load]
-        near = [t for t in todo if t[0] <= (hi - lo) / 4]
-        best = min(near, key=lambda t: t[1]) if near else min(todo)
+        near = [t for t in options if t[0] <= (hi - lo) / 4]
+        best = min(near, key=lambda t: t[1]) if near else min(options)
         load.update(measure([best[2]]))
     return None
 
