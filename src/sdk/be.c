@@ -202,6 +202,21 @@ static struct core_harvest_fit *kernel_fit_for(struct baton_be *be, bool part)
 	                      : &be->kernel->fit;
 }
 
+int64_t be_kernel_shortest_ns(const struct baton_be *be, uint64_t n)
+{
+	if (!be->kernel)
+		return -1;
+	const struct core_harvest_fit *fits[] = {
+	    &be->kernel->fit, &be->kernel->fit_part, &be->kernel->fit_idle};
+	double best = -1.0;
+	for (size_t i = 0; i < sizeof(fits) / sizeof(fits[0]); i++)
+		for (uint32_t j = 0; j < fits[i]->len; j++)
+			if (fits[i]->n[j] == (double)n &&
+			    (best < 0.0 || fits[i]->t[j] < best))
+				best = fits[i]->t[j];
+	return best < 0.0 ? -1 : (int64_t)(best * 1e9);
+}
+
 int baton_be_task_begin(baton_be *be, uint32_t kernel_id, int64_t n_blocks)
 {
 	if (!be || n_blocks <= 0) {

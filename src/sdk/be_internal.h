@@ -100,6 +100,10 @@ enum {
 	BE_LOG_KEYS
 };
 
+/* be.c. The shortest time (ns) a recent sub-launch of n blocks of the
+ * current task's kernel took, in any lane; -1 with none. */
+int64_t be_kernel_shortest_ns(const struct baton_be *be, uint64_t n);
+
 /* be_conn.c. Keeps the registration: notices a lost daemon (one poll)
  * and redials when due. Returns whether we are registered now. */
 bool be_conn_poll(struct baton_be *be, int64_t now_ns);

@@ -4,9 +4,10 @@
  * cuLaunchKernelEx (and their per-thread-stream _ptsz forms) waits for the
  * window batond opens (or, with no batond, GPU grid's probe loop), runs
  * synchronously (an event recorded after it, waited for), is timed by a
- * pair of events on its stream and reported as a BATON_FRAME_BE record:
- * the BE SDK (be.h) does the waiting, the sizing and the reporting.
- * resolve.c makes lookups by name (cuGetProcAddress, dlsym) land here.
+ * pair of events on its stream (kept per context: events.c) and reported
+ * as a BATON_FRAME_BE record: the BE SDK (be.h) does the waiting, the
+ * sizing and the reporting. resolve.c makes lookups by name
+ * (cuGetProcAddress, dlsym) land here.
  *
  * No splitting: a CUDA kernel has no launch offset (docs/sdk.md), so a
  * launch is one block, whole.
@@ -63,6 +64,7 @@ static bool gate_off; /* the SDK could not start: every launch goes */
  * current at the launch, on the launch's stream. */
 static CUstream probe_stream;
 static CUcontext probe_ctx;
+static unsigned long long probe_ctx_id; /* cu_ctx_id's, 0 without */
 static CUfunction probe_fn;
 static bool probe_ptx_failed;
 
@@ -124,10 +126,14 @@ static int gate_probe(void *user)
 	CUcontext ctx = NULL;
 	if (!current || current(&ctx) != CUDA_SUCCESS || !ctx)
 		return -1;
-	if (ctx != probe_ctx) {
+	/* A new context at an old one's handle has a new id. */
+	unsigned long long id = 0;
+	cu_ctx_id(&id);
+	if (ctx != probe_ctx || id != probe_ctx_id) {
 		/* A new context: its own module (left loaded: it is a few
 		 * bytes, and the context's end unloads it). */
 		probe_ctx = ctx;
+		probe_ctx_id = id;
 		probe_fn = NULL;
 		module_load_fn load = (module_load_fn)cu_real(CU_MODULE_LOAD);
 		module_function_fn get =
@@ -166,6 +172,7 @@ static void forget_in_child(void)
 	gate_off = false;
 	probe_ctx = NULL;
 	probe_fn = NULL;
+	cu_events_forget();
 	pthread_mutex_init(&gate_lock, NULL);
 }
 
@@ -182,70 +189,89 @@ static void gate_open(void)
 		gate_off = true;
 }
 
-/* A kernel's fit: by its handle, which lives as long as its module. */
-static uint32_t kernel_id(CUfunction f)
+/* A kernel's fit: by its handle (which lives as long as its module) and
+ * its launch's shape, since one function launched on a larger grid runs
+ * longer and the gate's wait (wait_end) goes by what this launch took
+ * before. FNV-1a over the words. */
+static uint32_t kernel_id(const struct launch *l)
 {
-	uint64_t v = (uint64_t)(uintptr_t)f;
-	return (uint32_t)(v ^ (v >> 32));
+	uint64_t v = (uint64_t)(uintptr_t)l->f;
+	uint32_t w[] = {(uint32_t)v, (uint32_t)(v >> 32), l->grid[0],
+	                l->grid[1],  l->grid[2],          l->block[0],
+	                l->block[1], l->block[2]};
+	uint32_t h = 2166136261u;
+	for (size_t i = 0; i < sizeof(w) / sizeof(w[0]); i++)
+		h = (h ^ w[i]) * 16777619u;
+	return h;
 }
 
-/* How long the gate polls a launch's end event before it blocks on it.
- * Blocking, the wait's wake-up cost an H100 15-34 us a launch (docs/sdk.md,
- * "On a real GPU"), more than a short kernel takes; polling catches the
- * end within a query's time. The core spun is the BE program's own, and
- * a kernel longer than this still waits blocked, not spinning. */
-#define END_SPIN_NS 50000
+/* How the gate waits for a launch's end (wait_end). Blocked, the wait's
+ * wake-up cost an H100 15-34 us a launch (docs/sdk.md, "On a real GPU"),
+ * more than a short kernel takes; polling (cuEventQuery) catches the end
+ * within a query's time but spins a core, the BE program's own, on a
+ * host whose cores the games also use. So the gate sleeps through most
+ * of the time the kernel took before, wakes END_EARLY_NS ahead of its
+ * expected end (the sleep's overshoot is the thread's timer slack, 50 us
+ * by default), polls up to END_SPIN_NS past it, and only then blocks. A
+ * kernel with no past, or shorter than SLEEP_MIN_NS, is polled from its
+ * launch. */
+#define END_SPIN_NS  50000
+#define END_EARLY_NS 100000
+#define SLEEP_MIN_NS (2 * END_EARLY_NS)
 
-/* Waits for the end event e: polled for up to END_SPIN_NS where the driver
- * has cuEventQuery, then a blocking wait. */
-static CUresult wait_end(CUevent e)
+/* Waits for the end event e of a launch made at launched_ns whose kernel
+ * is expected to take expect_ns (< 0: no idea). */
+static CUresult wait_end(CUevent e, int64_t launched_ns, int64_t expect_ns)
 {
 	event_fn query = (event_fn)cu_real(CU_EVENT_QUERY);
 	event_fn sync = (event_fn)cu_real(CU_EVENT_SYNC);
 	if (query) {
-		int64_t until = be_now_ns() + END_SPIN_NS;
-		do {
+		int64_t end = launched_ns + (expect_ns > 0 ? expect_ns : 0);
+		if (expect_ns >= SLEEP_MIN_NS)
+			be_sleep_until(end - END_EARLY_NS);
+		int64_t now = be_now_ns();
+		int64_t until = (end > now ? end : now) + END_SPIN_NS;
+		/* The clock before the query: a thread preempted past
+		 * `until` still asks once more before it blocks. */
+		for (bool last = false; !last;) {
+			last = be_now_ns() >= until;
 			CUresult r = query(e);
 			if (r != CUDA_ERROR_NOT_READY)
 				return r;
-		} while (be_now_ns() < until);
+		}
 	}
-	return sync(e);
+	/* none: the caller synchronises the stream */
+	return sync ? sync(e) : CUDA_ERROR_NOT_FOUND;
 }
 
 /* Launches l and waits for it; its device time in *ns (events around it
  * on its stream), -1 where the events failed (the SDK then takes the
- * wall time since the release). */
-static CUresult timed_launch(const struct launch *l, int64_t *ns)
+ * wall time since the release). expect_ns: wait_end's. */
+static CUresult timed_launch(const struct launch *l, int64_t expect_ns,
+                             int64_t *ns)
 {
-	event_create_fn create = (event_create_fn)cu_real(CU_EVENT_CREATE);
 	event_record_fn record = (event_record_fn)cu_real(CU_EVENT_RECORD);
-	event_fn sync = (event_fn)cu_real(CU_EVENT_SYNC);
-	event_fn destroy = (event_fn)cu_real(CU_EVENT_DESTROY);
 	event_elapsed_fn elapsed = (event_elapsed_fn)cu_real(CU_EVENT_ELAPSED);
 	stream_sync_fn ssync = (stream_sync_fn)cu_real(CU_STREAM_SYNC);
 	CUstream s = launch_stream(l);
-	CUevent e0 = NULL, e1 = NULL;
-	bool ev = create && record && sync && destroy && elapsed;
-	/* The end event's wait ends blocked, not spinning (wait_end). */
-	ev = ev && create(&e0, CU_EVENT_DEFAULT) == CUDA_SUCCESS;
-	ev = ev && create(&e1, CU_EVENT_BLOCKING_SYNC) == CUDA_SUCCESS;
-	ev = ev && record(e0, s) == CUDA_SUCCESS;
+	struct cu_event_pair ev;
+	bool have = record && elapsed && cu_events_get(&ev);
+	bool timed = have && record(ev.start, s) == CUDA_SUCCESS;
+	int64_t launched = be_now_ns();
 	CUresult ret = call_real(l);
 	*ns = -1;
 	if (ret == CUDA_SUCCESS) {
 		float ms;
-		if (ev && record(e1, s) == CUDA_SUCCESS &&
-		    wait_end(e1) == CUDA_SUCCESS &&
-		    elapsed(&ms, e0, e1) == CUDA_SUCCESS && ms >= 0.0f)
+		if (timed && record(ev.end, s) == CUDA_SUCCESS &&
+		    wait_end(ev.end, launched, expect_ns) == CUDA_SUCCESS &&
+		    elapsed(&ms, ev.start, ev.end) == CUDA_SUCCESS &&
+		    ms >= 0.0f)
 			*ns = (int64_t)((double)ms * 1e6);
 		else if (ssync)
 			ssync(s); /* synchronous still */
 	}
-	if (e0)
-		destroy(e0);
-	if (e1)
-		destroy(e1);
+	if (have)
+		cu_events_put(&ev);
 	return ret;
 }
 
@@ -265,7 +291,7 @@ static CUresult gated(const struct launch *l)
 	if (!runs_now(l))
 		return call_real(l);
 	probe_stream = launch_stream(l);
-	if (baton_be_task_begin(gate_be, kernel_id(l->f), 1) != 0)
+	if (baton_be_task_begin(gate_be, kernel_id(l), 1) != 0)
 		return call_real(l);
 	int64_t off = 0, cnt = 1;
 	/* < 0: no window within the bound (the SDK logged it): it goes
@@ -274,7 +300,7 @@ static CUresult gated(const struct launch *l)
 	if (r == 0)
 		return call_real(l);
 	int64_t ns;
-	CUresult ret = timed_launch(l, &ns);
+	CUresult ret = timed_launch(l, be_kernel_shortest_ns(gate_be, 1), &ns);
 	if (ret == CUDA_SUCCESS && r > 0)
 		baton_be_done(gate_be, off, cnt, ns);
 	else if (r > 0)
@@ -282,7 +308,7 @@ static CUresult gated(const struct launch *l)
 		 * SDK must not go on showing it in flight (the stuck rule
 		 * would take it for a hung kernel). Abandoning the task
 		 * clears it. */
-		baton_be_task_begin(gate_be, kernel_id(l->f), 1);
+		baton_be_task_begin(gate_be, kernel_id(l), 1);
 	return ret;
 }
 
@@ -331,6 +357,13 @@ static CUresult launch_ex(enum cu_fn kind, const CUlaunchConfig *config,
 	};
 	if (!config) /* the driver's error, not ours */
 		return call_real(&l);
+	/* the shape, for kernel_id */
+	l.grid[0] = config->gridDimX;
+	l.grid[1] = config->gridDimY;
+	l.grid[2] = config->gridDimZ;
+	l.block[0] = config->blockDimX;
+	l.block[1] = config->blockDimY;
+	l.block[2] = config->blockDimZ;
 	return gate_launch(&l);
 }
 

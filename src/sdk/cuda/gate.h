@@ -3,6 +3,8 @@
  * out where a program looks launches up (cuGetProcAddress, dlsym). */
 #pragma once
 
+#include <stdbool.h>
+
 #include <cuda.h>
 
 /* cuda.h renames these to the versioned or per-thread symbols; the gate
@@ -33,6 +35,7 @@ enum cu_fn {
 	CU_MODULE_LOAD,
 	CU_MODULE_FUNCTION,
 	CU_CTX_CURRENT,
+	CU_CTX_ID,
 	CU_FN_COUNT
 };
 
@@ -52,6 +55,25 @@ void *cu_real(enum cu_fn f);
 
 /* The gate's own function for an interposed slot (< CU_INTERPOSED). */
 void *cu_gate_fn(enum cu_fn f);
+
+/* The current context's id (cuCtxGetId, unique for the program's life,
+ * where a handle may be reused); false where the driver cannot say. */
+bool cu_ctx_id(unsigned long long *id);
+
+/* A launch's two timing events (events.c), on the current context. */
+struct cu_event_pair {
+	CUevent start, end; /* end: CU_EVENT_BLOCKING_SYNC */
+	bool own;           /* made for this launch: cu_events_put frees it */
+};
+
+/* The current context's pair, kept from one launch to the next; or, where
+ * none can be kept, a pair of the launch's own. False if none could be
+ * made. Under the gate's lock. */
+bool cu_events_get(struct cu_event_pair *p);
+/* After the launch: frees a pair of the launch's own. */
+void cu_events_put(struct cu_event_pair *p);
+/* In a fork child: the parent's contexts are not the child's. */
+void cu_events_forget(void);
 
 /* The exported wrappers (gate.c); named here for resolve.c's table. */
 CUresult cuLaunchKernel(CUfunction f, unsigned gx, unsigned gy, unsigned gz,

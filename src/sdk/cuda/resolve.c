@@ -50,6 +50,7 @@ static const char *const fn_names[CU_FN_COUNT] = {
     [CU_MODULE_LOAD] = "cuModuleLoadData",
     [CU_MODULE_FUNCTION] = "cuModuleGetFunction",
     [CU_CTX_CURRENT] = "cuCtxGetCurrent",
+    [CU_CTX_ID] = "cuCtxGetId", /* 12.0 */
 };
 
 static _Atomic(void *) slots[CU_FN_COUNT];

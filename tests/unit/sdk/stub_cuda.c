@@ -1,10 +1,15 @@
 /* The stub CUDA driver of stub_cuda.h: libcuda.so.1 for test_cuda_gate.c.
- * Every call succeeds when its arguments make sense; kernels run inside
- * the launch call. Thread-safe enough for the test: counters are atomic,
- * and handles are never shared between threads while being freed. */
+ * Every call succeeds when its arguments make sense; kernels are queued
+ * on one device timeline and end later (stub_cuda.h). Thread-safe: one
+ * lock over the timeline and the events, atomic counters. Events come
+ * from a fixed pool, so that those a destroyed context takes with it are
+ * not reported as leaks. */
 #include "stub_cuda.h"
 
+#include <errno.h>
+#include <pthread.h>
 #include <stdatomic.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -12,10 +17,14 @@
 /* The exports are the driver's ABI, looked up by name: no header. */
 #pragma GCC diagnostic ignored "-Wmissing-prototypes"
 
-#define EXPORT    __attribute__((visibility("default")))
-#define OK        0
-#define EINVAL    1   /* CUDA_ERROR_INVALID_VALUE */
-#define ENOTFOUND 500 /* CUDA_ERROR_NOT_FOUND */
+#define EXPORT      __attribute__((visibility("default")))
+#define OK          0
+#define E_INVALID   1   /* CUDA_ERROR_INVALID_VALUE */
+#define E_NOMEM     2   /* CUDA_ERROR_OUT_OF_MEMORY */
+#define E_NOTFOUND  500 /* CUDA_ERROR_NOT_FOUND */
+#define E_NOTREADY  600 /* CUDA_ERROR_NOT_READY */
+#define E_DESTROYED 709 /* CUDA_ERROR_CONTEXT_IS_DESTROYED */
+#define STUB_EVENTS 256
 
 struct stub_function {
 	int probe; /* baton_probe, else sleep */
@@ -24,14 +33,23 @@ struct stub_module {
 	int probe; /* the image held ".entry baton_probe" */
 };
 struct stub_event {
-	int64_t t_ns;
+	bool used;
+	unsigned long long ctx; /* the id of the context it was made in */
+	int64_t t_ns;           /* when it completes */
 };
 
 static struct stub_function sleep_fn = {0}, probe_fn = {1};
 static struct stub_module sleep_mod = {0}, probe_mod = {1};
-static atomic_long launches[4], probes, probe_modules, queries;
+static atomic_long launches[4], probes, probe_modules, queries, syncs, creates,
+    destroys, dead_uses;
 static _Atomic(CUstream) last_record_stream;
 static atomic_int capturing;
+
+static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+static int64_t queue_end_ns;          /* the device's last kernel's end */
+static unsigned long long ctx_id = 1; /* the current context's */
+static struct stub_event events[STUB_EVENTS];
+static int ctx_handle; /* what cuCtxGetCurrent returns: its address */
 
 static int64_t now_ns(void)
 {
@@ -40,28 +58,56 @@ static int64_t now_ns(void)
 	return (int64_t)ts.tv_sec * 1000000000LL + ts.tv_nsec;
 }
 
+static void sleep_until(int64_t t_ns)
+{
+	struct timespec ts = {(time_t)(t_ns / 1000000000LL),
+	                      (long)(t_ns % 1000000000LL)};
+	while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) ==
+	       EINTR)
+		;
+}
+
+/* Under lock: the end of the work queued so far, not before now. */
+static int64_t queue_end(void)
+{
+	int64_t now = now_ns();
+	return queue_end_ns > now ? queue_end_ns : now;
+}
+
 static CUresult run(int kind, CUfunction f, void **params)
 {
 	if (!f)
-		return EINVAL;
+		return E_INVALID;
 	if (f->probe) {
 		atomic_fetch_add(&probes, 1);
 		return OK;
 	}
 	if (!params || !params[0])
-		return EINVAL;
+		return E_INVALID;
 	int64_t us = *(const int64_t *)params[0];
-	struct timespec ts = {(time_t)(us / 1000000),
-	                      (long)(us % 1000000) * 1000};
-	while (us > 0 && nanosleep(&ts, &ts) != 0)
-		;
+	pthread_mutex_lock(&lock);
+	queue_end_ns = queue_end() + (us > 0 ? us * 1000 : 0);
+	pthread_mutex_unlock(&lock);
 	atomic_fetch_add(&launches[kind], 1);
 	return OK;
 }
 
+/* Under lock: whether e may be used (it is, and its context lives); a
+ * use of a dead context's event is counted. */
+static bool event_ok(CUevent e)
+{
+	if (!e || !e->used)
+		return false;
+	if (e->ctx != ctx_id) {
+		atomic_fetch_add(&dead_uses, 1);
+		return false;
+	}
+	return true;
+}
+
 EXPORT CUresult cuInit(unsigned flags)
 {
-	return flags == 0 ? OK : EINVAL;
+	return flags == 0 ? OK : E_INVALID;
 }
 
 EXPORT CUresult cuLaunchKernel(CUfunction f, unsigned gx, unsigned gy,
@@ -83,19 +129,19 @@ EXPORT CUresult cuLaunchKernel_ptsz(CUfunction f, unsigned gx, unsigned gy,
 EXPORT CUresult cuLaunchKernelEx(const stub_launch_config *c, CUfunction f,
                                  void **params, void **extra)
 {
-	return c ? run(2, f, params) : EINVAL;
+	return c ? run(2, f, params) : E_INVALID;
 }
 
 EXPORT CUresult cuLaunchKernelEx_ptsz(const stub_launch_config *c, CUfunction f,
                                       void **params, void **extra)
 {
-	return c ? run(3, f, params) : EINVAL;
+	return c ? run(3, f, params) : E_INVALID;
 }
 
 EXPORT CUresult cuModuleLoadData(CUmodule *m, const void *image)
 {
 	if (!m || !image)
-		return EINVAL;
+		return E_INVALID;
 	if (strstr(image, ".entry baton_probe")) {
 		atomic_fetch_add(&probe_modules, 1);
 		*m = &probe_mod;
@@ -108,9 +154,9 @@ EXPORT CUresult cuModuleLoadData(CUmodule *m, const void *image)
 EXPORT CUresult cuModuleGetFunction(CUfunction *f, CUmodule m, const char *name)
 {
 	if (!f || !m || !name)
-		return EINVAL;
+		return E_INVALID;
 	if (m->probe ? strcmp(name, "baton_probe") : strcmp(name, "sleep"))
-		return ENOTFOUND;
+		return E_NOTFOUND;
 	*f = m->probe ? &probe_fn : &sleep_fn;
 	return OK;
 }
@@ -118,48 +164,89 @@ EXPORT CUresult cuModuleGetFunction(CUfunction *f, CUmodule m, const char *name)
 EXPORT CUresult cuCtxGetCurrent(CUcontext *ctx)
 {
 	if (!ctx)
-		return EINVAL;
-	*ctx = (CUcontext)&sleep_mod; /* any stable non-NULL handle */
+		return E_INVALID;
+	*ctx = (CUcontext)&ctx_handle;
+	return OK;
+}
+
+EXPORT CUresult cuCtxGetId(CUcontext ctx, unsigned long long *id)
+{
+	if (!id || (ctx && ctx != (CUcontext)&ctx_handle))
+		return E_INVALID;
+	pthread_mutex_lock(&lock);
+	*id = ctx_id;
+	pthread_mutex_unlock(&lock);
 	return OK;
 }
 
 EXPORT CUresult cuEventCreate(CUevent *e, unsigned flags)
 {
 	if (!e || flags > 0xf)
-		return EINVAL;
-	*e = calloc(1, sizeof(**e));
-	return *e ? OK : 2; /* CUDA_ERROR_OUT_OF_MEMORY */
+		return E_INVALID;
+	pthread_mutex_lock(&lock);
+	*e = NULL;
+	for (int i = 0; i < STUB_EVENTS && !*e; i++)
+		if (!events[i].used) {
+			events[i] = (struct stub_event){true, ctx_id, 0};
+			*e = &events[i];
+		}
+	pthread_mutex_unlock(&lock);
+	if (!*e)
+		return E_NOMEM;
+	atomic_fetch_add(&creates, 1);
+	return OK;
 }
 
 EXPORT CUresult cuEventRecord(CUevent e, CUstream s)
 {
-	if (!e)
-		return EINVAL;
-	e->t_ns = now_ns();
+	pthread_mutex_lock(&lock);
+	bool ok = event_ok(e);
+	if (ok)
+		e->t_ns = queue_end();
+	pthread_mutex_unlock(&lock);
+	if (!ok)
+		return e && e->used ? E_DESTROYED : E_INVALID;
 	atomic_store(&last_record_stream, s);
 	return OK;
 }
 
-EXPORT CUresult cuEventSynchronize(CUevent e)
+/* When e completes; < 0 if it may not be used. */
+static int64_t event_end(CUevent e)
 {
-	return e ? OK : EINVAL;
+	pthread_mutex_lock(&lock);
+	int64_t t = event_ok(e) ? e->t_ns : -1;
+	pthread_mutex_unlock(&lock);
+	return t;
 }
 
-/* Launches run to their end before they return here: an event is always
- * reached. */
+EXPORT CUresult cuEventSynchronize(CUevent e)
+{
+	int64_t t = event_end(e);
+	if (t < 0)
+		return E_INVALID;
+	atomic_fetch_add(&syncs, 1);
+	sleep_until(t);
+	return OK;
+}
+
 EXPORT CUresult cuEventQuery(CUevent e)
 {
-	if (!e)
-		return EINVAL;
+	int64_t t = event_end(e);
+	if (t < 0)
+		return E_INVALID;
 	atomic_fetch_add(&queries, 1);
-	return OK;
+	return now_ns() >= t ? OK : E_NOTREADY;
 }
 
 EXPORT CUresult cuEventElapsedTime_v2(float *ms, CUevent a, CUevent b)
 {
-	if (!ms || !a || !b)
-		return EINVAL;
-	*ms = (float)((double)(b->t_ns - a->t_ns) / 1e6);
+	int64_t ta = event_end(a), tb = event_end(b);
+	if (!ms || ta < 0 || tb < 0)
+		return E_INVALID;
+	int64_t now = now_ns();
+	if (ta > now || tb > now)
+		return E_NOTREADY;
+	*ms = (float)((double)(tb - ta) / 1e6);
 	return OK;
 }
 
@@ -170,21 +257,30 @@ EXPORT CUresult cuEventElapsedTime(float *ms, CUevent a, CUevent b)
 
 EXPORT CUresult cuEventDestroy_v2(CUevent e)
 {
-	if (!e)
-		return EINVAL;
-	free(e);
+	pthread_mutex_lock(&lock);
+	bool ok = event_ok(e);
+	if (ok)
+		e->used = false;
+	pthread_mutex_unlock(&lock);
+	if (!ok)
+		return E_INVALID;
+	atomic_fetch_add(&destroys, 1);
 	return OK;
 }
 
 EXPORT CUresult cuStreamSynchronize(CUstream s)
 {
+	pthread_mutex_lock(&lock);
+	int64_t t = queue_end_ns;
+	pthread_mutex_unlock(&lock);
+	sleep_until(t);
 	return OK;
 }
 
 EXPORT CUresult cuStreamIsCapturing(CUstream s, int *status)
 {
 	if (!status)
-		return EINVAL;
+		return E_INVALID;
 	*status = atomic_load(&capturing) ? 1 : 0; /* ACTIVE : NONE */
 	return OK;
 }
@@ -195,7 +291,7 @@ EXPORT CUresult cuGetProcAddress_v2(const char *symbol, void **pfn, int version,
                                     uint64_t flags, int *status)
 {
 	if (!symbol || !pfn)
-		return EINVAL;
+		return E_INVALID;
 	*pfn = find(symbol, version, flags);
 	if (status)
 		*status = *pfn ? 0 : 1; /* SUCCESS : SYMBOL_NOT_FOUND */
@@ -236,6 +332,8 @@ static void *find(const char *symbol, int version, uint64_t flags)
 	    {"cuEventElapsedTime", (void *)cuEventElapsedTime_v2},
 	    {"cuEventDestroy", (void *)cuEventDestroy_v2},
 	    {"cuStreamSynchronize", (void *)cuStreamSynchronize},
+	    {"cuCtxGetCurrent", (void *)cuCtxGetCurrent},
+	    {"cuCtxGetId", (void *)cuCtxGetId},
 	};
 	for (size_t i = 0; i < sizeof(plain) / sizeof(plain[0]); i++)
 		if (!strcmp(symbol, plain[i].name))
@@ -250,10 +348,24 @@ EXPORT void stub_cuda_counts(struct stub_cuda_counts *out)
 	out->probes = atomic_load(&probes);
 	out->probe_modules = atomic_load(&probe_modules);
 	out->queries = atomic_load(&queries);
+	out->syncs = atomic_load(&syncs);
+	out->creates = atomic_load(&creates);
+	out->destroys = atomic_load(&destroys);
+	out->dead_uses = atomic_load(&dead_uses);
 	out->last_record_stream = atomic_load(&last_record_stream);
 }
 
 EXPORT void stub_cuda_capturing(int on)
 {
 	atomic_store(&capturing, on);
+}
+
+/* The current context destroyed (its events with it, the pool's slots
+ * kept: a driver frees them, the program's handles are dead) and a new
+ * one made current at the same handle. */
+EXPORT void stub_cuda_new_context(void)
+{
+	pthread_mutex_lock(&lock);
+	ctx_id++;
+	pthread_mutex_unlock(&lock);
 }

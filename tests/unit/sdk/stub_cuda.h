@@ -4,10 +4,19 @@
  * from cuda.h) so that the exported names are the symbols themselves, not
  * cuda.h's versioned renames.
  *
- * Its kernels run on the CPU, inside the launch call: "sleep" sleeps the
- * microseconds its first parameter (an int64_t) gives; the PTX module's
- * "baton_probe" returns at once. An event records the CLOCK_MONOTONIC
- * time of its record call, so two events around a launch time it. */
+ * Its device is one queue in CLOCK_MONOTONIC time, as a GPU that runs
+ * kernels in order: a launch returns at once and its kernel ends "its
+ * first parameter (an int64_t) microseconds" after the queue's previous
+ * end or the launch, whichever is later ("sleep"; the PTX module's
+ * "baton_probe" takes no time). An event completes at the queue's end
+ * when it was recorded: cuEventQuery says CUDA_ERROR_NOT_READY until
+ * then, cuEventSynchronize and cuStreamSynchronize sleep until then.
+ *
+ * One context is current, always at the same handle; the test can
+ * replace it with a new one (stub_cuda_new_context: the old destroyed, a
+ * new id, the handle reused, as a driver may). An event belongs to the
+ * context it was created in, and a call on an event whose context is
+ * gone is counted (dead_uses) and refused. */
 #pragma once
 
 #include <stdint.h>
@@ -36,8 +45,15 @@ struct stub_cuda_counts {
 	long probes;        /* launches of baton_probe (any form) */
 	long probe_modules; /* PTX images with ".entry baton_probe" */
 	long queries;       /* cuEventQuery calls */
+	long syncs;         /* cuEventSynchronize calls: blocking waits */
+	long creates;       /* cuEventCreate calls that made an event */
+	long destroys;      /* cuEventDestroy calls that freed one */
+	long dead_uses;     /* calls on an event of a destroyed context */
 	CUstream last_record_stream;
 };
 typedef void (*stub_cuda_counts_fn)(struct stub_cuda_counts *out);
 /* Nonzero: cuStreamIsCapturing says every stream is capturing. */
 typedef void (*stub_cuda_capturing_fn)(int on);
+/* Destroys the current context and makes a new one current at the same
+ * handle. */
+typedef void (*stub_cuda_new_context_fn)(void);

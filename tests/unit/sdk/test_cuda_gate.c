@@ -13,12 +13,19 @@
  *   time, within the wall time around the launch;
  * - a shut window holds a launch (another thread) until it opens;
  * - the _ptsz and Ex forms are gated, the per-thread stream is timed, and
- *   each launch's end is polled (cuEventQuery) before a blocking wait;
+ *   each launch's end is polled (cuEventQuery);
+ * - a kernel with a past is slept through, then polled, never waited for
+ *   blocked; one without is waited for blocked after a short poll;
+ * - the timing events: one pair per context, kept across launches; a new
+ *   context at the old one's handle gets its own, the dead context's are
+ *   never touched again, and past the gate's table a launch makes and
+ *   frees its own;
  * - a launch the driver refuses: its error, no record, nothing left
  *   stamped in flight;
  * - a launch into a capturing stream goes at once, ungated;
  * - batond gone, and never there (a fork child): launches go, each after a
- *   probe of the PTX module (the probe loop, never free). */
+ *   probe of the PTX module (the probe loop, never free); a new context
+ *   at the old one's handle gets the module loaded again. */
 #include <dlfcn.h>
 #include <fcntl.h>
 #include <pthread.h>
@@ -58,6 +65,7 @@ typedef CUresult (*get_fn)(CUfunction *, CUmodule, const char *);
 
 static gpa2_fn gpa2;
 static stub_cuda_counts_fn counts;
+static stub_cuda_new_context_fn new_context;
 static CUfunction kernel;
 
 static int64_t now_ns(void)
@@ -101,13 +109,16 @@ static long launched(void)
 }
 
 /* A launch of the sleep kernel through fn (the gate's cuLaunchKernel or
- * _ptsz) for us microseconds; its wall time in *wall_ns. */
+ * _ptsz) for us microseconds, on a grid that grows with us (as a real
+ * kernel's time grows with its grid: the gate keeps a past per shape);
+ * its wall time in *wall_ns. */
 static CUresult launch_us(launch_fn fn, int64_t us, CUstream s,
                           int64_t *wall_ns)
 {
 	void *params[] = {&us};
+	unsigned grid = (unsigned)(us / 100 + 1);
 	int64_t t0 = now_ns();
-	CUresult r = fn(kernel, 1, 1, 1, 32, 1, 1, 0, s, params, NULL);
+	CUresult r = fn(kernel, grid, 1, 1, 32, 1, 1, 0, s, params, NULL);
 	if (wall_ns)
 		*wall_ns = now_ns() - t0;
 	return r;
@@ -199,6 +210,89 @@ static void sleep_ms(int ms)
 	nanosleep(&ts, NULL);
 }
 
+static int64_t thread_cpu_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+	return (int64_t)ts.tv_sec * 1000000000LL + ts.tv_nsec;
+}
+
+/* The end of a launch, window open. A 5-ms kernel's first launch has no
+ * past: polled briefly, then waited for blocked. The next ones are slept
+ * through and polled near their end: no blocking wait, and the thread
+ * spends a fraction of the kernels' time on the CPU (spinning, it would
+ * spend all of it). */
+static void check_end_wait(struct fake_batond *b)
+{
+	struct stub_cuda_counts c0, c1;
+	struct baton_frame rec[64];
+	int64_t wall[4];
+	counts(&c0);
+	CHECK(launch_us(gated_launch, 5000, NULL, &wall[0]) == 0);
+	counts(&c1);
+	CHECK(c1.syncs == c0.syncs + 1);
+	int64_t cpu0 = thread_cpu_ns(), walls = 0;
+	for (int i = 1; i < 4; i++) {
+		CHECK(launch_us(gated_launch, 5000, NULL, &wall[i]) == 0);
+		CHECK(wall[i] >= 5 * MS);
+		walls += wall[i];
+	}
+	int64_t cpu = thread_cpu_ns() - cpu0;
+	counts(&c0);
+	fprintf(stderr,
+	        "3 x 5 ms kernels, slept through: wall %lld us, "
+	        "thread cpu %lld us, %ld queries\n",
+	        (long long)(walls / 1000), (long long)(cpu / 1000),
+	        c0.queries - c1.queries);
+	CHECK(c0.syncs == c1.syncs);
+	CHECK(cpu < walls / 2);
+	CHECK(fake_batond_records(b, rec, 64) == 4);
+	for (int i = 0; i < 4; i++)
+		CHECK(rec[i].gpu_ns >= 5 * MS && rec[i].gpu_ns <= wall[i]);
+}
+
+/* One gated 1-ms launch: it went and was timed (dead events would fail
+ * the launch's timing; the stub counts their use). */
+static void timed_1ms(struct fake_batond *b)
+{
+	struct baton_frame rec[64];
+	int64_t wall;
+	CHECK(launch_us(gated_launch, 1000, NULL, &wall) == 0);
+	CHECK(fake_batond_records(b, rec, 64) == 1);
+	CHECK(rec[0].gpu_ns >= 1 * MS && rec[0].gpu_ns <= wall);
+}
+
+/* The timing events, kept per context (events.c). */
+static void check_events(struct fake_batond *b)
+{
+	struct stub_cuda_counts c0, c1;
+	counts(&c0);
+	for (int i = 0; i < 3; i++)
+		timed_1ms(b);
+	counts(&c1);
+	CHECK(c1.creates == c0.creates && c1.destroys == c0.destroys);
+	/* A new context at the same handle: its own pair, kept. */
+	new_context();
+	timed_1ms(b);
+	timed_1ms(b);
+	counts(&c0);
+	CHECK(c0.creates == c1.creates + 2 && c0.destroys == c1.destroys);
+	/* Past the table (8 contexts, two used so far): a pair per launch,
+	 * freed after it. */
+	for (int i = 0; i < 6; i++) {
+		new_context();
+		timed_1ms(b);
+	}
+	counts(&c1);
+	CHECK(c1.creates == c0.creates + 12 && c1.destroys == c0.destroys);
+	new_context();
+	timed_1ms(b);
+	timed_1ms(b);
+	counts(&c0);
+	CHECK(c0.creates == c1.creates + 4 && c0.destroys == c1.destroys + 4);
+	CHECK(c0.dead_uses == 0);
+}
+
 /* Launches n through the probe loop (no batond): each goes, after a
  * probe of the PTX module. */
 static void probe_loop(int n)
@@ -229,7 +323,9 @@ int main(void)
 	counts = (stub_cuda_counts_fn)dlsym(h, "stub_cuda_counts");
 	stub_cuda_capturing_fn capture =
 	    (stub_cuda_capturing_fn)dlsym(h, "stub_cuda_capturing");
-	CHECK(gpa2 && counts && capture);
+	new_context =
+	    (stub_cuda_new_context_fn)dlsym(h, "stub_cuda_new_context");
+	CHECK(gpa2 && counts && capture && new_context);
 	check_lookups(h);
 
 	load_fn load = (load_fn)proc("cuModuleLoadData", 13000, 0);
@@ -297,9 +393,11 @@ int main(void)
 	CHECK(c1.launches[2] == c0.launches[2] + 1);
 	CHECK(c1.launches[3] == c0.launches[3] + 1);
 	CHECK(fake_batond_records(&b, rec, 64) == 3);
-	/* each end polled before any blocking wait (the stub's kernels have
-	 * ended by then: one query each) */
-	CHECK(c1.queries == c0.queries + 3);
+	/* each end polled */
+	CHECK(c1.queries >= c0.queries + 3);
+
+	check_end_wait(&b);
+	check_events(&b);
 
 	/* A launch the driver refuses (no parameters): its error back, no
 	 * record, and no sub-launch left stamped in flight for the stuck
@@ -320,6 +418,14 @@ int main(void)
 	/* batond gone: the probe loop. */
 	fake_batond_stop(&b);
 	probe_loop(5);
+	/* A new context at the same handle: the probe's module is loaded
+	 * into it, not taken from the dead one. */
+	struct stub_cuda_counts p0, p1;
+	counts(&p0);
+	new_context();
+	probe_loop(1);
+	counts(&p1);
+	CHECK(p1.probe_modules == p0.probe_modules + 1);
 
 	/* Never a batond: a fork child opens its own client. */
 	setenv("BATON_SOCKET", "/nonexistent/batond.sock", 1);
