@@ -41,7 +41,14 @@ static bool idle_span(const struct core_harvest_params *p,
 	if (!core_harvest_cycle(g, now_s, &c))
 		return false;
 	*period = c.period_s;
-	*a = c.next_s - c.period_s + c.busy_s;
+	/* An OpenGL game's busy span holds its frame's work itself (the real
+	 * swap renders it, after the wait), and busy_s is the epoch's mean:
+	 * a frame whose swap runs long is still rendering when a span opened
+	 * at the mean starts, and a sub-launch started on it made about 1 %
+	 * of a light OpenGL game's frames 2-9 ms late (docs/benchmarks.md,
+	 * "The slot's start"). The margin at its start too keeps them off. */
+	*a = c.next_s - c.period_s + c.busy_s +
+	     (g->work_after_wait ? p->margin_s : 0.0);
 	*b = c.next_s - p->margin_s;
 	return *b > *a;
 }
