@@ -219,8 +219,9 @@ static uint32_t kernel_id(const struct launch *l)
 #define END_EARLY_NS 100000
 #define SLEEP_MIN_NS (2 * END_EARLY_NS)
 
-/* Waits for the end event e of a launch made at launched_ns whose kernel
- * is expected to take expect_ns (< 0: no idea). */
+/* Waits for the end event e of a launch whose call returned at
+ * launched_ns (its kernel cannot have started later) and whose kernel is
+ * expected to take expect_ns (< 0: no idea). */
 static CUresult wait_end(CUevent e, int64_t launched_ns, int64_t expect_ns)
 {
 	event_fn query = (event_fn)cu_real(CU_EVENT_QUERY);
@@ -257,8 +258,8 @@ static CUresult timed_launch(const struct launch *l, int64_t expect_ns,
 	struct cu_event_pair ev;
 	bool have = record && elapsed && cu_events_get(&ev);
 	bool timed = have && record(ev.start, s) == CUDA_SUCCESS;
-	int64_t launched = be_now_ns();
 	CUresult ret = call_real(l);
+	int64_t launched = be_now_ns();
 	*ns = -1;
 	if (ret == CUDA_SUCCESS) {
 		float ms;
