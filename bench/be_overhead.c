@@ -1,4 +1,4 @@
-/* The BE SDK's and the OpenCL gate's cost per launch (issue 11: target
+/* The BE SDK's and the launch gates' cost per launch (issue 11: target
  * under 5 us).
  *
  *   be_overhead sdk [N]  baton_be_next + baton_be_done under a fake batond
@@ -12,13 +12,16 @@
  *   be_overhead clfake [N]  the same under an in-process fake batond
  *                        whose window is always open (preload the gate);
  *                        fails unless each timed launch gave one record
+ *   be_overhead cuda|cudafake [N]  the same for the CUDA gate
+ *                        (libbaton_cuda.so), on the stub driver only
+ *                        (be_overhead_cuda.c)
  *
  * Prints the mean, the median and the p99 per launch in microseconds,
  * and the OpenCL platform's name. On the stub runtime (cl_stub.c, whose
  * folder goes first on LD_LIBRARY_PATH) it also checks that the stub
- * took every launch. bench/cl_gate_overhead.py runs cl and clfake
- * alternately, on the stub or on the real runtime, and takes the
- * difference. */
+ * took every launch. bench/gate_overhead.py runs cl and clfake (or cuda
+ * and cudafake) alternately, on the stub or on the real runtime, and
+ * takes the difference. */
 #define CL_TARGET_OPENCL_VERSION 120
 #include <CL/cl.h>
 #include <dlfcn.h>
@@ -30,9 +33,10 @@
 #include <time.h>
 
 #include "baton/be.h"
+#include "be_overhead.h"
 #include "fake_batond.h"
 
-static int64_t now_ns(void)
+int64_t bo_now_ns(void)
 {
 	struct timespec ts;
 	clock_gettime(CLOCK_MONOTONIC, &ts);
@@ -45,7 +49,7 @@ static int cmp(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
-static void report(const char *what, int64_t *t, int n)
+void bo_report(const char *what, int64_t *t, int n)
 {
 	int64_t sum = 0;
 	for (int i = 0; i < n; i++)
@@ -71,11 +75,11 @@ static int bench_sdk(int n, int64_t *t)
 	fake_batond_control(&b, 1000000000LL, 1000000000u, true);
 	baton_be_task_begin(be, 1, (int64_t)n * 1000);
 	for (int i = 0; i < n; i++) {
-		int64_t off, cnt, t0 = now_ns();
+		int64_t off, cnt, t0 = bo_now_ns();
 		if (baton_be_next(be, &off, &cnt) != 1)
 			return 1;
 		baton_be_done(be, off, 1, 1000);
-		t[i] = now_ns() - t0;
+		t[i] = bo_now_ns() - t0;
 	}
 	struct baton_be_info info;
 	baton_be_info(be, &info);
@@ -83,58 +87,34 @@ static int bench_sdk(int n, int64_t *t)
 		fprintf(stderr, "be_overhead: not registered\n");
 	baton_be_close(be);
 	fake_batond_stop(&b);
-	report("sdk next+done", t, n);
+	bo_report("sdk next+done", t, n);
 	return 0;
 }
 
-static int bench_cl(int n, int64_t *t, bool fake)
+int bo_time_launches(const struct bo_launcher *l, int n, int64_t *t, bool fake)
 {
-	/* With the fake batond: the gate registers at the first launch
-	 * (which waits out BATON_CL_MAX_WAIT_MS for a window), then the
-	 * window stays open. */
 	struct fake_batond b;
 	if (fake) {
 		if (!fake_batond_start(&b, FAKE_WELCOME))
 			return 1;
 		setenv("BATON_SOCKET", b.sock, 1);
-		setenv("BATON_CL_MAX_WAIT_MS", "10", 1);
+		setenv(l->env, "10", 1);
 	}
-	cl_platform_id plat;
-	cl_device_id dev;
-	cl_int e;
-	if (clGetPlatformIDs(1, &plat, NULL) != CL_SUCCESS ||
-	    clGetDeviceIDs(plat, CL_DEVICE_TYPE_ALL, 1, &dev, NULL) !=
-	        CL_SUCCESS)
+	if (!l->open(l->arg))
 		return 1;
-	cl_context ctx = clCreateContext(NULL, 1, &dev, NULL, NULL, &e);
-	cl_command_queue q = clCreateCommandQueue(ctx, dev, 0, &e);
-	const char *src = "__kernel void nothing(void) {}";
-	cl_program p = clCreateProgramWithSource(ctx, 1, &src, NULL, &e);
-	if (clBuildProgram(p, 1, &dev, NULL, NULL, NULL) != CL_SUCCESS)
-		return 1;
-	cl_kernel k = clCreateKernel(p, "nothing", &e);
-	char plat_name[128] = "?";
-	clGetPlatformInfo(plat, CL_PLATFORM_NAME, sizeof(plat_name), plat_name,
-	                  NULL);
-	plat_name[sizeof(plat_name) - 1] = '\0';
-	/* The stub counts launches; a real runtime has no such symbol. */
-	long (*stub_launches)(void) =
-	    (long (*)(void))dlsym(RTLD_DEFAULT, "baton_cl_stub_launches");
-	long stub0 = 0;
+	long stub0 = l->stub_launches(l->arg);
+	bool counted = stub0 >= 0;
 	uint64_t head0 = 0;
-	size_t one = 1;
 	for (int i = -10; i < n; i++) {
-		if (i == 0 && stub_launches)
-			stub0 = stub_launches();
+		if (i == 0 && counted)
+			stub0 = l->stub_launches(l->arg);
 		if (i == 0 && fake)
 			head0 = atomic_load(&b.shm.ring->head);
-		int64_t t0 = now_ns();
-		if (clEnqueueNDRangeKernel(q, k, 1, NULL, &one, NULL, 0, NULL,
-		                           NULL) != CL_SUCCESS ||
-		    clFinish(q) != CL_SUCCESS)
+		int64_t t0 = bo_now_ns();
+		if (!l->launch_and_wait(l->arg))
 			return 1;
 		if (i >= 0)
-			t[i] = now_ns() - t0;
+			t[i] = bo_now_ns() - t0;
 		if (fake && i == -10) {
 			if (!fake_batond_wait(&b, 1))
 				return 1;
@@ -146,21 +126,20 @@ static int bench_cl(int n, int64_t *t, bool fake)
 	 * window open; fewer means the gate was not on the path. */
 	long records =
 	    fake ? (long)(atomic_load(&b.shm.ring->head) - head0) : -1;
-	long taken = stub_launches ? stub_launches() - stub0 : -1;
+	long taken = counted ? l->stub_launches(l->arg) - stub0 : -1;
 	char what[256];
-	snprintf(what, sizeof(what), "cl launch+finish, %s (%s)",
+	snprintf(what, sizeof(what), "%s, %s", l->what,
 	         !getenv("LD_PRELOAD") ? "plain"
 	         : fake                ? "gated, fake batond"
-	                               : "gated",
-	         plat_name);
-	report(what, t, n);
+	                               : "gated");
+	bo_report(what, t, n);
 	if (fake) {
 		printf("gate records: %ld of %d launches\n", records, n);
 		fake_batond_stop(&b);
 	}
-	if (stub_launches)
+	if (counted)
 		printf("stub launches: %ld of %d\n", taken, n);
-	if ((fake && records != n) || (stub_launches && taken != n)) {
+	if ((fake && records != n) || (counted && taken != n)) {
 		fprintf(stderr,
 		        "be_overhead: %d launches timed, but %s %ld: the "
 		        "%s was not on the path\n",
@@ -173,21 +152,87 @@ static int bench_cl(int n, int64_t *t, bool fake)
 	return 0;
 }
 
+/* An empty 1-work-item kernel on the first OpenCL device. */
+struct cl_run {
+	cl_command_queue q;
+	cl_kernel k;
+	char what[160];
+	long (*stub_launches)(void);
+};
+
+static bool cl_open(void *arg)
+{
+	struct cl_run *r = arg;
+	cl_platform_id plat;
+	cl_device_id dev;
+	cl_int e;
+	if (clGetPlatformIDs(1, &plat, NULL) != CL_SUCCESS ||
+	    clGetDeviceIDs(plat, CL_DEVICE_TYPE_ALL, 1, &dev, NULL) !=
+	        CL_SUCCESS)
+		return false;
+	cl_context ctx = clCreateContext(NULL, 1, &dev, NULL, NULL, &e);
+	r->q = clCreateCommandQueue(ctx, dev, 0, &e);
+	const char *src = "__kernel void nothing(void) {}";
+	cl_program p = clCreateProgramWithSource(ctx, 1, &src, NULL, &e);
+	if (clBuildProgram(p, 1, &dev, NULL, NULL, NULL) != CL_SUCCESS)
+		return false;
+	r->k = clCreateKernel(p, "nothing", &e);
+	char plat_name[128] = "?";
+	clGetPlatformInfo(plat, CL_PLATFORM_NAME, sizeof(plat_name), plat_name,
+	                  NULL);
+	plat_name[sizeof(plat_name) - 1] = '\0';
+	snprintf(r->what, sizeof(r->what), "cl launch+finish (%s)", plat_name);
+	/* The stub counts launches; a real runtime has no such symbol. */
+	r->stub_launches =
+	    (long (*)(void))dlsym(RTLD_DEFAULT, "baton_cl_stub_launches");
+	return true;
+}
+
+static bool cl_launch_and_wait(void *arg)
+{
+	struct cl_run *r = arg;
+	size_t one = 1;
+	return clEnqueueNDRangeKernel(r->q, r->k, 1, NULL, &one, NULL, 0, NULL,
+	                              NULL) == CL_SUCCESS &&
+	       clFinish(r->q) == CL_SUCCESS;
+}
+
+static long cl_stub_launches(void *arg)
+{
+	struct cl_run *r = arg;
+	return r->stub_launches ? r->stub_launches() : -1;
+}
+
+static int bench_cl(int n, int64_t *t, bool fake)
+{
+	struct cl_run r = {.what = "cl launch+finish"};
+	const struct bo_launcher l = {.what = r.what,
+	                              .env = "BATON_CL_MAX_WAIT_MS",
+	                              .open = cl_open,
+	                              .launch_and_wait = cl_launch_and_wait,
+	                              .stub_launches = cl_stub_launches,
+	                              .arg = &r};
+	return bo_time_launches(&l, n, t, fake);
+}
+
 int main(int argc, char **argv)
 {
 	int n = argc > 2 ? atoi(argv[2]) : 10000;
 	if (argc < 2 || n < 1 ||
 	    (strcmp(argv[1], "sdk") && strcmp(argv[1], "cl") &&
-	     strcmp(argv[1], "clfake"))) {
-		fprintf(stderr, "usage: be_overhead sdk|cl|clfake [N]\n");
+	     strcmp(argv[1], "clfake") && strcmp(argv[1], "cuda") &&
+	     strcmp(argv[1], "cudafake"))) {
+		fprintf(stderr,
+		        "usage: be_overhead sdk|cl|clfake|cuda|cudafake [N]\n");
 		return 2;
 	}
 	int64_t *t = malloc((size_t)n * sizeof(*t));
 	if (!t)
 		return 1;
-	int rc = !strcmp(argv[1], "sdk")
-	             ? bench_sdk(n, t)
-	             : bench_cl(n, t, !strcmp(argv[1], "clfake"));
+	bool fake = !strcmp(argv[1], "clfake") || !strcmp(argv[1], "cudafake");
+	int rc = !strcmp(argv[1], "sdk")        ? bench_sdk(n, t)
+	         : !strncmp(argv[1], "cuda", 4) ? bench_cuda(n, t, fake)
+	                                        : bench_cl(n, t, fake);
 	free(t);
 	if (rc)
 		fprintf(stderr, "be_overhead %s failed\n", argv[1]);

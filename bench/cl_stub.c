@@ -9,10 +9,10 @@
  * test double: it checks almost nothing and runs no kernel.
  *
  * It has what be_overhead and the gate call on the launch path: one
- * platform, one device, and static context, queue, program, kernel and
- * event handles. clGetEventProfilingInfo reports a 1 us kernel, even on
- * a queue made without CL_QUEUE_PROFILING_ENABLE, so the gate takes its
- * profiling path (two calls) as on a profiled GPU queue. */
+ * platform, one device (a GPU), and static context, queue, program,
+ * kernel and event handles. clGetEventProfilingInfo reports a 1 us
+ * kernel, even on a queue made without CL_QUEUE_PROFILING_ENABLE, so the
+ * gate takes its profiling path (two calls) as on a profiled GPU queue. */
 #define CL_TARGET_OPENCL_VERSION 120
 #define CL_USE_DEPRECATED_OPENCL_1_2_APIS
 #include <CL/cl.h>
@@ -123,6 +123,19 @@ EXPORT cl_int clGetDeviceIDs(cl_platform_id p, cl_device_type type, cl_uint n,
 	if (out && n)
 		out[0] = &device;
 	return out && !n ? CL_INVALID_VALUE : CL_SUCCESS;
+}
+
+/* A GPU, so that the gate neither asks for the idle lane nor a space
+ * partition (those are for CPU runtimes): its launch path as on a GPU. */
+EXPORT cl_int clGetDeviceInfo(cl_device_id d, cl_device_info what, size_t size,
+                              void *out, size_t *size_ret)
+{
+	if (d != &device)
+		return CL_INVALID_DEVICE;
+	if (what != CL_DEVICE_TYPE)
+		return CL_INVALID_VALUE;
+	cl_device_type gpu = CL_DEVICE_TYPE_GPU;
+	return info(&gpu, sizeof(gpu), size, out, size_ret);
 }
 
 EXPORT cl_context clCreateContext(

@@ -58,8 +58,13 @@ static int64_t now_ns(void)
 	return (int64_t)ts.tv_sec * 1000000000LL + ts.tv_nsec;
 }
 
+/* A time already past returns at once: clock_nanosleep would still
+ * take tens of us to come back (bench/be_overhead's cuda mode times
+ * it). */
 static void sleep_until(int64_t t_ns)
 {
+	if (t_ns <= now_ns())
+		return;
 	struct timespec ts = {(time_t)(t_ns / 1000000000LL),
 	                      (long)(t_ns % 1000000000LL)};
 	while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) ==
