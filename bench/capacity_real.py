@@ -81,9 +81,9 @@ def main():
         quiet, busy = wait_quiet(30)
         print("machine %s (busy %.0f %%)" % ("quiet" if quiet else "busy",
                                              busy * 100))
-        tmp = tempfile.mkdtemp(prefix="baton-capreal-")
-        os.chmod(tmp, 0o755)
-        with Xvfb(args.xvfb) as x:
+        with tempfile.TemporaryDirectory(prefix="baton-capreal-") as tmp, \
+                Xvfb(args.xvfb) as x:
+            os.chmod(tmp, 0o755)
             mit.append(ce.mitigation(args, x, tmp))
             ce.report_mitigation(mit[-1])
             adm.append(ce.admission(args, x, tmp))

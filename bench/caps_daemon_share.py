@@ -20,6 +20,7 @@ cap; 77 (skipped) when no cap binds or the machine was too busy to measure
 import contextlib
 import json
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -60,6 +61,7 @@ def unpaced_batond(build, prefix):
         daemon.terminate()
         daemon.wait(5)
         sys.stdout.write(open(os.path.join(d, "batond.log")).read()[-2000:])
+        shutil.rmtree(d, ignore_errors=True)
 
 
 TOLERANCE = 0.02  # the accuracy target, points of the device

@@ -28,7 +28,7 @@ sys.dont_write_bytecode = True
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "tests", "e2e", "daemon"))
 import quality_e2e as qe  # noqa: E402
-from batonbed import Xvfb  # noqa: E402
+from batonbed import Xvfb, scratch_dir, scratch_done  # noqa: E402
 
 
 def profile(args, out):
@@ -98,7 +98,13 @@ def main():
     if bad:
         p.error("--configs: unknown configuration %r (%s)" % (
             bad[0], ", ".join(list(qe.LEVERS) + list(qe.LEVELS))))
-    results = qe.experiment(args, configs)
+    tmp = scratch_dir("baton-quality-")
+    try:
+        results = qe.experiment(args, configs, tmp)
+    except BaseException:
+        scratch_done(tmp, 1)
+        raise
+    scratch_done(tmp, 0)
     qe.report(results, qe.profile_ssim(prof if os.path.isfile(prof)
                                        else None), allow_one=False)
     table(results)

@@ -12,10 +12,12 @@ import json
 import os
 import resource
 import re
+import shutil
 import signal
 import struct
 import subprocess
 import sys
+import tempfile
 import threading
 import time
 import urllib.request
@@ -196,6 +198,24 @@ def timing_verdict(e):
         return 77
     print("FAIL:", e)
     return 1
+
+
+def scratch_dir(prefix):
+    """A folder for a test's sockets, configs and logs, open (0755) to
+    the clients it runs as other users; scratch_done disposes of it."""
+    d = tempfile.mkdtemp(prefix=prefix)
+    os.chmod(d, 0o755)
+    return d
+
+
+def scratch_done(d, rc):
+    """After a run that exits rc: d removed if it passed or was skipped
+    (0, 77), kept and named if it failed, for its logs."""
+    if rc in (0, 77):
+        shutil.rmtree(d, ignore_errors=True)
+    else:
+        print("its files are kept in %s" % d)
+    return rc
 
 
 def check_timing(cond, message):

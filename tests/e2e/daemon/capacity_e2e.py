@@ -53,7 +53,6 @@ import os
 import re
 import subprocess
 import sys
-import tempfile
 import threading
 import time
 
@@ -62,8 +61,9 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "..", "..", "bench"))
 import twin  # noqa: E402
 from batonbed import (Batond, Client, Fail, Steal, TimingFail,  # noqa: E402
-                      Xvfb, check, check_timing, read_probe,
-                      terminate_on_sigterm, timing_verdict, wait_quiet)
+                      Xvfb, check, check_timing, read_probe, scratch_dir,
+                      scratch_done, terminate_on_sigterm, timing_verdict,
+                      wait_quiet)
 from glharness import Noise  # noqa: E402
 from dynamic import window_fps  # noqa: E402
 
@@ -682,9 +682,14 @@ def main():
     quiet, busy = wait_quiet(30)
     print("machine %s (busy %.0f %%)" % ("quiet" if quiet else "busy",
                                          busy * 100))
+    tmp = scratch_dir("baton-capreal-")
+    return scratch_done(tmp, run(args, tmp))
+
+
+def run(args, tmp):
+    """The mode's experiment in tmp, reported and checked: the exit
+    status."""
     noisy = [False]
-    tmp = tempfile.mkdtemp(prefix="baton-capreal-")
-    os.chmod(tmp, 0o755)
     try:
         with Xvfb(args.xvfb) as x:
             if args.mode == "mitigation":

@@ -45,15 +45,14 @@ import json
 import os
 import subprocess
 import sys
-import tempfile
 import time
 
 sys.dont_write_bytecode = True
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 from batonbed import (Batond, Client, Fail, Steal, TimingFail,  # noqa: E402
-                      Xvfb, check, check_timing, terminate_on_sigterm,
-                      timing_verdict, wait_quiet)
+                      Xvfb, check, check_timing, scratch_dir, scratch_done,
+                      terminate_on_sigterm, timing_verdict, wait_quiet)
 
 SIZE = ("640", "360")
 SLA_OF_HI = 0.6   # the SLA, from the solo rate at high measured first:
@@ -346,14 +345,13 @@ def check_results(results, max_count):
         raise
 
 
-def experiment(args, configs):
+def experiment(args, configs, tmp):
     """The solo rates, the SLA (unless args.sla), then each configuration
-    in turn on one Xvfb; the results, each with its "sla" and "solo"."""
+    in turn on one Xvfb, with its files in tmp; the results, each with
+    its "sla" and "solo"."""
     quiet, busy = wait_quiet(30)
     print("machine %s (busy %.0f %%)" % ("quiet" if quiet else "busy",
                                          busy * 100))
-    tmp = tempfile.mkdtemp(prefix="baton-quality-")
-    os.chmod(tmp, 0o755)
     results = []
     with Xvfb(args.xvfb) as x:
         solo = {"hi": solo_fps(args, x, 2), "lo": solo_fps(args, x, 0)}
@@ -410,8 +408,14 @@ def main():
     if not os.path.isfile(os.path.join(args.models, "arena.json")):
         p.error("--models: no arena.json in %s" % args.models)
     table = profile_ssim(args.profile)
+    tmp = scratch_dir("baton-quality-")
+    return scratch_done(tmp, run(args, configs, table, tmp))
+
+
+def run(args, configs, table, tmp):
+    """The experiment, reported and checked: the exit status."""
     try:
-        results = experiment(args, configs)
+        results = experiment(args, configs, tmp)
         report(results, table)
         if args.json:
             with open(args.json, "w") as f:

@@ -36,21 +36,21 @@ def docs(path):
 
 def runs(batond, cfg_text, env_extra):
     """batond starts on cfg_text and is still running after 1.5 s."""
-    tmp = tempfile.mkdtemp(prefix="baton-manifest-")
-    cfg = os.path.join(tmp, "batond.cfg")
-    with open(cfg, "w") as f:
-        f.write(cfg_text)
-    env = dict(os.environ, **env_extra)
-    env.pop("BATON_LOG", None)
-    p = subprocess.Popen([batond, "--config", cfg, "--socket",
-                          os.path.join(tmp, "s"), "--metrics", "off"],
-                         env=env, stdin=subprocess.DEVNULL,
-                         stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
-                         text=True)
-    time.sleep(1.5)
-    alive = p.poll() is None
-    p.terminate()
-    err = p.communicate(timeout=10)[1]
+    with tempfile.TemporaryDirectory(prefix="baton-manifest-") as tmp:
+        cfg = os.path.join(tmp, "batond.cfg")
+        with open(cfg, "w") as f:
+            f.write(cfg_text)
+        env = dict(os.environ, **env_extra)
+        env.pop("BATON_LOG", None)
+        p = subprocess.Popen([batond, "--config", cfg, "--socket",
+                              os.path.join(tmp, "s"), "--metrics", "off"],
+                             env=env, stdin=subprocess.DEVNULL,
+                             stdout=subprocess.DEVNULL,
+                             stderr=subprocess.PIPE, text=True)
+        time.sleep(1.5)
+        alive = p.poll() is None
+        p.terminate()
+        err = p.communicate(timeout=10)[1]
     if not alive:
         fail("batond refused the manifest's config (exit %s): %s\n%s"
              % (p.returncode, err.strip(), cfg_text))

@@ -36,6 +36,7 @@ import argparse
 import json
 import os
 import secrets
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -110,7 +111,14 @@ def kubectl_same(kubectl, k8s, token, cert):
     Debian 12's 1.20.2) patches the node object instead: the same request
     but for the path's /status."""
     t, verb, path, ctype, body, auth = k8s.patches[-1]
-    env = {"HOME": tempfile.mkdtemp(), "PATH": "/usr/bin:/bin"}
+    with tempfile.TemporaryDirectory(prefix="baton-kubectl-") as home:
+        kubectl_patch(kubectl, k8s, token, cert, home, t, verb, path, ctype,
+                      body, auth)
+
+
+def kubectl_patch(kubectl, k8s, token, cert, home, t, verb, path, ctype,
+                  body, auth):
+    env = {"HOME": home, "PATH": "/usr/bin:/bin"}
     h = subprocess.run([kubectl, "patch", "--help"], env=env,
                        capture_output=True, text=True, timeout=30)
     sub = "--subresource" in h.stdout
@@ -211,6 +219,7 @@ def main():
     finally:
         ag.stop()
         k8s.stop()
+        shutil.rmtree(tmp, ignore_errors=True)
     return 0
 
 

@@ -28,6 +28,7 @@ import math
 import os
 import re
 import secrets
+import shutil
 import socket
 import sys
 import tempfile
@@ -207,6 +208,7 @@ def main():
         for f in (ag, k8s):
             if f:
                 f.stop()
+        shutil.rmtree(tmp, ignore_errors=True)
     return 0
 
 
