@@ -82,9 +82,9 @@ static bool launch_and_sync(void *arg)
 	struct driver *d = arg;
 	int64_t no_time = 0;
 	void *params[] = {&no_time};
-	return d->launch(d->kernel, 1, 1, 1, 32, 1, 1, 0, NULL, params, NULL) ==
-	           0 &&
-	       d->sync(NULL) == 0;
+	CUresult r =
+	    d->launch(d->kernel, 1, 1, 1, 32, 1, 1, 0, NULL, params, NULL);
+	return r == 0 && d->sync(NULL) == 0;
 }
 
 static long stub_launches(void *arg)
