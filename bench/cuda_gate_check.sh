@@ -3,7 +3,10 @@
 # bench/cuda_gate_check.cu with nvcc and runs it ungated, under the gate
 # with no batond (GPU grid's probe loop), and under the gate registered
 # with a batond (no games: continuous mode), three rounds in turn, then
-# reads batond's status while a gated run holds its registration.
+# reads batond's status while a gated run holds its registration. After
+# the rounds it prints, per kernel, the gated (under batond) and ungated
+# medians and their difference against issue 11's 5 us; the rows are
+# kept in OUT/rounds.txt. To compare two gates, run it once with each.
 #
 #   [ROUNDS=3] [PROBE_N=N] bench/cuda_gate_check.sh GATE_SO BATOND [OUT]
 #
@@ -12,7 +15,7 @@
 # through LD_LIBRARY_PATH). Needs nvcc and a GPU; the project's tests
 # never run it.
 set -eu
-[ $# -ge 2 ] || { sed -n '2,13p' "$0"; exit 2; }
+[ $# -ge 2 ] || { sed -n '2,16p' "$0"; exit 2; }
 gate=$(readlink -f "$1"); batond=$(readlink -f "$2"); out=${3:-/tmp/cuda_gate_check}
 mkdir -p "$out"
 here=$(dirname "$0")
@@ -42,14 +45,42 @@ PY
 echo "mode n median_us p99_us total_s (run)"
 # ROUNDS (default 3); PROBE_N: launches in the probe loop's runs (each
 # rests 1/60 s while it stays periodical; default the others' count)
+# row LABEL CMD...: CMD's line after the label, here and in rounds.txt (a
+# failed CMD ends the script, as set -e says).
+: > "$out/rounds.txt"
+row() {
+	label=$1; shift
+	line=$("$@")
+	printf '%-8s %s\n' "$label" "$line" | tee -a "$out/rounds.txt"
+}
 for round in $(seq 1 "${ROUNDS:-3}"); do
 	for m in empty ex spin; do
 		n=2000; [ $m = spin ] && n=300
-		printf 'ungated  '; "$out/cgc" $m $n
-		printf 'probe    '; BATON_SOCKET=/nonexistent/batond.sock LD_PRELOAD="$gate" "$out/cgc" $m "${PROBE_N:-$n}"
-		printf 'batond   '; BATON_SOCKET="$sock" BATON_NAME=cgc-$m LD_PRELOAD="$gate" "$out/cgc" $m $n
+		row ungated "$out/cgc" $m $n
+		row probe env BATON_SOCKET=/nonexistent/batond.sock LD_PRELOAD="$gate" "$out/cgc" $m "${PROBE_N:-$n}"
+		row batond env BATON_SOCKET="$sock" BATON_NAME=cgc-$m LD_PRELOAD="$gate" "$out/cgc" $m $n
 	done
 done
+# Issue 11's target: the gate's cost per launch under 5 us. Per kernel,
+# the median over the rounds of the gated (batond) and ungated medians,
+# and their difference.
+echo "== the gate's cost per launch (median of the rounds' medians)"
+awk '$1 == "ungated" || $1 == "batond" { v[$2 " " $1] = v[$2 " " $1] " " $4 }
+END {
+	split("empty ex spin", ms, " ")
+	for (i = 1; i <= 3; i++) {
+		u = med(v[ms[i] " ungated"]); g = med(v[ms[i] " batond"])
+		printf "%-6s ungated %.2f us, gated %.2f us, gated - ungated %+.2f us%s\n",
+		    ms[i], u, g, g - u, ms[i] == "spin" ? "" : (g - u < 5 ? " (under 5 us)" : " (over 5 us)")
+	}
+}
+function med(s,   a, n, i, j, t) {
+	n = split(s, a, " ")
+	for (i = 1; i <= n; i++)
+		for (j = i + 1; j <= n; j++)
+			if (a[j] + 0 < a[i] + 0) { t = a[i]; a[i] = a[j]; a[j] = t }
+	return n ? (n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2) : 0
+}' "$out/rounds.txt"
 echo "== batond's view of a gated run, read while it holds its registration"
 for m in empty ex spin; do
 	n=2000; [ $m = spin ] && n=300
