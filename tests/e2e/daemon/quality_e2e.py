@@ -417,8 +417,12 @@ def run(args, configs, table, tmp):
     try:
         results = experiment(args, configs, tmp)
         report(results, table)
-        if args.json:
-            with open(args.json, "w") as f:
+        # Also in tmp, which a failed run keeps: batond's samples each
+        # second are what place a second below the SLA in time (the
+        # instances' own logs have no clock).
+        for path in [os.path.join(tmp, "results.json")] + (
+                [args.json] if args.json else []):
+            with open(path, "w") as f:
                 json.dump(results, f, indent=1)
         if not args.no_check:
             check_results(results, args.max)
