@@ -48,7 +48,7 @@ def tenant(kind, name, i, dur, cap=None, admit=False, start=None):
 
 HEAD = """# gOver (Yao et al., IEEE TC 2023) %s, reproduced with Baton's capacity
 # stage (src/core/caps.c) on the budgeted round-robin GPU model (gOver
-# Algorithms 2-3 as corrected in shared/papers/specs/gover.md: 1 ms quanta,
+# Algorithms 2-3 as corrected in docs/papers.md: 1 ms quanta,
 # 100 ms refill, 1 s period). Tenants are modelled on the paper's benchmarks
 # (docs/capacity.md): glxgears (1.5 ms of GPU a frame, SLA 60: 9 %%),
 # glmark2 (scenes of 2 and 4 ms, SLA 60: 12-24 %%), plot3D (8-12 ms, SLA 30:

@@ -1,5 +1,5 @@
-/* baton profile (cmd_profile.c): dJay's dIce dual execution (§4.2,
- * shared/papers/specs/djay.md §1) on one machine. The game runs once per
+/* baton profile (cmd_profile.c): dJay's dIce dual execution (§4.2;
+ * docs/papers.md, "dJay") on one machine. The game runs once per
  * quality level with the same arguments; its frames at each level are
  * compared (SSIM) with the same frames at the best level, and the per-level
  * cost and benefit models are fitted on the per-frame object counts. */

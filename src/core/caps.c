@@ -1,5 +1,5 @@
-/* The capacity stage (caps.h): gOver Sec. 3.3 with the reading notes'
- * corrected Algorithm 1 (shared/papers/specs/gover.md, Sec. 2). Each of the
+/* The capacity stage (caps.h): gOver Sec. 3.3 with Algorithm 1
+ * corrected (docs/papers.md, "gOver"). Each of the
  * printed algorithm's defects (a)-(h) is named where this file avoids it. */
 #include "core/caps.h"
 
@@ -36,7 +36,7 @@ static bool capped(const struct core_tenant *t)
 	return t->cap_initial > 0.0 && t->cap_initial <= 1.0;
 }
 
-/* (e) unused_cap is undefined in the paper: the notes' max(0, cap(1-u)). */
+/* (e) unused_cap is undefined in the paper: Baton's max(0, cap(1-u)). */
 static double unused_cap(const struct core_tenant *t)
 {
 	double u = t->caps.u;

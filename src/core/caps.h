@@ -1,7 +1,7 @@
 /* The capacity stage of the control tick (gOver, Yao et al., IEEE TC 2023,
- * Sec. 3.3; reading notes shared/papers/specs/gover.md, labels G1-G7):
+ * Sec. 3.3; labels G1-G7 as defined in docs/papers.md):
  * per-tenant GPU caps, per-second utilization and QoS sampling, overload
- * detection, overload mitigation (the notes' corrected Algorithm 1),
+ * detection, overload mitigation (Algorithm 1 corrected),
  * per-user cap aggregation, and admission ("oversell") as a pure question.
  *
  * A cap is a ceiling of GPU time per second, in (0, 1] of one GPU. Each

@@ -1,5 +1,5 @@
-/* Space harvesting (COMBO: Chen et al., SoCC '23; reading notes
- * ../shared/papers/specs/combo.md): best-effort work on the SMs a game does
+/* Space harvesting (COMBO: Chen et al., SoCC '23; its errata
+ * in docs/papers.md): best-effort work on the SMs a game does
  * not need during its frame, and the choice, frame by frame, between
  * dividing the GPU in space and sharing it in time.
  *
@@ -12,8 +12,8 @@
  *     dynamic frame to leave it);
  *   - stable: the integrated (exact inter-SM) scheme. The render gets
  *     SM_render = min(SM_total, ceil(SM_total x fps x rt x (1 + eps)))
- *     SMs, rounded up to the partition granularity g (Eq. 5 as the notes
- *     correct it: printed upside down), and best-effort work the rest;
+ *     SMs, rounded up to the partition granularity g (Eq. 5 corrected,
+ *     erratum 1: printed upside down), and best-effort work the rest;
  *   - dynamic: the relaxed (intra-SM) scheme: the render has the whole GPU
  *     and best-effort work is admitted only where its predicted end still
  *     lets the frame meet its deadline (core_combo_fits), else it waits:
@@ -151,8 +151,8 @@ struct core_combo_kernel {
 	bool game; /* the game's render kernel, else best-effort */
 };
 
-/* Whether two kernels may share SMs (intra-SM co-run, §5.1.2 as the
- * notes read it, erratum 6). Never: RT with TC (the RT kernel's >= 8 KB of
+/* Whether two kernels may share SMs (intra-SM co-run, §5.1.2 as
+ * docs/papers.md reads it, erratum 6). Never: RT with TC (the RT kernel's >= 8 KB of
  * shared memory and a TC kernel's > 40 KB exceed the 48 KB left with
  * graphics on an RTX 3090 SM); a game CD kernel with any best-effort
  * kernel (it takes > 32 KB and runs alone on the whole GPU: with a BE TC

@@ -1,5 +1,5 @@
-/* Time harvesting (GPU grid: Ino, Oka, Hagihara, IJNC 4(2), 2014; reading
- * notes ../shared/papers/specs/gpugrid.md): best-effort (BE) work runs in
+/* Time harvesting (GPU grid: Ino, Oka, Hagihara, IJNC 4(2), 2014; its
+ * corrections in docs/papers.md): best-effort (BE) work runs in
  * sub-launches sized so that every game frame still meets the paper's
  * Eq. 1, t <= 1/F - H, with Baton's measured H (the shims report each
  * game's GPU time per frame, which the paper says "cannot be measured").
@@ -14,7 +14,7 @@
  *     load no tenant reports), minus a margin, split among the BE tenants
  *     by weight, none above its cap;
  *   - the mode, with the paper's asymmetric hysteresis (Algorithm 1 as
- *     the notes correct it): PERIODICAL (one sub-launch per window, then a
+ *     docs/papers.md corrects it): PERIODICAL (one sub-launch per window, then a
  *     rest) until `enter_quiet` (3) quiet observations in a row, then
  *     CONTINUOUS (longer sub-launches back to back) until one busy one.
  *     The counter saturates (the printed algorithm's defect 3). A quiet

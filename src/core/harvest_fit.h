@@ -1,5 +1,5 @@
-/* Sizing one BE sub-launch (GPU grid, notes ../shared/papers/specs/
- * gpugrid.md, "Baton mapping"): per kernel, t(n) = c0 + c1 n is fitted
+/* Sizing one BE sub-launch (GPU grid's Eq. 1 with a measured H;
+ * docs/papers.md, "GPU grid"): per kernel, t(n) = c0 + c1 n is fitted
  * online by least squares over the last CORE_HARVEST_FIT_N sub-launches,
  * and the next one gets n = clamp(floor((budget - c0) / c1), 1, N - done)
  * blocks at offset `done`. The printed Algorithm 1 only decrements N, so

@@ -1,5 +1,5 @@
 /* Space harvesting at the control tick (COMBO, Chen et al., SoCC '23;
- * ../shared/papers/specs/combo.md): on a device that can be divided into
+ * docs/papers.md): on a device that can be divided into
  * compute units (SMs through MPS or green contexts; cores on a software
  * rasterizer, where llvmpipe renders and PoCL computes on the same CPUs),
  * the games render on units [0, split) and best-effort tenants own

@@ -1,7 +1,7 @@
 /* Non-negative least squares: min ||A x - b||_2 subject to x_j >= 0 for
  * every column j not marked free (Lawson and Hanson, "Solving Least Squares
  * Problems", 1974, ch. 23, algorithm NNLS). Used for dJay's per-object cost
- * and loss models (docs: shared/papers/specs/djay.md §1, A2/A3 [ours]).
+ * and loss models (docs/papers.md, "dJay", A2/A3: Baton's choices).
  *
  * The solver works on the normal equations (the Gram form G = A^T A,
  * h = A^T b), so that a caller can accumulate them online, frame by frame,

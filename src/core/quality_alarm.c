@@ -1,4 +1,4 @@
-/* dJay's Warning / Critical rule (§6.2; spec djay.md section 3, [ours]
+/* dJay's Warning / Critical rule (§6.2; Baton's
  * readings of what the paper leaves open):
  *  - counters count consecutive epochs of the epoch-averaged total, the
  *    measured one if the caller has it, else the estimate;

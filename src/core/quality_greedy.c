@@ -1,6 +1,6 @@
 /* dJay's greedy optimizer (§6.1 full_assign, §6.2 epoch step, §6.3 joins),
- * exactly as the spec's corrected pseudocode (djay.md section 3) with its
- * [ours] guards: candidates with no benefit gain are dropped, a gain at no
+ * with the corrections of docs/papers.md ("dJay") and Baton's
+ * guards: candidates with no benefit gain are dropped, a gain at no
  * extra cost ranks first (u = +inf), ties go to the larger benefit gain,
  * then the lower session, then the lower level. A candidate that does not
  * fit is skipped and the walk goes on (classic greedy). */

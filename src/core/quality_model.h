@@ -1,4 +1,4 @@
-/* dJay's per-object cost and benefit models (shared/papers/specs/djay.md §1,
+/* dJay's per-object cost and benefit models (docs/papers.md, "dJay";
  * paper §4–5): per game and quality level, GPU seconds per frame and SSIM
  * against the best level, each linear in the per-type object counts of the
  * frame.

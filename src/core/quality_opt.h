@@ -1,5 +1,5 @@
-/* The quality optimizer (issue 10, item 5; dJay §6, shared spec djay.md
- * section 3): pick one quality level per session to maximise the summed
+/* The quality optimizer (issue 10, item 5; dJay §6, with the
+ * corrections in docs/papers.md): pick one quality level per session to maximise the summed
  * benefit (Eq. 1) under one GPU budget (Eq. 2), one level per session
  * (Eq. 3): a multiple-choice knapsack.
  *

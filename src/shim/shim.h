@@ -1,6 +1,6 @@
 /* The API-neutral half of the shim: what the OpenGL preload and the Vulkan
  * layer both call at Present. Everything here runs inside someone else's
- * game, so (ARCHITECTURE.md, "the frame path is sacred"):
+ * game, so (docs/architecture.md, "The frame path is sacred"):
  * - per frame: read the control block, predict, maybe sleep, write one ring
  *   record; no locks, no allocation, no syscalls beyond clock reads and the
  *   sleep;

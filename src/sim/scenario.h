@@ -25,8 +25,8 @@ enum sim_gpu_model {
 	SIM_GPU_TIMESLICE = 0,
 	/* Jobs run to completion in submission order. */
 	SIM_GPU_FCFS = 1,
-	/* gOver's budgeted round robin (Algorithms 2-3 as corrected in the
-	 * reading notes): time slicing in quanta among contexts with work and
+	/* gOver's budgeted round robin (Algorithms 2-3 as corrected in
+	 * docs/papers.md): time slicing in quanta among contexts with work and
 	 * budget left; a capped context's budget grows by cap x slot every
 	 * slot (100 ms, residue carried) and is reset to cap x slot at each
 	 * period (1 s: residue and debt dropped); the GPU idles when no

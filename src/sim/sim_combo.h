@@ -1,9 +1,9 @@
 /* Space harvesting in the simulator (issue 12; COMBO, Chen et al., SoCC
- * '23; reading notes ../shared/papers/specs/combo.md): one game and one
+ * '23; docs/papers.md, "COMBO"): one game and one
  * best-effort (BE) application on a GPU of SM_total SMs, frame by frame,
  * under the policy batond runs (core/combo.h).
  *
- * The model (the notes' "the simulator must model"):
+ * The model (what COMBO's results depend on):
  *   - the game renders each frame in a CUDA-core phase then an RT phase
  *     (rt_share of it); a frame of rt seconds on the whole GPU takes
  *     rt x SM_total / s on s SMs (§5.4); its render time comes from a

@@ -1,6 +1,6 @@
 /* Space harvesting with several best-effort applications and kernel
- * classes (issue 12 items 1 and 3; COMBO, Chen et al., SoCC '23; notes
- * ../shared/papers/specs/combo.md). The Table 6 model (sim_combo.h) has one
+ * classes (issue 12 items 1 and 3; COMBO, Chen et al., SoCC '23;
+ * docs/papers.md). The Table 6 model (sim_combo.h) has one
  * BE application of identical CD kernels; this one has the setting of the
  * paper's Figs. 13-17: one game, one CD-only application (Parboil-like)
  * and one DNN training job of alternating CD and TC kernels, in three

@@ -5,7 +5,7 @@
  * (dJay §2: 30 FPS); a refresh that finds no new frame shows the last one
  * again, a stale frame, whose SSIM against what should be on screen is
  * lower (dJay §8.4: "stale frames lower its SSIM"; the size is not given,
- * djay.md §5: a parameter). With F frames displayed in the window and B the
+ * so Baton makes it a parameter). With F frames displayed in the window and B the
  * sum of their SSIM:
  *   F >= S: B / F;
  *   F <  S: (B + (S - F) x p x b) / S, b = B / F (the last frame's SSIM

@@ -1,5 +1,5 @@
-/* The capacity stage (src/core/caps.c, gOver Sec. 3.3 and the reading
- * notes' corrected Algorithm 1): sampling, overload detection, mitigation
+/* The capacity stage (src/core/caps.c, gOver Sec. 3.3 and Algorithm 1
+ * as docs/papers.md corrects it): sampling, overload detection, mitigation
  * with its clamps and the zero-sum invariant, the severe case, admission,
  * departures, per-user caps, and the printed algorithm's defects (a)-(h)
  * kept out. */

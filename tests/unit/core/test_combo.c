@@ -1,5 +1,5 @@
 /* Space harvesting's per-frame decisions (src/core/combo.c; COMBO and the
- * reading notes' corrections): Eq. 2's spread, Eq. 5 upright with the
+ * errata in docs/papers.md): Eq. 2's spread, Eq. 5 upright with the
  * granularity, the scheme per frame with its window and hold, the safe
  * switch, relaxed admission and headroom merging. */
 #include <math.h>
@@ -30,7 +30,7 @@ static void test_spread(void **state)
 }
 
 /* Eq. 5 upright: Table 6's stable frame (14.8 ms of 16.7) needs 73 of 82
- * SMs without the error bound (the notes' derived ideal), 77 with 5.16 %;
+ * SMs without the error bound (the ideal derived from the paper), 77 with 5.16 %;
  * Table 4's Severed Steel at Medium (5.75 ms at 120 FPS) 57; a frame
  * over the QoS takes the whole GPU; the granularity rounds up. */
 static void test_split(void **state)

@@ -1,5 +1,5 @@
 /* COMBO's pairing rule and rate sharing (src/core/combo.c): which kernel
- * classes may share SMs (§5.1.2 and the notes' erratum 6), and the
+ * classes may share SMs (§5.1.2 and docs/papers.md's erratum 6), and the
  * co-run ends of Eq. 1 with Table 3's makespan reductions. */
 #include <math.h>
 #include <setjmp.h>

@@ -1,5 +1,5 @@
-/* Time harvesting (src/core/harvest.c, harvest_fit.c; GPU grid and the
- * reading notes' corrected Algorithm 1): the Eq. 1 window, the budget and
+/* Time harvesting (src/core/harvest.c, harvest_fit.c; GPU grid and its
+ * Algorithm 1 as docs/papers.md corrects it): the Eq. 1 window, the budget and
  * its split by weight and cap, the asymmetric saturating hysteresis, the
  * rest after a sub-launch, the online fit and the block offset. */
 #include <math.h>

@@ -1,4 +1,4 @@
-/* dJay's per-object models (shared/papers/specs/djay.md §1): known weights
+/* dJay's per-object models (dJay §4-5; docs/papers.md): known weights
  * recovered from noisy synthetic frames, the coarse and fine filters, paper
  * mode against Baton mode, estimation, the error metrics and online refits
  * with forgetting. */

@@ -1,7 +1,7 @@
 /* The quality stage inside the control tick (quality_stage.h): joins, the
  * epoch step, Critical, refusal, pins, caps, calibration to the measured
  * cost, and k following a level change into the demand the pacing sees.
- * Table 1 (dJay §6, spec djay.md §3) runs through the stage in paper mode. */
+ * Table 1 (dJay §6; docs/papers.md) runs through the stage in paper mode. */
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
