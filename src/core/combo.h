@@ -152,8 +152,8 @@ struct core_combo_kernel {
 };
 
 /* Whether two kernels may share SMs (intra-SM co-run, §5.1.2 as
- * docs/papers.md reads it, erratum 6). Never: RT with TC (the RT kernel's >= 8 KB of
- * shared memory and a TC kernel's > 40 KB exceed the 48 KB left with
+ * docs/papers.md reads it, erratum 6). Never: RT with TC (the RT kernel's >= 8
+ * KB of shared memory and a TC kernel's > 40 KB exceed the 48 KB left with
  * graphics on an RTX 3090 SM); a game CD kernel with any best-effort
  * kernel (it takes > 32 KB and runs alone on the whole GPU: with a BE TC
  * kernel the memory does not fit, and the paper co-runs nothing else with

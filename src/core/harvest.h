@@ -14,8 +14,8 @@
  *     load no tenant reports), minus a margin, split among the BE tenants
  *     by weight, none above its cap;
  *   - the mode, with the paper's asymmetric hysteresis (Algorithm 1 as
- *     docs/papers.md corrects it): PERIODICAL (one sub-launch per window, then a
- *     rest) until `enter_quiet` (3) quiet observations in a row, then
+ *     docs/papers.md corrects it): PERIODICAL (one sub-launch per window, then
+ *     a rest) until `enter_quiet` (3) quiet observations in a row, then
  *     CONTINUOUS (longer sub-launches back to back) until one busy one.
  *     The counter saturates (the printed algorithm's defect 3). A quiet
  *     observation is either no game presenting a frame over the tick

@@ -1,7 +1,7 @@
 /* The quality optimizer (issue 10, item 5; dJay §6, with the
- * corrections in docs/papers.md): pick one quality level per session to maximise the summed
- * benefit (Eq. 1) under one GPU budget (Eq. 2), one level per session
- * (Eq. 3): a multiple-choice knapsack.
+ * corrections in docs/papers.md): pick one quality level per session to
+ * maximise the summed benefit (Eq. 1) under one GPU budget (Eq. 2), one level
+ * per session (Eq. 3): a multiple-choice knapsack.
  *
  * Baton's budget is GPU-seconds per second: sum_s weight_s * cost_s(level)
  * <= budget, with weight = the session's SLA in frames per second and cost

@@ -13,7 +13,8 @@
 #define MS(x) ((x)*1e-3)
 
 /* Table 4 at 120 FPS: rt_full = SM ratio / fps (derived from the
- * paper's numbers for Medium / Low). RT share 36.5 % (§1), Quake 2 50.6 % (§6.3). */
+ * paper's numbers for Medium / Low). RT share 36.5 % (§1), Quake 2
+ * 50.6 % (§6.3). */
 static const struct sim_combo_game_def games[SIM_COMBO_N_GAMES] = {
     {"Severed Steel", MS(5.75), MS(1.95), 0.365},
     {"DUTM", MS(6.10), MS(3.97), 0.365},

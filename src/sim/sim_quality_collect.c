@@ -5,8 +5,8 @@
  * (dJay §2: 30 FPS); a refresh that finds no new frame shows the last one
  * again, a stale frame, whose SSIM against what should be on screen is
  * lower (dJay §8.4: "stale frames lower its SSIM"; the size is not given,
- * so Baton makes it a parameter). With F frames displayed in the window and B the
- * sum of their SSIM:
+ * so Baton makes it a parameter). With F frames displayed in the window
+ * and B the sum of their SSIM:
  *   F >= S: B / F;
  *   F <  S: (B + (S - F) x p x b) / S, b = B / F (the last frame's SSIM
  *           when F = 0), p = stale_penalty (multiplicative, default 0.5). */

@@ -8,7 +8,8 @@
 
 #include "core/quality_opt.h"
 
-/* dJay Table 1 (§6.1, residual corrected; docs/papers.md): LO/ME/HI, cost in ms. */
+/* dJay Table 1 (§6.1, residual corrected; docs/papers.md): LO/ME/HI,
+ * cost in ms. */
 static inline void table1(struct quality_item it[2], double cost_scale)
 {
 	it[0] = (struct quality_item){.n_levels = 3,

@@ -30,7 +30,8 @@ static void test_spread(void **state)
 }
 
 /* Eq. 5 upright: Table 6's stable frame (14.8 ms of 16.7) needs 73 of 82
- * SMs without the error bound (the ideal derived from the paper), 77 with 5.16 %;
+ * SMs without the error bound (the ideal derived from the paper), 77
+ * with 5.16 %;
  * Table 4's Severed Steel at Medium (5.75 ms at 120 FPS) 57; a frame
  * over the QoS takes the whole GPU; the granularity rounds up. */
 static void test_split(void **state)

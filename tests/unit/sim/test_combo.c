@@ -1,8 +1,9 @@
 /* Space harvesting in the simulator (src/sim/sim_combo.c, core/combo.h):
  * COMBO's Table 6 through the built-ins, shapes and figures derived
- * from the paper's numbers, not the paper's decimals. Stable frames: the inter-SM split
- * does about 1.5 mriq kernels a frame (ideal 1.53, the paper 1.45), the
- * relaxed scheme one (0.998), the frame rate is kept. Swinging frames:
+ * from the paper's numbers, not the paper's decimals. Stable frames: the
+ * inter-SM split does about 1.5 mriq kernels a frame (ideal 1.53, the paper
+ * 1.45), the relaxed scheme one (0.998), the frame rate is kept. Swinging
+ * frames:
  * the split loses its lead (the paper: 1 against relaxed's 1.16), and the
  * adaptive policy does no worse than the split. Also the scenario keys'
  * errors. */
