@@ -8,7 +8,8 @@
  * does the load the driver sees on the device that no tenant reports
  * (other_util): vGASA's GPU ran only its games, a shared host does not.
  *
- * Two rules vGASA does not have (docs/architecture.md says why):
+ * Two rules vGASA does not have (docs/runtime.md, "Rules vGASA does not
+ * have, and why", says why):
  *
  * - One rate whatever each game's bottleneck. U / sum k assumes every
  *   game's rate is bound by its GPU share. A game whose frame is bound by
@@ -28,7 +29,8 @@
  *   newcomer whose cost is still being learnt starts at the common rate.
  *
  * Three more, because the costs are the tenants' own reports and every
- * local user may register tenants (docs/architecture.md):
+ * local user may register tenants (docs/runtime.md, "Reports are not
+ * trusted"):
  *
  * - A tenant without a coefficient (it never presented a frame) has no
  *   cost to count: it is left out of sum k rather than leaving the common

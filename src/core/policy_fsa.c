@@ -26,9 +26,9 @@
  * need because of measurement noise.
  *
  * Two rules vGASA does not have, because its share model is not what limits
- * a game on a real host (docs/architecture.md, measured on llvmpipe: a game
- * at 24-30 FPS while the donors lost 5-15 % and took it back within a
- * second):
+ * a game on a real host (docs/runtime.md, "FSA gets the share to the game
+ * below whatever its bottleneck"; measured on llvmpipe: a game at 24-30 FPS
+ * while the donors lost 5-15 % and took it back within a second):
  *
  * - the need is a model's guess (k_i * missing FPS assumes the game's rate
  *   is bound by its share); when a game is still below after a

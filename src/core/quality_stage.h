@@ -1,8 +1,8 @@
 /* The quality stage of the control tick (issue 10 item 5; dJay §6;
- * docs/architecture.md "One policy core, two worlds", stage 3): after capacity and
- * before pacing, choose each game's quality level so that the games' costs
- * at their SLAs fit the GPU's budget, then tell the stages after it what
- * those levels cost.
+ * docs/architecture.md, "One policy core, two worlds", stage 3): after
+ * capacity and before pacing, choose each game's quality level so that the
+ * games' costs at their SLAs fit the GPU's budget, then tell the stages after
+ * it what those levels cost.
  *
  * Every tenant with a learned cost is an item of the multiple-choice
  * knapsack (quality_opt.h):

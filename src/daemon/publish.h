@@ -4,7 +4,7 @@
  * publisher thread does every HTTP call with libcurl, each bounded by a
  * 2 s timeout, and backs off exponentially while its peer is absent, slow
  * or answering errors, so that nothing on the network can delay pacing
- * (docs/architecture.md, "Threads"). */
+ * (docs/architecture.md, "batond's threads"). */
 #pragma once
 
 #include <stdbool.h>
