@@ -103,7 +103,7 @@ bool ipc_daemon_uid_trusted(const struct ipc_trust_env *env, uid_t uid,
 	/* Root outside, or another user outside: the kernel does not say
 	 * which. Only where nobody in here could have put a socket. */
 	char problem[PATH_MAX + 128];
-	if (ipc_socket_chain_rootish(env, path, problem, sizeof(problem)))
+	if (ipc_socket_placed_by_root(env, path, problem, sizeof(problem)))
 		return true;
 	snprintf(why, whylen,
 	         "runs as the overflow uid %u (outside this user namespace) "
@@ -119,7 +119,6 @@ bool ipc_daemon_trusted(int fd, const char *path, uid_t *uid, char *why,
 	if (!ipc_peer_uid(fd, uid)) {
 		snprintf(why, whylen, "cannot be identified (%s)",
 		         strerror(errno));
-		*uid = (uid_t)-1;
 		return false;
 	}
 	struct ipc_trust_env env = ipc_trust_env_self();

@@ -73,8 +73,8 @@ static bool chain_ok(const struct ipc_trust_env *env, const char *path,
 	return component_ok(env, p, true, problem, len);
 }
 
-bool ipc_socket_chain_rootish(const struct ipc_trust_env *env, const char *path,
-                              char *problem, size_t len)
+bool ipc_socket_placed_by_root(const struct ipc_trust_env *env,
+                               const char *path, char *problem, size_t len)
 {
 	/* As given (its symlinks), then where it leads: once every directory
 	 * on both is root's and closed to others, nobody else can have put

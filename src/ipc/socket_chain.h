@@ -15,5 +15,5 @@
  * and every symlink on the way is owned by one of those. Else false with
  * problem set to what follows "its socket PATH ", e.g. "is in a directory
  * others can write (/tmp: owner uid 65534, mode 1777)". */
-bool ipc_socket_chain_rootish(const struct ipc_trust_env *env, const char *path,
-                              char *problem, size_t len);
+bool ipc_socket_placed_by_root(const struct ipc_trust_env *env,
+                               const char *path, char *problem, size_t len);
