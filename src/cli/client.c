@@ -1,6 +1,7 @@
 #include "cli/client.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <poll.h>
 #include <stdlib.h>
 #include <string.h>
@@ -39,18 +40,11 @@ int cli_client_open(struct cli_client *c, const char *prog)
 	/* Whoever can write the socket's directory can answer in batond's
 	 * place, with a made-up status or an accepted `set`. */
 	uid_t uid;
-	if (!ipc_peer_uid(c->fd, &uid)) {
+	char why[PATH_MAX + 256];
+	if (!ipc_daemon_trusted(c->fd, c->path, &uid, why, sizeof(why))) {
 		fprintf(stderr,
-		        "%s: cannot tell who runs the daemon on %s: %s\n", prog,
-		        c->path, strerror(errno));
-		cli_client_close(c);
-		return CLI_EXIT_FAILURE;
-	}
-	if (!ipc_daemon_uid_trusted(uid)) {
-		fprintf(stderr,
-		        "%s: the daemon on %s runs as uid %u, not root or you; "
-		        "refusing to trust it\n",
-		        prog, c->path, (unsigned)uid);
+		        "%s: the daemon on %s %s; refusing to trust it\n", prog,
+		        c->path, why);
 		cli_client_close(c);
 		return CLI_EXIT_FAILURE;
 	}

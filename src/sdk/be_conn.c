@@ -5,6 +5,7 @@
  * shim, shim_conn.c): anyone who can write the socket's directory could
  * put their own there and hold our work back forever. */
 #include <errno.h>
+#include <limits.h>
 #include <poll.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -144,11 +145,12 @@ static void dial(struct baton_be *be, int64_t now)
 		return;
 	}
 	uid_t uid;
-	if (!ipc_peer_uid(fd, &uid) || !ipc_daemon_uid_trusted(uid)) {
+	char why[PATH_MAX + 256];
+	if (!ipc_daemon_trusted(fd, be->socket, &uid, why, sizeof(why))) {
 		be_log(BE_LOG_CONN,
-		       "the daemon on %s is not run by root or by us; not "
-		       "registering: running the probe loop",
-		       be->socket);
+		       "the daemon on %s %s; not registering: running the "
+		       "probe loop",
+		       be->socket, why);
 		be->redial_ns = now + BE_REFUSED_NS;
 		close(fd);
 		return;

@@ -1,6 +1,7 @@
 #include "shim/shim_conn.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdatomic.h>
@@ -97,32 +98,26 @@ static void hold(int fd)
 	}
 }
 
-/* true if the daemon on fd runs as root or as us. Anyone who can write the
- * socket's directory can put their own daemon there; it must not get our
- * control block (it would pace us: down to 1 FPS) nor our memfd. The game
- * then runs unpaced, as with no daemon at all, and says so once per
- * impostor uid. */
+/* true if the daemon on fd runs as root or as us (or, seen from a user
+ * namespace, as someone outside it on a path only root could have made:
+ * ipc/peer_cred.h). Anyone who can write the socket's directory can put
+ * their own daemon there; it must not get our control block (it would pace
+ * us: down to 1 FPS) nor our memfd. The game then runs unpaced, as with no
+ * daemon at all, and says so once per impostor uid. */
 static bool daemon_trusted(int fd)
 {
-	static uid_t warned_uid = (uid_t)-1;
-	static bool warned_unknown;
+	static uid_t warned_uid;
+	static bool warned;
 	uid_t uid;
-	if (!ipc_peer_uid(fd, &uid)) {
-		if (!warned_unknown)
-			shim_log(SHIM_LOG_WARN,
-			         "cannot tell who runs the daemon on %s (%s); "
-			         "not registering",
-			         conn_cfg.socket, strerror(errno));
-		warned_unknown = true;
-		return false;
-	}
-	if (ipc_daemon_uid_trusted(uid))
+	char why[PATH_MAX + 256];
+	if (ipc_daemon_trusted(fd, conn_cfg.socket, &uid, why, sizeof(why)))
 		return true;
-	if (uid != warned_uid)
+	if (!warned || uid != warned_uid)
 		shim_log(SHIM_LOG_ERROR,
-		         "the daemon on %s runs as uid %u, not root or us (uid "
-		         "%u); not registering with it: the game runs unpaced",
-		         conn_cfg.socket, (unsigned)uid, (unsigned)geteuid());
+		         "the daemon on %s %s; not registering with it (we run "
+		         "as uid %u): the game runs unpaced",
+		         conn_cfg.socket, why, (unsigned)geteuid());
+	warned = true;
 	warned_uid = uid;
 	return false;
 }

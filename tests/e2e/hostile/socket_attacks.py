@@ -243,7 +243,7 @@ def case_impostor_game(args, x, imp_sock):
     check(ratio > 0.3, "under the impostor glxgears ran at %.1f FPS, "
           "unmanaged %.1f FPS beside it (ratio %.3f): paced by the "
           "impostor" % (g, f, ratio))
-    said = len(re.findall(r"runs as uid %d, not root or us" % NOBODY, out))
+    said = len(re.findall(r"runs as uid %d, not root or you" % NOBODY, out))
     check(said == 1, "the shim said %d times that it does not trust the "
           "impostor:\n%s" % (said, out))
     print("impostor-game: %.1f FPS under the impostor, %.1f unmanaged "
