@@ -21,6 +21,11 @@ user, uid 1000.
   tenants  with max_tenants_per_uid 4, uids 200000..200004 each register
            4 tenants. Before: 20 registered. Now: 4 together, the rest
            refused naming the owner; uid 1000 still registers one.
+  esa      (with --xvfb and --glxgears) under ESA, root's glxgears beside
+           one tenant of each of uids 200000..200009 claiming 9.9 s of GPU
+           a frame. Before: eleven owners, root's game held to about an
+           eleventh of its rate alone. Now: two owners, at least a third
+           (half the budget, with room).
 
 Every bound is the configured limit, compared with what the same run
 counted. A batond that does not know subuid_file (the code before owners)
@@ -39,7 +44,9 @@ import time
 
 sys.dont_write_bytecode = True
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from hostile import NOBODY, Bed, Fail, check, skip_unless_root  # noqa: E402
+from hostile import (NOBODY, Bed, Fail, Xvfb, check, game,  # noqa: E402
+                     skip_unless_root)
+from fair_attacks import FAKE_SHIM, SLA, SLA_REF, settle  # noqa: E402
 
 RANGE_FIRST, RANGE_COUNT = 200000, 65536
 VICTIM = 1000
@@ -270,6 +277,69 @@ def mode_reload(a):
         bed.__exit__()
 
 
+def costly_tenants(sock, uids):
+    """One tenant per uid claiming 9.9 s of GPU time a frame at 5 FPS
+    (fair_attacks.py's fake shim), each process run as its uid."""
+    procs = []
+    for uid in uids:
+        params = {"sock": sock, "tenants": [
+            {"name": "costly%d" % uid, "fps": 5, "gpu_ns": 9900000000}]}
+        p = subprocess.Popen(
+            as_uid(uid, [sys.executable, "-c", FAKE_SHIM,
+                         json.dumps(params)]),
+            stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE, text=True, start_new_session=True)
+        procs.append(p)
+        reply = p.stdout.readline()
+        check('"welcome"' in reply and p.stdout.readline().strip() ==
+              "ready", "esa: uid %d's tenant: %s %s" % (
+                  uid, reply.strip(), p.stderr.read()[-300:]
+                  if p.poll() is not None else ""))
+    return procs
+
+
+def mode_esa(a):
+    if not (a.xvfb and a.glxgears):
+        print("esa: skipped (no --xvfb and --glxgears)")
+        return
+    bed = subuid_bed(a, ["--policy", "esa", "--sla", str(SLA)])
+    procs = []
+    try:
+        with Xvfb(a.xvfb) as x, game(bed, x, a.glxgears, name="game",
+                                     sla=SLA):
+            bed.daemon.wait_tenants(["game"], 10)
+            t_alone, f_alone, o_alone = settle(bed, "game", 3.0)
+            uids = range(RANGE_FIRST, RANGE_FIRST + 10)
+            procs = costly_tenants(bed.sock, uids)
+            t_atk, f_atk, o_atk = settle(bed, "game", 4.0)
+            print("esa: root's game alone: target %.1f (%.1f FPS, other "
+                  "load %.2f); beside 10 tenants of owner %d's uids: "
+                  "target %.1f (%.1f FPS, other load %.2f), %.0f %%" % (
+                      t_alone, f_alone, o_alone, NOBODY, t_atk, f_atk,
+                      o_atk, 100 * t_atk / t_alone))
+            check(t_atk >= SLA_REF * 0.999, "esa: target %.2f under the "
+                  "SLA reference" % t_atk)
+            # Root's share is U / m over m owners: a half now (two
+            # users), an eleventh when each subordinate uid was a user.
+            # A third tells them apart while that third is above the SLA
+            # floor and the host's other load leaves a budget.
+            if t_alone < 4 * SLA_REF or o_atk > 0.6:
+                print("INCONCLUSIVE: alone the game got %.1f with other "
+                      "load %.2f; the share is not judged" % (
+                          t_alone, o_atk))
+                return
+            check(t_atk >= t_alone / 3, "esa: owner %d's ten uids took "
+                  "root's game to %.1f of the %.1f it had alone (its "
+                  "user's half, with room, is a third)" % (
+                      NOBODY, t_atk, t_alone))
+    finally:
+        for p in procs:
+            if p.poll() is None:
+                os.killpg(p.pid, 9)
+            p.wait()
+        bed.__exit__()
+
+
 def mode_tenants(a):
     bed = subuid_bed(a, ["--max-tenants-per-uid", str(TENANT_CAP)])
     try:
@@ -298,7 +368,7 @@ def mode_tenants(a):
 
 
 MODES = {"conns": mode_conns, "half": mode_half, "reload": mode_reload,
-         "tenants": mode_tenants}
+         "tenants": mode_tenants, "esa": mode_esa}
 
 
 def main():
