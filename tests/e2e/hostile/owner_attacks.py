@@ -205,6 +205,16 @@ def subuid_bed(a, tmp_args, conf_lines="", ranges=True):
     return bed
 
 
+def close_bed(bed):
+    """Stops batond; fails on a sanitizer's report in its log (a
+    sanitized build)."""
+    bed.__exit__()
+    time.sleep(0.1)  # the log reader drains what batond wrote last
+    bad = [l for l in bed.daemon.log
+           if "Sanitizer" in l or "runtime error:" in l]
+    check(not bad, "batond's log has %s" % bad[:3])
+
+
 def mode_conns(a):
     bed = subuid_bed(a, [])
     try:
@@ -229,7 +239,7 @@ def mode_conns(a):
                       for r in refusals),
                   "conns: no refusal names the owner: %s" % refusals[:2])
     finally:
-        bed.__exit__()
+        close_bed(bed)
 
 
 def mode_half(a):
@@ -250,7 +260,7 @@ def mode_half(a):
                   "connections, over half the cap (%d)" % (
                       NOBODY, got, HALF_CAP))
     finally:
-        bed.__exit__()
+        close_bed(bed)
 
 
 def mode_reload(a):
@@ -274,7 +284,7 @@ def mode_reload(a):
                   "found to hold %d connections: %s" % (
                       RANGE_FIRST + 2, h.welcomed(), r))
     finally:
-        bed.__exit__()
+        close_bed(bed)
 
 
 def costly_tenants(sock, uids):
@@ -307,7 +317,7 @@ def mode_esa(a):
     try:
         with Xvfb(a.xvfb) as x, game(bed, x, a.glxgears, name="game",
                                      sla=SLA):
-            bed.daemon.wait_tenants(["game"], 10)
+            bed.daemon.wait_tenants(["game"], 20)
             t_alone, f_alone, o_alone = settle(bed, "game", 3.0)
             uids = range(RANGE_FIRST, RANGE_FIRST + 10)
             procs = costly_tenants(bed.sock, uids)
@@ -337,7 +347,7 @@ def mode_esa(a):
             if p.poll() is None:
                 os.killpg(p.pid, 9)
             p.wait()
-        bed.__exit__()
+        close_bed(bed)
 
 
 def mode_tenants(a):
@@ -364,7 +374,7 @@ def mode_tenants(a):
                       for r in refusals),
                   "tenants: no refusal names the owner: %s" % refusals[:2])
     finally:
-        bed.__exit__()
+        close_bed(bed)
 
 
 MODES = {"conns": mode_conns, "half": mode_half, "reload": mode_reload,
