@@ -1,5 +1,6 @@
 /* Who gets a connection, and for how long (server.h): the connection cap
- * that follows the descriptor limit, the per-uid cap, the hello deadline,
+ * that follows the descriptor limit, the per-owner cap (a user and its
+ * subordinate uids: owners.h), the hello deadline,
  * the closer's back-pressure, and accept() running out of descriptors.
  * A refused peer gets one error line, if its socket takes it at once, and
  * the reason in the log, at most once a second. */
@@ -35,52 +36,57 @@ struct server_limits server_budget(size_t nofile,
 	if (l.pending_cap < 16)
 		l.pending_cap = 16;
 	l.per_uid = (size_t)cfg->max_conns_per_uid;
+	/* Whatever max_conns_per_uid says, one user (all its uids) never
+	 * holds more than half the connections: the other half is
+	 * everyone else's. A smaller share would bound a user who really
+	 * runs many games below what an operator asked for. */
 	if (l.per_uid > l.conn_cap / 2)
 		l.per_uid = l.conn_cap / 2;
 	l.hello_ns = (int64_t)cfg->hello_timeout_ms * NS_PER_MS;
 	return l;
 }
 
-/* ---- per-uid connection counts ---- */
+/* ---- per-owner connection counts ---- */
 
-static struct uid_conns **bucket(struct server *s, uid_t uid)
+static struct uid_conns **bucket(struct server *s, uid_t owner)
 {
 	size_t n = sizeof(s->uids) / sizeof(s->uids[0]);
-	return &s->uids[(uid * 2654435761u) % n];
+	return &s->uids[(owner * 2654435761u) % n];
 }
 
-static struct uid_conns *uid_find(struct server *s, uid_t uid)
+static struct uid_conns *uid_find(struct server *s, uid_t owner)
 {
-	for (struct uid_conns *u = *bucket(s, uid); u; u = u->next)
-		if (u->uid == uid)
+	for (struct uid_conns *u = *bucket(s, owner); u; u = u->next)
+		if (u->owner == owner)
 			return u;
 	return NULL;
 }
 
 bool server_uid_add(struct server *s, struct conn *c)
 {
-	struct uid_conns *u = uid_find(s, c->cred.uid);
+	struct uid_conns *u = uid_find(s, c->owner);
 	if (!u) {
 		u = calloc(1, sizeof(*u));
 		if (!u)
 			return false;
-		u->uid = c->cred.uid;
-		struct uid_conns **b = bucket(s, u->uid);
+		u->owner = c->owner;
+		struct uid_conns **b = bucket(s, u->owner);
 		u->next = *b;
 		*b = u;
 	}
 	u->n++;
-	c->owner = u;
+	c->owner_conns = u;
 	return true;
 }
 
 void server_uid_release(struct server *s, struct conn *c)
 {
-	struct uid_conns *u = c->owner;
-	c->owner = NULL;
+	struct uid_conns *u = c->owner_conns;
+	c->owner_conns = NULL;
 	if (!u || --u->n > 0)
 		return;
-	for (struct uid_conns **pp = bucket(s, u->uid); *pp; pp = &(*pp)->next)
+	for (struct uid_conns **pp = bucket(s, u->owner); *pp;
+	     pp = &(*pp)->next)
 		if (*pp == u) {
 			*pp = u->next;
 			break;
@@ -121,7 +127,7 @@ static void refuse_log(struct server *s, const char *fmt, ...)
  * the socket takes it now, then closed (closer.h: its queue may hold the
  * peer's descriptors). */
 static void refuse(struct server *s, int fd, const struct ucred *cred,
-                   const char *why)
+                   uid_t owner, const char *why)
 {
 	char *line = ipc_msg_error_line(BATON_ERR_DENIED, why);
 	if (line) {
@@ -132,7 +138,7 @@ static void refuse(struct server *s, int fd, const struct ucred *cred,
 	}
 	refuse_log(s, "refusing a connection of pid %d uid %d: %s",
 	           (int)cred->pid, (int)cred->uid, why);
-	closer_put_socket(s->closer, fd, cred->uid);
+	closer_put_socket(s->closer, fd, owner);
 }
 
 static bool trusted(const struct server *s, uid_t uid)
@@ -140,9 +146,11 @@ static bool trusted(const struct server *s, uid_t uid)
 	return uid == 0 || uid == s->euid;
 }
 
-/* Why a new connection of cred is refused, or NULL. */
+/* Why a new connection of cred (of owner: owners.h) is refused, or NULL.
+ * Who is exempt goes by the real uid: a subordinate uid of root's is a
+ * container's, not root. */
 static const char *refusal(struct server *s, const struct ucred *cred,
-                           char *buf, size_t len)
+                           uid_t owner, char *buf, size_t len)
 {
 	/* The last few connections are root's and the daemon's user's, so
 	 * that an admin gets in even when many users fill the rest. */
@@ -154,20 +162,27 @@ static const char *refusal(struct server *s, const struct ucred *cred,
 		         cap);
 		return buf;
 	}
-	if (closer_pending(s->closer, cred->uid) >=
-	    SERVER_MAX_PENDING_PER_UID) {
+	if (closer_pending(s->closer, owner) >= SERVER_MAX_PENDING_PER_UID) {
 		snprintf(buf, len,
-		         "too many of uid %d's descriptors are still being "
+		         "too many of uid %u's descriptors are still being "
 		         "closed",
-		         (int)cred->uid);
+		         (unsigned)owner);
 		return buf;
 	}
-	struct uid_conns *u = uid_find(s, cred->uid);
+	struct uid_conns *u = uid_find(s, owner);
 	if (!trusted(s, cred->uid) && u && u->n >= s->lim.per_uid) {
-		snprintf(buf, len,
-		         "uid %d has %zu connections, the most one user may "
-		         "have (max_conns_per_uid)",
-		         (int)cred->uid, u->n);
+		if (owner == cred->uid)
+			snprintf(buf, len,
+			         "uid %u has %zu connections, the most one "
+			         "user may have (max_conns_per_uid)",
+			         (unsigned)owner, u->n);
+		else
+			snprintf(buf, len,
+			         "uid %u (a subordinate uid of uid %u) has "
+			         "%zu connections with its owner's other "
+			         "uids, the most one user may have "
+			         "(max_conns_per_uid)",
+			         (unsigned)cred->uid, (unsigned)owner, u->n);
 		return buf;
 	}
 	return NULL;
@@ -220,16 +235,18 @@ void server_accept(struct server *s)
 			closer_put_socket(s->closer, fd, (uid_t)-1);
 			continue;
 		}
-		char buf[160];
-		const char *why = refusal(s, &cred, buf, sizeof(buf));
+		char buf[200];
+		uid_t owner = owner_of(&s->d->owners, cred.uid);
+		const char *why = refusal(s, &cred, owner, buf, sizeof(buf));
 		if (why) {
-			refuse(s, fd, &cred, why);
+			refuse(s, fd, &cred, owner, why);
 			continue;
 		}
 		struct conn *c = conn_new(fd);
 		struct epoll_event ev = {.events = EPOLLIN | EPOLLRDHUP};
 		if (c) {
 			c->cred = cred;
+			c->owner = owner;
 			c->born_ns = daemon_now_ns();
 			ev.data.ptr = &c->src;
 		}
@@ -238,7 +255,7 @@ void server_accept(struct server *s)
 			if (c)
 				server_uid_release(s, c);
 			free(c);
-			refuse(s, fd, &cred, "out of memory");
+			refuse(s, fd, &cred, owner, "out of memory");
 			continue;
 		}
 		c->events = ev.events;
@@ -251,8 +268,18 @@ void server_accept(struct server *s)
 bool server_may_read(struct server *s, const struct conn *c)
 {
 	return closer_pending_total(s->closer) < s->lim.pending_cap &&
-	       closer_pending(s->closer, c->cred.uid) <
-	           SERVER_MAX_PENDING_PER_UID;
+	       closer_pending(s->closer, c->owner) < SERVER_MAX_PENDING_PER_UID;
+}
+
+void server_owners_changed(struct server *s)
+{
+	for (struct conn *c = s->conns; c; c = c->next) {
+		server_uid_release(s, c);
+		c->owner = owner_of(&s->d->owners, c->cred.uid);
+		/* Out of memory: it goes uncounted until it closes
+		 * (server_uid_release releases no count it lacks). */
+		server_uid_add(s, c);
+	}
 }
 
 void server_limits_tick(struct server *s, int64_t now_ns)

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "daemon/config_set.h"
+#include "daemon/owners.h"
 #include "ipc/msg.h"
 #include "ipc/socket_path.h"
 
@@ -27,6 +28,7 @@ bool daemon_config_defaults(struct daemon_config *cfg)
 	};
 	cfg->params.epoch_s = cfg->epoch_ms / 1000.0;
 	daemon_config_set_models(cfg, DAEMON_DEFAULT_MODELS);
+	daemon_config_set_subuid(cfg, OWNERS_DEFAULT_PATH);
 	daemon_publish_defaults(&cfg->publish);
 	daemon_config_metrics(cfg, DAEMON_DEFAULT_METRICS);
 	return ipc_socket_path(cfg->socket_path, sizeof(cfg->socket_path));
@@ -142,6 +144,19 @@ bool daemon_config_set_record(struct daemon_config *cfg, const char *path)
 	return true;
 }
 
+bool daemon_config_set_subuid(struct daemon_config *cfg, const char *path)
+{
+	size_t n = strlen(path);
+	if (strcmp(path, "off") == 0) {
+		cfg->subuid_path[0] = '\0';
+		return true;
+	}
+	if (n == 0 || path[0] != '/' || n >= sizeof(cfg->subuid_path))
+		return false;
+	memcpy(cfg->subuid_path, path, n + 1);
+	return true;
+}
+
 /* A group name, or a gid written as a number. */
 bool daemon_config_set_admin_group(struct daemon_config *cfg, const char *name)
 {
@@ -218,8 +233,13 @@ void daemon_usage(FILE *out)
 	    "max_conns_per_uid\n"
 	    "                    (connections one user may hold, "
 	    "default %d; root\n"
-	    "                    and the daemon's user are exempt) and "
-	    "hello_timeout_ms\n"
+	    "                    and the daemon's user are exempt), "
+	    "subuid_file (whose\n"
+	    "                    subordinate uids count as their "
+	    "owner's in the\n"
+	    "                    per-uid limits; default %s, \"off\": "
+	    "none; SIGHUP\n"
+	    "                    reads it again) and hello_timeout_ms\n"
 	    "                    (a connection's time to say hello, "
 	    "default %d),\n"
 	    "                    and a params group (kp, ki, max_ratio,\n"
@@ -260,7 +280,8 @@ void daemon_usage(FILE *out)
 	    "included).\n",
 	    DAEMON_DEFAULT_MODELS, DAEMON_DEFAULT_SLA, DAEMON_DEFAULT_EPOCH_MS,
 	    DAEMON_DEFAULT_METRICS, DAEMON_DEFAULT_MAX_TENANTS_PER_UID,
-	    DAEMON_DEFAULT_CONNS_PER_UID, DAEMON_DEFAULT_HELLO_MS);
+	    DAEMON_DEFAULT_CONNS_PER_UID, OWNERS_DEFAULT_PATH,
+	    DAEMON_DEFAULT_HELLO_MS);
 }
 
 enum daemon_args_result daemon_config_args(struct daemon_config *cfg, int argc,

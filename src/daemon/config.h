@@ -60,6 +60,9 @@ struct daemon_config {
 	/* time harvesting (the harvest group; docs/harvesting.md) */
 	struct core_harvest_params harvest;
 	unsigned max_tenants_per_uid; /* 0 = no cap */
+	/* The subordinate-uid file whose ranges decide who owns a uid for
+	 * the per-uid limits (owners.h); "" = none. */
+	char subuid_path[256];
 	/* Members (supplementary groups included) may send admin requests,
 	 * besides root, the daemon's user and its group. */
 	bool has_admin_group;

@@ -412,6 +412,11 @@ static bool file_setting(struct file_ctx *f, struct daemon_config *cfg,
 			                  "must be an integer in [0, 65536] "
 			                  "(0: no cap)");
 		cfg->max_tenants_per_uid = (unsigned)n;
+	} else if (strcmp(name, "subuid_file") == 0) {
+		if (!str || !daemon_config_set_subuid(cfg, str))
+			return file_error(f, s,
+			                  "must be an absolute file path under "
+			                  "256 bytes or \"off\"");
 	} else if (strcmp(name, "admin_group") == 0) {
 		int t = config_setting_type(s);
 		char num[24];

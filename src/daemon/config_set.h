@@ -18,5 +18,8 @@ bool daemon_config_set_quality(struct daemon_config *cfg, const char *mode);
 bool daemon_config_set_models(struct daemon_config *cfg, const char *dir);
 /* The history file: a path of 1 to 255 bytes, or "off" (none). */
 bool daemon_config_set_record(struct daemon_config *cfg, const char *path);
+/* The subordinate-uid file (owners.h): an absolute path under 256 bytes,
+ * or "off" (none). */
+bool daemon_config_set_subuid(struct daemon_config *cfg, const char *path);
 /* A group name, or a gid written as a number. */
 bool daemon_config_set_admin_group(struct daemon_config *cfg, const char *name);

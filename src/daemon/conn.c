@@ -32,7 +32,7 @@ struct conn *conn_new(int fd)
 
 void conn_drop_fds(struct server *s, struct conn *c)
 {
-	closer_put(s->closer, c->memfd, c->cred.uid);
+	closer_put(s->closer, c->memfd, c->owner);
 	c->memfd = -1;
 }
 
@@ -55,7 +55,7 @@ void conn_free(struct server *s, struct conn *c)
 		daemon_remove_tenant(s->d, c->tenant);
 	conn_drop_fds(s, c);
 	epoll_ctl(s->epfd, EPOLL_CTL_DEL, c->fd, NULL);
-	closer_put_socket(s->closer, c->fd, c->cred.uid);
+	closer_put_socket(s->closer, c->fd, c->owner);
 	out_release(s, c);
 	server_uid_release(s, c);
 	free(c);
@@ -190,7 +190,7 @@ static void take_fds(struct server *s, struct conn *c, int *fds, size_t n)
 		return;
 	}
 	for (size_t i = 0; i < n; i++)
-		closer_put(s->closer, fds[i], c->cred.uid);
+		closer_put(s->closer, fds[i], c->owner);
 	char msg[128];
 	snprintf(msg, sizeof(msg),
 	         "%zu descriptor(s) sent; only one memfd, with a tenant "

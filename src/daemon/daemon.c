@@ -51,6 +51,7 @@ void daemon_finish(struct daemon *d)
 		free(d->gpus[g].gpu.quality.workspace);
 	free(d->intervals);
 	free(d->frames);
+	owner_map_free(&d->owners);
 	*d = (struct daemon){0};
 }
 
@@ -108,6 +109,7 @@ struct tenant *daemon_add_tenant(struct daemon *d, const char *name, pid_t pid,
 	                                 fixed_fps, shm, now_ns);
 	if (!t)
 		return NULL;
+	t->owner = owner_of(&d->owners, uid);
 	d->next_id++;
 	d->tenants[d->n_tenants++] = t;
 	d->gpus[0].n_tenants++; /* until daemon_tenant_to_gpu moves it */
@@ -139,6 +141,7 @@ struct tenant *daemon_add_be_tenant(struct daemon *d, const char *name,
 	    tenant_create(d->next_id, name, pid, uid, 0.0, 0.0, shm, now_ns);
 	if (!t)
 		return NULL;
+	t->owner = owner_of(&d->owners, uid);
 	d->next_id++;
 	d->tenants[d->n_tenants++] = t;
 	d->n_be++;
@@ -160,6 +163,14 @@ struct tenant *daemon_add_be_tenant(struct daemon *d, const char *name,
 	         (unsigned long long)t->id, t->name, (int)pid, (unsigned)uid,
 	         t->be_state.weight, t->cap);
 	return t;
+}
+
+bool daemon_load_owners(struct daemon *d)
+{
+	bool ok = owner_map_load(&d->owners, d->cfg.subuid_path);
+	for (size_t i = 0; i < d->n_tenants; i++)
+		d->tenants[i]->owner = owner_of(&d->owners, d->tenants[i]->uid);
+	return ok;
 }
 
 void daemon_remove_tenant(struct daemon *d, struct tenant *t)

@@ -17,6 +17,7 @@
 #include "daemon/gpus.h"
 #include "daemon/host_load.h"
 #include "daemon/metrics.h"
+#include "daemon/owners.h"
 #include "daemon/record.h"
 #include "daemon/publish.h"
 #include "daemon/tenant.h"
@@ -34,6 +35,9 @@ struct daemon {
 
 	struct tenant **tenants;
 	size_t n_tenants, cap_tenants;
+	/* Who owns each uid for the per-uid limits (owners.h): read from
+	 * cfg.subuid_path at start and on SIGHUP (daemon_load_owners). */
+	struct owner_map owners;
 	uint64_t next_id;
 
 	uint64_t ticks;
@@ -74,6 +78,11 @@ struct tenant *daemon_add_be_tenant(struct daemon *d, const char *name,
                                     double cap, struct ipc_shm *shm,
                                     int64_t now_ns);
 void daemon_remove_tenant(struct daemon *d, struct tenant *t);
+
+/* Reads cfg.subuid_path into owners and gives every tenant its owner
+ * again. false only when out of memory (the owners are then every uid
+ * itself). */
+bool daemon_load_owners(struct daemon *d);
 
 /* Puts t (just added) on GPU g (gpus.h; < n_gpus), counted there. */
 void daemon_tenant_to_gpu(struct daemon *d, struct tenant *t, unsigned g);

@@ -40,6 +40,7 @@ bool server_open(struct server *s, struct daemon *d, char *err, size_t errlen)
 	sigemptyset(&mask);
 	sigaddset(&mask, SIGTERM);
 	sigaddset(&mask, SIGINT);
+	sigaddset(&mask, SIGHUP);
 	if (sigprocmask(SIG_BLOCK, &mask, NULL) < 0 ||
 	    (s->sigfd = signalfd(-1, &mask, SFD_CLOEXEC | SFD_NONBLOCK)) < 0) {
 		snprintf(err, errlen, "signalfd: %s", strerror(errno));
@@ -139,6 +140,20 @@ static void tick(struct server *s)
 	daemon_tick(s->d, daemon_now_ns());
 }
 
+/* SIGHUP: the subordinate-uid file again (owners.h), applied at once to
+ * every connection and tenant. Nothing else of the configuration is read
+ * again. */
+static void reload_owners(struct server *s)
+{
+	log_info("SIGHUP: reading %s again", s->d->cfg.subuid_path[0]
+	                                         ? s->d->cfg.subuid_path
+	                                         : "no subordinate-uid file");
+	if (!daemon_load_owners(s->d))
+		log_warn("out of memory reading the subordinate uids; every "
+		         "uid is its own owner");
+	server_owners_changed(s);
+}
+
 /* How often the limits are looked after (the hello deadline, starved
  * connections, a resting listener), whatever the epoch. */
 #define HOUSEKEEPING_MS 100
@@ -164,13 +179,16 @@ int server_run(struct server *s)
 				break;
 			case SRC_SIGNAL: {
 				struct signalfd_siginfo si;
-				if (read(s->sigfd, &si, sizeof(si)) ==
-				    sizeof(si)) {
-					log_info("signal %u: shutting down",
-					         si.ssi_signo);
-					return 0;
+				if (read(s->sigfd, &si, sizeof(si)) !=
+				    sizeof(si))
+					break;
+				if (si.ssi_signo == SIGHUP) {
+					reload_owners(s);
+					break;
 				}
-				break;
+				log_info("signal %u: shutting down",
+				         si.ssi_signo);
+				return 0;
 			}
 			case SRC_TIMER:
 				tick(s);

@@ -89,8 +89,9 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	struct daemon d;
-	if (!daemon_init(&d, &cfg)) {
+	if (!daemon_init(&d, &cfg) || !daemon_load_owners(&d)) {
 		log_error("out of memory");
+		daemon_finish(&d);
 		return 1;
 	}
 	struct server s;

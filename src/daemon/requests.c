@@ -72,12 +72,13 @@ static bool is_admin(const struct server *s, const struct conn *c)
 	       (cfg->has_admin_group && peer_in_group(c, cfg->admin_gid));
 }
 
-/* Tenants registered by uid now. */
-static size_t tenants_of(const struct daemon *d, uid_t uid)
+/* Tenants registered now by owner (owners.h): its own uid's and its
+ * subordinate uids'. */
+static size_t tenants_of(const struct daemon *d, uid_t owner)
 {
 	size_t n = 0;
 	for (size_t i = 0; i < d->n_tenants; i++)
-		n += d->tenants[i]->uid == uid;
+		n += d->tenants[i]->owner == owner;
 	return n;
 }
 
@@ -97,12 +98,20 @@ static void hello(struct server *s, struct conn *c,
 	/* Before the memfd is looked at: a user past the cap costs nothing
 	 * more. */
 	unsigned cap = s->d->cfg.max_tenants_per_uid;
-	if (cap > 0 && tenants_of(s->d, c->cred.uid) >= cap) {
-		char msg[160];
-		snprintf(msg, sizeof(msg),
-		         "uid %u has %u tenants registered, the most "
-		         "max_tenants_per_uid allows",
-		         (unsigned)c->cred.uid, cap);
+	if (cap > 0 && tenants_of(s->d, c->owner) >= cap) {
+		char msg[200];
+		if (c->owner == c->cred.uid)
+			snprintf(msg, sizeof(msg),
+			         "uid %u has %u tenants registered, the most "
+			         "max_tenants_per_uid allows",
+			         (unsigned)c->cred.uid, cap);
+		else
+			snprintf(msg, sizeof(msg),
+			         "uid %u (a subordinate uid of uid %u) has %u "
+			         "tenants registered with its owner's other "
+			         "uids, the most max_tenants_per_uid allows",
+			         (unsigned)c->cred.uid, (unsigned)c->owner,
+			         cap);
 		conn_fail(s, c, BATON_ERR_DENIED, msg);
 		return;
 	}

@@ -1,5 +1,6 @@
 /* batond's event loop: one epoll over the listening socket, the client
- * connections, a signalfd (SIGTERM, SIGINT) and a timerfd at the epoch.
+ * connections, a signalfd (SIGTERM, SIGINT; SIGHUP reads the
+ * subordinate-uid file again) and a timerfd at the epoch.
  * Everything runs on this one thread except libmicrohttpd's. */
 #pragma once
 
@@ -32,8 +33,9 @@
  * replies (reading stops while they wait), so only admins' status replies
  * (about 350 bytes a tenant) come near it. */
 #define SERVER_MAX_OUT_TOTAL (32u << 20)
-/* Descriptors of one uid waiting in the closer (closer.h) past which its
- * new connections are refused and its open ones no longer read. */
+/* Descriptors of one owner (owners.h) waiting in the closer (closer.h)
+ * past which its new connections are refused and its open ones no longer
+ * read. */
 #define SERVER_MAX_PENDING_PER_UID 64
 /* Connections only root and the daemon's own user may take. */
 #define SERVER_TRUSTED_RESERVE 8
@@ -47,9 +49,9 @@ struct source {
 	enum source_kind kind;
 };
 
-/* Connections per uid (admit.c). */
+/* Connections per owner (admit.c; daemon/owners.h). */
 struct uid_conns {
-	uid_t uid;
+	uid_t owner;
 	size_t n;
 	struct uid_conns *next;
 };
@@ -58,7 +60,10 @@ struct conn {
 	struct source src; /* first: epoll data points here */
 	int fd;
 	struct ucred cred; /* SO_PEERCRED at accept */
-	struct uid_conns *owner;
+	/* Whose limits it counts against (owners.h): cred.uid, or the user
+	 * whose subordinate uid that is. Its closer lane is this owner's. */
+	uid_t owner;
+	struct uid_conns *owner_conns;
 	int64_t born_ns; /* accept time: the hello deadline runs from it */
 	struct ipc_linebuf in;
 	int memfd; /* received with the hello's bytes; -1: none */
@@ -80,7 +85,8 @@ struct conn {
 struct server_limits {
 	size_t nofile;      /* RLIMIT_NOFILE at start */
 	size_t conn_cap;    /* connections at once */
-	size_t per_uid;     /* connections of one uid (not root's or ours) */
+	size_t per_uid;     /* connections of one owner (owners.h; not of
+	                       root's or our uid) */
 	size_t pending_cap; /* descriptors in the closer, every uid */
 	int64_t hello_ns;   /* from accept to a complete hello */
 };
@@ -97,7 +103,7 @@ struct server {
 	struct closer *closer;
 	struct server_limits lim;
 	size_t out_total;           /* bytes allocated for queued replies */
-	struct uid_conns *uids[64]; /* hash of uid -> connections */
+	struct uid_conns *uids[64]; /* hash of owner -> connections */
 	/* The listener is out of the epoll set until this time (0: it is
 	 * in): accept ran out of descriptors, or the closer is full. */
 	int64_t listen_resume_ns;
@@ -110,14 +116,16 @@ struct server {
  * SERVER_FD_FIXED and one message's worth of descriptors
  * (IPC_RECV_MAX_FDS) kept free, half the rest for connections (at most
  * SERVER_MAX_CONNS) and half for descriptors waiting in the closer; one
- * uid at most max_conns_per_uid connections and never more than half of
- * them. A limit of at least SERVER_FD_FIXED + IPC_RECV_MAX_FDS +
+ * owner (owners.h: a user with its subordinate uids) at most
+ * max_conns_per_uid connections and never more than half of them, so
+ * that whatever the configuration one user alone leaves the other half
+ * to everyone else. A limit of at least SERVER_FD_FIXED + IPC_RECV_MAX_FDS +
  * 2 * SERVER_MAX_CONNS gives the full cap. */
 struct server_limits server_budget(size_t nofile,
                                    const struct daemon_config *cfg);
 
-/* Blocks SIGTERM and SIGINT (call before any thread starts, so that they
- * all inherit the mask) and opens the signalfd, timerfd, epoll and the
+/* Blocks SIGTERM, SIGINT and SIGHUP (call before any thread starts, so that
+ * they all inherit the mask) and opens the signalfd, timerfd, epoll and the
  * listening socket. false with a reason in err. */
 bool server_open(struct server *s, struct daemon *d, char *err, size_t errlen);
 /* Serves until SIGTERM or SIGINT (returns 0) or a fatal error (1). */
@@ -149,15 +157,18 @@ void conn_arm(struct server *s, struct conn *c);
 /* admit.c: accepting, the limits, refusals. */
 /* Accepts what the listener holds. */
 void server_accept(struct server *s);
-/* false if c may not be read now: its uid's descriptors (or everyone's)
- * back up in the closer. */
+/* false if c may not be read now: its owner's descriptors (or
+ * everyone's) back up in the closer. */
 bool server_may_read(struct server *s, const struct conn *c);
 /* Once an epoch: the hello deadline, re-arming starved connections and
  * a resting listener. */
 void server_limits_tick(struct server *s, int64_t now_ns);
-/* Counts c against its uid (at accept) and releases it (at free). */
+/* Counts c against c->owner (at accept) and releases it (at free). */
 bool server_uid_add(struct server *s, struct conn *c);
 void server_uid_release(struct server *s, struct conn *c);
+/* After the owners were read again (SIGHUP): every connection counted
+ * against its owner under the new ranges. */
+void server_owners_changed(struct server *s);
 
 /* requests.c: what a message asks for. */
 /* Handles one complete line. */

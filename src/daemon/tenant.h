@@ -20,7 +20,9 @@ struct tenant {
 	uint64_t id;
 	char name[IPC_NAME_MAX];
 	pid_t pid;        /* from SO_PEERCRED, not the header */
-	uid_t uid;        /* the owner, from SO_PEERCRED */
+	uid_t uid;        /* who runs it, from SO_PEERCRED: who may set it */
+	uid_t owner;      /* whose per-uid limits it counts against: uid, or
+	                     the user whose subordinate uid it is (owners.h) */
 	double sla_fps;   /* as registered or set; 0 = the daemon's default */
 	double fixed_fps; /* > 0: pinned */
 	unsigned gpu;     /* the GPU it renders on: an index of daemon.gpus

@@ -505,7 +505,9 @@ void daemon_tick(struct daemon *d, int64_t now)
 		read_quality(d, t);
 		t->core.sla_fps = daemon_tenant_sla(d, t);
 		t->core.fixed_fps = t->fixed_fps;
-		t->core.owner = t->uid; /* ESA bounds each user's share */
+		/* ESA bounds each user's share: a user's subordinate uids
+		 * are that user (owners.h). */
+		t->core.owner = t->owner;
 		t->core.fps = measured_fps(t, &s, now);
 		t->core.gpu_busy_s = gpu;
 		t->core.frames = s.frames;

@@ -173,6 +173,40 @@ static void test_record(void **state)
 	unlink(path);
 }
 
+/* The subordinate-uid file (owners.h): /etc/subuid by default, the
+ * file's key, "off", and what is refused, named. */
+static void test_subuid_file(void **state)
+{
+	(void)state;
+	struct daemon_config cfg;
+	char out[512] = "";
+	char *plain[] = {"batond", NULL};
+	assert_int_equal(run(&cfg, out, sizeof(out), 1, plain),
+	                 DAEMON_ARGS_RUN);
+	assert_string_equal(cfg.subuid_path, "/etc/subuid");
+	char *file[] = {"batond", "--config", path, NULL};
+	write_config("subuid_file = \"/srv/subuid\";\n");
+	assert_int_equal(run(&cfg, out, sizeof(out), 3, file), DAEMON_ARGS_RUN);
+	assert_string_equal(cfg.subuid_path, "/srv/subuid");
+	unlink(path);
+	write_config("subuid_file = \"off\";\n");
+	assert_int_equal(run(&cfg, out, sizeof(out), 3, file), DAEMON_ARGS_RUN);
+	assert_string_equal(cfg.subuid_path, "");
+	unlink(path);
+	const char *bad[] = {"subuid_file = \"subuid\";\n",
+	                     "subuid_file = \"\";\n", "subuid_file = 1;\n"};
+	for (size_t i = 0; i < 3; i++) {
+		write_config(bad[i]);
+		out[0] = '\0';
+		assert_int_equal(run(&cfg, out, sizeof(out), 3, file),
+		                 DAEMON_ARGS_USAGE);
+		if (!strstr(out, ":1: subuid_file: must be an absolute file "
+		                 "path"))
+			fail_msg("case %zu: \"%s\"", i, out);
+		unlink(path);
+	}
+}
+
 /* The quality lever (docs/quality.md): off by default, the model
  * directory's default, the file's keys, and the command line over them. */
 static void test_quality(void **state)
@@ -518,6 +552,7 @@ int main(void)
 	    cmocka_unit_test(test_config_file_and_override),
 	    cmocka_unit_test(test_quality),
 	    cmocka_unit_test(test_record),
+	    cmocka_unit_test(test_subuid_file),
 	    cmocka_unit_test(test_config_file_errors),
 	    cmocka_unit_test(test_harvest_group),
 	    cmocka_unit_test(test_connection_limits),
