@@ -88,16 +88,31 @@ int main(int argc, char **argv)
 		fprintf(stderr, "batond: %s\n", err);
 		return 2;
 	}
+	/* So is a history file in a directory other users can write, or one
+	 * that is not batond's own (record.h): exit 2, before anything is
+	 * written to it. Its writer starts below. */
+	struct record *rec = NULL;
+	if (cfg.record_path[0]) {
+		char rerr[1024];
+		rec = record_open(cfg.record_path, rerr, sizeof(rerr));
+		if (!rec) {
+			fprintf(stderr, "batond: %s\n", rerr);
+			return 2;
+		}
+	}
 	struct daemon d;
 	if (!daemon_init(&d, &cfg)) {
 		log_error("out of memory");
+		record_close(rec);
 		return 1;
 	}
+	d.record = rec;
 	struct server s;
 	/* Before any thread exists: it blocks the signals we take from the
 	 * signalfd, and the metrics thread inherits that mask. */
 	if (!server_open(&s, &d, err, sizeof(err))) {
 		fprintf(stderr, "batond: %s\n", err);
+		record_close(d.record);
 		daemon_finish(&d);
 		return 1;
 	}
@@ -129,20 +144,17 @@ int main(int argc, char **argv)
 		fflush(stderr);
 	}
 	/* After server_open, as the metrics thread: the writer thread
-	 * inherits the signal mask. Like metrics, a file that cannot be
-	 * opened is a warning: the games still need pacing. */
-	if (cfg.record_path[0]) {
-		d.record = record_open(cfg.record_path, err, sizeof(err));
-		if (!d.record)
-			fprintf(stderr,
-			        "batond: warning: %s; running without "
-			        "recording\n",
-			        err);
-		else
-			log_info("recording to %s, a line a second",
-			         cfg.record_path);
-		fflush(stderr);
+	 * inherits the signal mask. */
+	if (d.record && !record_start(d.record, err, sizeof(err))) {
+		fprintf(stderr,
+		        "batond: warning: %s; running without recording\n",
+		        err);
+		record_close(d.record);
+		d.record = NULL;
+	} else if (d.record) {
+		log_info("recording to %s, a line a second", cfg.record_path);
 	}
+	fflush(stderr);
 	/* After server_open, as the metrics thread: it inherits the mask. */
 	if (!start_publisher(&d, &cfg)) {
 		server_close(&s);
