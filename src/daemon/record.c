@@ -2,8 +2,8 @@
 #include "daemon/record.h"
 
 #include <errno.h>
-#include <inttypes.h>
 #include <fcntl.h>
+#include <inttypes.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -184,8 +184,6 @@ static const char *unfit_file(int fd, char *buf, size_t len)
 	else if (st.st_mode & (S_IWGRP | S_IWOTH))
 		snprintf(buf, len, "writable by group or others (mode %04o)",
 		         (unsigned)(st.st_mode & 07777));
-	else if (fcntl(fd, F_SETFL, O_APPEND) != 0)
-		return strerror(errno);
 	else
 		return NULL;
 	return buf;
@@ -208,6 +206,9 @@ static int open_checked(const char *path, char *err, size_t errlen)
 		                       : strerror(errno);
 	else
 		bad = unfit_file(fd, why, sizeof(why));
+	/* Blocking writes from here on: the writer thread waits for them. */
+	if (!bad && fcntl(fd, F_SETFL, O_APPEND) != 0)
+		bad = strerror(errno);
 	if (!bad)
 		return fd;
 	snprintf(err, errlen, "cannot record to %s: %s", path, bad);
