@@ -412,6 +412,33 @@ static void test_plot_crafted_levels(void **state)
 	plot_crafted("1e5");
 }
 
+/* A long file in time order (50,000 seconds, about 14 hours, of a game
+ * and a best-effort tenant): the plot draws at most a few points a pixel
+ * column, so the SVG stays small (every point drawn: 4.0 MB). */
+static void test_plot_long(void **state)
+{
+	static struct outcome o;
+	char hist[128], svg[128];
+	snprintf(hist, sizeof(hist), "%s/long.jsonl", scratch);
+	snprintf(svg, sizeof(svg), "%s/long.svg", scratch);
+	FILE *f = fopen(hist, "w");
+	assert_non_null(f);
+	for (long t = 0; t < 50000; t++)
+		rec(f, 1700000000 + t, 25.0 + (double)(t * 7 % 11),
+		    (int)(t % 8), (double)(t % 5) / 4.0,
+		    (double)(t * 13 % 100));
+	fclose(f);
+	run(&o, (const char *[]){hist, "--plot", svg, NULL});
+	struct stat st;
+	assert_int_equal(stat(svg, &st), 0);
+	printf("50000 records: exit %d in %.2f s, SVG %lld bytes\n", o.status,
+	       o.seconds, (long long)st.st_size);
+	assert_int_equal(o.status, 0);
+	assert_true(st.st_size < 2 * 1024 * 1024);
+	unlink(svg);
+	unlink(hist);
+}
+
 /* Control bytes and bidi overrides in a name, and a raw escape in a line
  * that is not JSON, never reach the terminal: the names are cleaned as
  * batond cleans them ('?'), the reason for the bad line escaped. */
@@ -462,6 +489,7 @@ int main(int argc, char **argv)
 	    cmocka_unit_test(test_out_of_bounds),
 	    cmocka_unit_test(test_exit_codes),
 	    cmocka_unit_test(test_plot_crafted_levels),
+	    cmocka_unit_test(test_plot_long),
 	    cmocka_unit_test(test_control_bytes),
 	};
 	int rc = cmocka_run_group_tests(tests, NULL, NULL);
