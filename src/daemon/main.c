@@ -68,6 +68,20 @@ static bool start_publisher(struct daemon *d, const struct daemon_config *cfg)
 	return true;
 }
 
+/* The history file (record.h) when cfg asks for one, *out NULL if not;
+ * false, said on stderr, when it is refused. */
+static bool open_record(const struct daemon_config *cfg, struct record **out)
+{
+	*out = NULL;
+	if (!cfg->record_path[0])
+		return true;
+	char err[1024];
+	*out = record_open(cfg->record_path, err, sizeof(err));
+	if (!*out)
+		fprintf(stderr, "batond: %s\n", err);
+	return *out != NULL;
+}
+
 int main(int argc, char **argv)
 {
 	struct daemon_config cfg;
@@ -89,17 +103,11 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	/* So is a history file in a directory other users can write, or one
-	 * that is not batond's own (record.h): exit 2, before anything is
-	 * written to it. Its writer starts below. */
+	 * that is not batond's own: exit 2, before anything is written to
+	 * it. Its writer starts below. */
 	struct record *rec = NULL;
-	if (cfg.record_path[0]) {
-		char rerr[1024];
-		rec = record_open(cfg.record_path, rerr, sizeof(rerr));
-		if (!rec) {
-			fprintf(stderr, "batond: %s\n", rerr);
-			return 2;
-		}
-	}
+	if (!open_record(&cfg, &rec))
+		return 2;
 	struct daemon d;
 	if (!daemon_init(&d, &cfg)) {
 		log_error("out of memory");
