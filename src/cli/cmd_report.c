@@ -12,6 +12,7 @@
 
 #include "cli/cli.h"
 #include "cli/history.h"
+#include "ipc/msg.h"
 
 /* A frame rate this far under the SLA counts as a second below it: the
  * per-second rate of a game paced at its SLA wobbles by a frame. */
@@ -247,15 +248,17 @@ static const char *title(const char *path, const struct hist *h, char *buf,
 	return buf;
 }
 
-/* What was skipped, on stderr. */
+/* What was skipped, on stderr; the reason quotes the line (jansson's
+ * "near '...'"), so it is escaped. */
 static void say_skipped(const char *path, const struct hist *h)
 {
+	char why[4 * sizeof(h->bad_why)];
 	if (h->bad)
 		fprintf(stderr,
 		        "baton report: %s: skipped %zu bad line%s (the first: "
 		        "line %zu: %s)\n",
 		        path, h->bad, h->bad == 1 ? "" : "s", h->first_bad,
-		        h->bad_why);
+		        ipc_escape(why, sizeof(why), h->bad_why));
 	if (h->torn)
 		fprintf(stderr,
 		        "baton report: %s: the last line is incomplete "
@@ -282,6 +285,10 @@ static int report(const char *path, const struct hist_filter *f,
 		return CLI_EXIT_FAILURE;
 	}
 	say_skipped(path, &h);
+	/* Names reach the terminal, the JSON and the plot's legend: cleaned
+	 * as batond cleans them at the hello, whoever wrote the file. */
+	for (size_t i = 0; i < h.n; i++)
+		ipc_name_clean(h.s[i].name);
 	int rc = CLI_EXIT_OK;
 	size_t most = 0;
 	for (size_t i = 0; i < h.n; i++)

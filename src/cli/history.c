@@ -1,12 +1,20 @@
 /* The history file's reader (history.h). */
 #include "cli/history.h"
 
+#include "ipc/shm.h"
+
 #include <errno.h>
 #include <inttypes.h>
 #include <jansson.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+
+static bool fail(char *why, size_t whylen, const char *msg)
+{
+	snprintf(why, whylen, "%s", msg);
+	return false;
+}
 
 /* A number, or NAN for null, absent or anything else. */
 static double num(const json_t *o, const char *key)
@@ -98,13 +106,53 @@ static struct hist_point point(const json_t *o, int64_t t, bool be)
 	return p;
 }
 
-/* Every element of arr is a tenant object with its identity. */
-static bool valid_array(const json_t *arr)
+/* A figure's bounds (history.h); whole: a whole number. */
+struct bound {
+	const char *key;
+	double lo, hi;
+	bool whole;
+};
+
+static const struct bound bounds[] = {
+    {"fps", 0.0, HIST_FPS_MAX, false},
+    {"sla", 0.0, HIST_FPS_MAX, false},
+    {"target_fps", 0.0, HIST_FPS_MAX, false},
+    {"cap", 0.0, 1.0, false},
+    {"level", 0.0, BATON_QUALITY_LEVELS_MAX - 1.0, true},
+    {"units_s", 0.0, HIST_UNITS_MAX, false},
+};
+
+/* Every figure of tenant o (id) a number within its bounds; null and
+ * absent figures are no figure. false with why naming the tenant, the
+ * figure and its value. */
+static bool in_bounds(const json_t *o, uint64_t id, char *why, size_t whylen)
+{
+	for (size_t i = 0; i < sizeof(bounds) / sizeof(bounds[0]); i++) {
+		const struct bound *b = &bounds[i];
+		const json_t *v = json_object_get(o, b->key);
+		if (!json_is_number(v))
+			continue;
+		double x = json_number_value(v);
+		bool in = isfinite(x) && x >= b->lo && x <= b->hi;
+		if (in && (!b->whole || x == floor(x)))
+			continue;
+		snprintf(why, whylen,
+		         "tenant #%" PRIu64 ": \"%s\" %g is not %s [%g, %g]",
+		         id, b->key, x, in ? "a whole number in" : "in", b->lo,
+		         b->hi);
+		return false;
+	}
+	return true;
+}
+
+/* Every element of arr is a tenant object with its identity and figures
+ * in bounds; false with why. */
+static bool valid_array(const json_t *arr, char *why, size_t whylen)
 {
 	if (!arr)
 		return true;
 	if (!json_is_array(arr))
-		return false;
+		return fail(why, whylen, "a tenant list that is not an array");
 	size_t i;
 	const json_t *o;
 	json_array_foreach(arr, i, o)
@@ -113,6 +161,9 @@ static bool valid_array(const json_t *arr)
 		const char *name = "";
 		int64_t pid = 0;
 		if (!json_is_object(o) || !identity(o, &id, &name, &pid))
+			return fail(why, whylen,
+			            "a tenant without id and name");
+		if (!in_bounds(o, id, why, whylen))
 			return false;
 	}
 	return true;
@@ -139,10 +190,32 @@ static bool add_array(struct hist *h, const json_t *arr, int64_t t, bool be,
 	return true;
 }
 
-static bool fail(char *why, size_t whylen, const char *msg)
+/* o is a record this reader reads: version 1, a time, tenant lists with
+ * every tenant's identity and figures in bounds. false with why. */
+static bool record_ok(const json_t *o, char *why, size_t whylen)
 {
-	snprintf(why, whylen, "%s", msg);
-	return false;
+	const json_t *v = json_object_get(o, "v");
+	const json_t *t = json_object_get(o, "t");
+	if (!json_is_object(o) || !json_is_integer(v))
+		return fail(why, whylen, "not a record (no \"v\")");
+	if (json_integer_value(v) != 1) {
+		snprintf(why, whylen,
+		         "format version %" JSON_INTEGER_FORMAT
+		         " (this baton reads 1)",
+		         json_integer_value(v));
+		return false;
+	}
+	if (!json_is_integer(t))
+		return fail(why, whylen, "no time (\"t\")");
+	if (json_integer_value(t) < 0 || json_integer_value(t) > HIST_T_MAX) {
+		snprintf(why, whylen,
+		         "time \"t\" %" JSON_INTEGER_FORMAT
+		         " is not in [0, %lld]",
+		         json_integer_value(t), HIST_T_MAX);
+		return false;
+	}
+	return valid_array(json_object_get(o, "tenants"), why, whylen) &&
+	       valid_array(json_object_get(o, "be"), why, whylen);
 }
 
 bool hist_parse_line(struct hist *h, const char *line, size_t len,
@@ -152,40 +225,27 @@ bool hist_parse_line(struct hist *h, const char *line, size_t len,
 	json_t *o = json_loadb(line, len, JSON_REJECT_DUPLICATES, &e);
 	if (!o)
 		return fail(why, whylen, e.text[0] ? e.text : "not JSON");
-	bool ok = false;
-	const json_t *v = json_object_get(o, "v");
-	const json_t *t = json_object_get(o, "t");
-	const json_t *ten = json_object_get(o, "tenants");
-	const json_t *be = json_object_get(o, "be");
+	if (!record_ok(o, why, whylen)) {
+		json_decref(o);
+		return false;
+	}
+	bool ok = true;
+	int64_t ts = (int64_t)json_integer_value(json_object_get(o, "t"));
 	const json_t *dr = json_object_get(o, "dropped");
-	if (!json_is_object(o) || !json_is_integer(v)) {
-		fail(why, whylen, "not a record (no \"v\")");
-	} else if (json_integer_value(v) != 1) {
-		snprintf(why, whylen,
-		         "format version %" JSON_INTEGER_FORMAT
-		         " (this baton reads 1)",
-		         json_integer_value(v));
-	} else if (!json_is_integer(t)) {
-		fail(why, whylen, "no time (\"t\")");
-	} else if (!valid_array(ten) || !valid_array(be)) {
-		fail(why, whylen, "a tenant without id and name");
-	} else {
-		int64_t ts = (int64_t)json_integer_value(t);
-		h->lines++;
-		if (json_is_integer(dr) && json_integer_value(dr) > 0 &&
-		    (uint64_t)json_integer_value(dr) > h->dropped)
-			h->dropped = (uint64_t)json_integer_value(dr);
-		ok = true;
-		if (!f || (ts >= f->from && ts <= f->to)) {
-			if (h->kept == 0 || ts < h->t_min)
-				h->t_min = ts;
-			if (h->kept == 0 || ts > h->t_max)
-				h->t_max = ts;
-			h->kept++;
-			if (!add_array(h, ten, ts, false, f) ||
-			    !add_array(h, be, ts, true, f))
-				ok = fail(why, whylen, "out of memory");
-		}
+	h->lines++;
+	if (json_is_integer(dr) && json_integer_value(dr) > 0 &&
+	    (uint64_t)json_integer_value(dr) > h->dropped)
+		h->dropped = (uint64_t)json_integer_value(dr);
+	if (!f || (ts >= f->from && ts <= f->to)) {
+		if (h->kept == 0 || ts < h->t_min)
+			h->t_min = ts;
+		if (h->kept == 0 || ts > h->t_max)
+			h->t_max = ts;
+		h->kept++;
+		if (!add_array(h, json_object_get(o, "tenants"), ts, false,
+		               f) ||
+		    !add_array(h, json_object_get(o, "be"), ts, true, f))
+			ok = fail(why, whylen, "out of memory");
 	}
 	json_decref(o);
 	return ok;

@@ -11,6 +11,14 @@
 
 #define HIST_NAME_MAX 64
 
+/* The figures a line may give, generously past anything batond writes: a
+ * line with a figure outside them is made up and skipped as bad (an axis
+ * from 0 to a level of 1e300 is no plot). Levels are whole numbers below
+ * BATON_QUALITY_LEVELS_MAX (ipc/shm.h), caps shares of one GPU in [0, 1]. */
+#define HIST_FPS_MAX   1e6  /* fps, sla, target_fps: a frame a microsecond */
+#define HIST_UNITS_MAX 1e12 /* a best-effort tenant's work units a second */
+#define HIST_T_MAX     253402300799LL /* "t": 9999-12-31 23:59:59 UTC */
+
 /* One tenant in one second. Figures a line does not give are NAN. */
 struct hist_point {
 	int64_t t; /* unix seconds */
@@ -51,8 +59,9 @@ struct hist_filter {
 
 /* Parses one line (no newline needed) into h, adding a point to each
  * tenant's series that passes f. false, with why, when the line is not a
- * record: then h is as it was but for series created empty. false with
- * why "out of memory" when that is the trouble. */
+ * record (a figure out of its bounds above included): then h is as it was but
+ * for series created empty. false with why "out of memory" when that is the
+ * trouble. */
 bool hist_parse_line(struct hist *h, const char *line, size_t len,
                      const struct hist_filter *f, char *why, size_t whylen);
 

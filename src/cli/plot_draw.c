@@ -71,6 +71,24 @@ void plot_label_num(char *buf, size_t len, double v, double step)
 	snprintf(buf, len, "%.*f", dec, fabs(v) < step * 1e-6 ? 0.0 : v);
 }
 
+/* The ticks of an axis from lo to hi: the first at a multiple of *step,
+ * and how many. A step that would give more than PLOT_MAX_TICKS (a range
+ * of 1e300 in steps of 1, where adding the step no longer even changes
+ * the value) is widened to a nice one; a range that is no finite one has
+ * none. The caller counts ticks, never adds steps until it passes hi, so
+ * its loop ends whatever the data. */
+static size_t ticks(double lo, double hi, double *step, double *first)
+{
+	double range = hi - lo;
+	if (!isfinite(range) || range < 0.0)
+		return 0;
+	if (!(*step > 0.0) || !(range / *step <= PLOT_MAX_TICKS))
+		*step = plot_nice_step(range, 10);
+	*first = ceil(lo / *step) * *step;
+	double n = floor((hi - *first) / *step + 1e-6) + 1.0;
+	return n >= 1.0 && n <= PLOT_MAX_TICKS + 1.0 ? (size_t)n : 0;
+}
+
 /* Frame, grid, ticks and labels. */
 void plot_axes(cairo_t *cr, const struct plot_panel *p, const char *ylabel,
                bool xlabels)
@@ -79,8 +97,10 @@ void plot_axes(cairo_t *cr, const struct plot_panel *p, const char *ylabel,
 
 	cairo_set_line_width(cr, 1.0);
 	cairo_set_font_size(cr, PLOT_FONT);
-	for (double v = ceil(p->ymin / p->ystep) * p->ystep;
-	     v <= p->ymax + p->ystep * 1e-6; v += p->ystep) {
+	double step = p->ystep, first = 0.0;
+	size_t n = ticks(p->ymin, p->ymax, &step, &first);
+	for (size_t i = 0; i < n; i++) {
+		double v = first + (double)i * step;
 		double y = plot_py(p, v);
 		cairo_set_source_rgba(cr, 0, 0, 0, 0.12);
 		cairo_move_to(cr, p->x, y);
@@ -90,11 +110,13 @@ void plot_axes(cairo_t *cr, const struct plot_panel *p, const char *ylabel,
 		cairo_move_to(cr, p->x - 5, y);
 		cairo_line_to(cr, p->x, y);
 		cairo_stroke(cr);
-		plot_label_num(buf, sizeof(buf), v, p->ystep);
+		plot_label_num(buf, sizeof(buf), v, step);
 		plot_text(cr, p->x - 8, y, 1.0, 0.5, buf);
 	}
-	for (double v = ceil(p->xmin / p->xstep) * p->xstep;
-	     v <= p->xmax + p->xstep * 1e-6; v += p->xstep) {
+	step = p->xstep;
+	n = ticks(p->xmin, p->xmax, &step, &first);
+	for (size_t i = 0; i < n; i++) {
+		double v = first + (double)i * step;
 		double x = plot_px(p, v);
 		cairo_set_source_rgba(cr, 0, 0, 0, 0.12);
 		cairo_move_to(cr, x, p->y);
@@ -105,7 +127,7 @@ void plot_axes(cairo_t *cr, const struct plot_panel *p, const char *ylabel,
 		cairo_line_to(cr, x, p->y + p->h + 5);
 		cairo_stroke(cr);
 		if (xlabels) {
-			plot_label_num(buf, sizeof(buf), v, p->xstep);
+			plot_label_num(buf, sizeof(buf), v, step);
 			plot_text(cr, x, p->y + p->h + 8, 0.5, 0.0, buf);
 		}
 	}

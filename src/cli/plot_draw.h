@@ -8,6 +8,7 @@
 
 #define PLOT_FONT       12.0
 #define PLOT_MAX_LEGEND 24 /* entries drawn before "... and N more" */
+#define PLOT_MAX_TICKS  50 /* on one axis, whatever the data */
 
 struct plot_panel {
 	double x, y, w, h; /* device rectangle */

@@ -63,6 +63,54 @@ static bool field_max(const struct hist *h, enum field f, double *max)
 	return any;
 }
 
+/* A series' path with at most four points a pixel column, however many
+ * records fall in it (a week of seconds on a 700-pixel axis): the first
+ * point, the column's lowest and highest, and its last, which draw the
+ * same as every point would. So the plot's size follows its width and the
+ * number of tenants, not the file's length (of a file in time order, as
+ * batond writes it). */
+struct pen {
+	cairo_t *cr;
+	bool down;              /* a line is under way */
+	double col;             /* its current column (floor of x) */
+	double x, lo, hi, last; /* of the points in that column */
+	size_t n;               /* how many */
+};
+
+static void pen_flush(struct pen *p)
+{
+	if (!p->down || p->n < 2)
+		return;
+	if (p->hi > p->lo) {
+		cairo_line_to(p->cr, p->x, p->lo);
+		cairo_line_to(p->cr, p->x, p->hi);
+	}
+	cairo_line_to(p->cr, p->x, p->last);
+}
+
+static void pen_point(struct pen *p, double x, double y)
+{
+	if (p->down && floor(x) == p->col) {
+		p->lo = fmin(p->lo, y);
+		p->hi = fmax(p->hi, y);
+		p->last = y;
+		p->n++;
+		return;
+	}
+	pen_flush(p);
+	if (p->down)
+		cairo_line_to(p->cr, x, y);
+	else
+		cairo_move_to(p->cr, x, y);
+	*p = (struct pen){p->cr, true, floor(x), x, y, y, y, 1};
+}
+
+static void pen_up(struct pen *p)
+{
+	pen_flush(p);
+	p->down = false;
+}
+
 /* One tenant's f against time (seconds since t0, over `unit`), broken at
  * gaps; clipped to the panel. */
 static void series(cairo_t *cr, const struct plot_panel *pn,
@@ -72,24 +120,20 @@ static void series(cairo_t *cr, const struct plot_panel *pn,
 	cairo_save(cr);
 	cairo_rectangle(cr, pn->x, pn->y, pn->w, pn->h);
 	cairo_clip(cr);
-	bool open = false;
+	struct pen pen = {.cr = cr};
 	for (size_t k = 0; k < s->n; k++) {
 		const struct hist_point *p = &s->p[k];
 		double v = sla ? p->sla : field(p, f);
 		if (k > 0 && p->t - s->p[k - 1].t > GAP_S)
-			open = false;
+			pen_up(&pen);
 		if (!isfinite(v)) {
-			open = false;
+			pen_up(&pen);
 			continue;
 		}
-		double x = plot_px(pn, (double)(p->t - t0) / unit);
-		double y = plot_py(pn, v);
-		if (open)
-			cairo_line_to(cr, x, y);
-		else
-			cairo_move_to(cr, x, y);
-		open = true;
+		pen_point(&pen, plot_px(pn, (double)(p->t - t0) / unit),
+		          plot_py(pn, v));
 	}
+	pen_up(&pen);
 	static const double dash[] = {6.0, 4.0};
 	if (sla)
 		cairo_set_dash(cr, dash, 2, 0);

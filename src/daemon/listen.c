@@ -1,7 +1,8 @@
 #include "daemon/listen.h"
 
+#include "daemon/safe_dir.h"
+
 #include <errno.h>
-#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -9,19 +10,6 @@
 #include <sys/stat.h>
 #include <sys/un.h>
 #include <unistd.h>
-
-/* The directory part of path ("." when it has none). */
-static void dir_of(const char *path, char *dir, size_t len)
-{
-	snprintf(dir, len, "%s", path);
-	char *slash = strrchr(dir, '/');
-	if (!slash)
-		snprintf(dir, len, ".");
-	else if (slash == dir)
-		dir[1] = '\0'; /* directly under / */
-	else
-		*slash = '\0';
-}
 
 /* Creates dir if it is missing (0700 under $XDG_RUNTIME_DIR, else 0755)
  * with exactly that mode: the umask is lifted around mkdir() instead of a
@@ -50,86 +38,6 @@ static bool make_dir(const char *dir, char *err, size_t errlen)
 	return true;
 }
 
-static bool owner_ok(const struct stat *st)
-{
-	return st->st_uid == 0 || st->st_uid == geteuid();
-}
-
-#define DIR_RULE                                                               \
-	"; it must belong to root or to batond's user (uid %u) and be "        \
-	"writable by no one else"
-
-/* One component of the socket directory's path, not followed (lstat):
- * only root or we may own it, and no one else may write in it (an ancestor
- * may be sticky, as /tmp is: others cannot rename or remove what is ours
- * there). A symlink is fine if root or we own it (its target is checked on
- * the resolved path). */
-static bool check_component(const char *dir, const char *p, bool last,
-                            char *err, size_t errlen)
-{
-	struct stat st;
-	if (lstat(p, &st) < 0) {
-		snprintf(err, errlen, "socket directory %s: %s: %s", dir, p,
-		         strerror(errno));
-		return false;
-	}
-	unsigned me = (unsigned)geteuid();
-	unsigned mode = (unsigned)(st.st_mode & 07777);
-	/* "its ancestor /tmp/x is ", "the symlink /tmp/x is " or nothing. */
-	char who[PATH_MAX + 32] = "";
-	if (S_ISLNK(st.st_mode))
-		snprintf(who, sizeof(who), "the symlink %s is ", p);
-	else if (!last)
-		snprintf(who, sizeof(who), "its ancestor %s is ", p);
-	if (!owner_ok(&st)) {
-		snprintf(err, errlen,
-		         "unsafe socket directory %s: %sowned by uid %u (mode "
-		         "%04o)" DIR_RULE,
-		         dir, who, (unsigned)st.st_uid, mode, me);
-		return false;
-	}
-	if (S_ISLNK(st.st_mode))
-		return true;
-	if (!S_ISDIR(st.st_mode)) {
-		snprintf(err, errlen,
-		         "socket directory %s: %s is not a directory", dir, p);
-		return false;
-	}
-	bool others_write = st.st_mode & (S_IWGRP | S_IWOTH);
-	if (others_write && (last || !(st.st_mode & S_ISVTX))) {
-		snprintf(err, errlen,
-		         "unsafe socket directory %s: %swritable by group or "
-		         "others (owner uid %u, mode %04o)" DIR_RULE,
-		         dir, who, (unsigned)st.st_uid, mode, me);
-		return false;
-	}
-	return true;
-}
-
-/* Every component of path, from the first to path itself. */
-static bool check_chain(const char *dir, const char *path, char *err,
-                        size_t errlen)
-{
-	char p[PATH_MAX];
-	size_t n = strlen(path);
-	if (n >= sizeof(p)) {
-		snprintf(err, errlen, "socket directory %s: path too long",
-		         dir);
-		return false;
-	}
-	memcpy(p, path, n + 1);
-	for (size_t i = 1; i < n; i++) {
-		if (p[i] != '/' || p[i - 1] == '/')
-			continue;
-		p[i] = '\0';
-		bool ok = check_component(dir, p, false, err, errlen);
-		p[i] = '/';
-		if (!ok)
-			return false;
-	}
-	return check_component(dir, p, true, err, errlen);
-}
-
 bool listener_check_dir(const char *path, char *err, size_t errlen)
 {
 	char dir[sizeof(((struct sockaddr_un *)0)->sun_path)];
@@ -137,22 +45,9 @@ bool listener_check_dir(const char *path, char *err, size_t errlen)
 		snprintf(err, errlen, "socket path too long: %s", path);
 		return false;
 	}
-	dir_of(path, dir, sizeof(dir));
-	if (!make_dir(dir, err, errlen))
-		return false;
-	/* The path as given (its symlinks must be root's or ours), then
-	 * where it leads. Once every directory on the way is safe, no one
-	 * else can change what the path names, and the path-based calls
-	 * below (lstat, unlink, bind) cannot be redirected. */
-	if (!check_chain(dir, dir, err, errlen))
-		return false;
-	char real[PATH_MAX];
-	if (!realpath(dir, real)) {
-		snprintf(err, errlen, "socket directory %s: %s", dir,
-		         strerror(errno));
-		return false;
-	}
-	return check_chain(dir, real, err, errlen);
+	safe_dir_of(path, dir, sizeof(dir));
+	return make_dir(dir, err, errlen) &&
+	       safe_dir_check("socket directory", dir, err, errlen);
 }
 
 /* true if something accepts connections on path. */

@@ -68,6 +68,20 @@ static bool start_publisher(struct daemon *d, const struct daemon_config *cfg)
 	return true;
 }
 
+/* The history file (record.h) when cfg asks for one, *out NULL if not;
+ * false, said on stderr, when it is refused. */
+static bool open_record(const struct daemon_config *cfg, struct record **out)
+{
+	*out = NULL;
+	if (!cfg->record_path[0])
+		return true;
+	char err[1024];
+	*out = record_open(cfg->record_path, err, sizeof(err));
+	if (!*out)
+		fprintf(stderr, "batond: %s\n", err);
+	return *out != NULL;
+}
+
 int main(int argc, char **argv)
 {
 	struct daemon_config cfg;
@@ -88,17 +102,26 @@ int main(int argc, char **argv)
 		fprintf(stderr, "batond: %s\n", err);
 		return 2;
 	}
+	/* So is a history file in a directory other users can write, or one
+	 * that is not batond's own: exit 2, before anything is written to
+	 * it. Its writer starts below. */
+	struct record *rec = NULL;
+	if (!open_record(&cfg, &rec))
+		return 2;
 	struct daemon d;
 	if (!daemon_init(&d, &cfg) || !daemon_load_owners(&d)) {
 		log_error("out of memory");
+		record_close(rec);
 		daemon_finish(&d);
 		return 1;
 	}
+	d.record = rec;
 	struct server s;
 	/* Before any thread exists: it blocks the signals we take from the
 	 * signalfd, and the metrics thread inherits that mask. */
 	if (!server_open(&s, &d, err, sizeof(err))) {
 		fprintf(stderr, "batond: %s\n", err);
+		record_close(d.record);
 		daemon_finish(&d);
 		return 1;
 	}
@@ -130,20 +153,17 @@ int main(int argc, char **argv)
 		fflush(stderr);
 	}
 	/* After server_open, as the metrics thread: the writer thread
-	 * inherits the signal mask. Like metrics, a file that cannot be
-	 * opened is a warning: the games still need pacing. */
-	if (cfg.record_path[0]) {
-		d.record = record_open(cfg.record_path, err, sizeof(err));
-		if (!d.record)
-			fprintf(stderr,
-			        "batond: warning: %s; running without "
-			        "recording\n",
-			        err);
-		else
-			log_info("recording to %s, a line a second",
-			         cfg.record_path);
-		fflush(stderr);
+	 * inherits the signal mask. */
+	if (d.record && !record_start(d.record, err, sizeof(err))) {
+		fprintf(stderr,
+		        "batond: warning: %s; running without recording\n",
+		        err);
+		record_close(d.record);
+		d.record = NULL;
+	} else if (d.record) {
+		log_info("recording to %s, a line a second", cfg.record_path);
 	}
+	fflush(stderr);
 	/* After server_open, as the metrics thread: it inherits the mask. */
 	if (!start_publisher(&d, &cfg)) {
 		server_close(&s);

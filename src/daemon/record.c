@@ -3,6 +3,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <inttypes.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -11,6 +12,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "daemon/safe_dir.h"
 #include "util/log.h"
 
 /* One queued second: the snapshot with its arrays copied, owned. */
@@ -29,6 +31,7 @@ struct record {
 	int fd;
 	char path[256];
 	pthread_t thread;
+	bool started; /* the writer thread runs */
 	pthread_mutex_t lock;
 	pthread_cond_t wake;
 	/* The queue: slots [head, head + count) are the writer's, the next
@@ -147,6 +150,73 @@ static void *writer(void *arg)
 	return NULL;
 }
 
+/* Opens path for appending: a new file with O_EXCL (created 0600, ours
+ * by construction), else the existing one, never through a symlink
+ * (O_NOFOLLOW), nonblocking so that a FIFO put there cannot hang the
+ * start. -1 with errno set. */
+static int open_file(const char *path)
+{
+	int flags = O_WRONLY | O_APPEND | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK;
+	int fd = open(path, flags | O_CREAT | O_EXCL, 0600);
+	if (fd >= 0 || errno != EEXIST)
+		return fd;
+	return open(path, flags);
+}
+
+/* Why the file open at fd may not be written, or NULL: it must be a
+ * regular file of root's or ours, with no other name (a hard link) and
+ * writable by no one else, so that nobody else can read what batond
+ * writes through another name or add lines `baton report` would show. */
+static const char *unfit_file(int fd, char *buf, size_t len)
+{
+	struct stat st;
+	if (fstat(fd, &st) != 0)
+		return strerror(errno);
+	if (!S_ISREG(st.st_mode))
+		return "not a regular file";
+	if (!safe_owner_ok(&st))
+		snprintf(buf, len,
+		         "owned by uid %u, not root or batond's user (uid %u)",
+		         (unsigned)st.st_uid, (unsigned)geteuid());
+	else if (st.st_nlink != 1)
+		snprintf(buf, len, "it has %ju hard links",
+		         (uintmax_t)st.st_nlink);
+	else if (st.st_mode & (S_IWGRP | S_IWOTH))
+		snprintf(buf, len, "writable by group or others (mode %04o)",
+		         (unsigned)(st.st_mode & 07777));
+	else
+		return NULL;
+	return buf;
+}
+
+/* The file at path, checked, or -1 with the reason in err. */
+static int open_checked(const char *path, char *err, size_t errlen)
+{
+	char dir[sizeof(((struct record *)0)->path)], why[512];
+	safe_dir_of(path, dir, sizeof(dir));
+	if (!safe_dir_check("record directory", dir, why, sizeof(why))) {
+		snprintf(err, errlen, "cannot record to %s: %s", path, why);
+		return -1;
+	}
+	int fd = open_file(path);
+	const char *bad = NULL;
+	if (fd < 0)
+		bad = errno == ELOOP   ? "it is a symbolic link"
+		      : errno == ENXIO ? "not a regular file" /* a FIFO */
+		                       : strerror(errno);
+	else
+		bad = unfit_file(fd, why, sizeof(why));
+	/* Blocking writes from here on: the writer thread waits for them. */
+	if (!bad && fcntl(fd, F_SETFL, O_APPEND) != 0)
+		bad = strerror(errno);
+	if (!bad)
+		return fd;
+	snprintf(err, errlen, "cannot record to %s: %s", path, bad);
+	if (fd >= 0)
+		close(fd);
+	return -1;
+}
+
 struct record *record_open(const char *path, char *err, size_t errlen)
 {
 	struct record *r = calloc(1, sizeof(*r));
@@ -161,44 +231,27 @@ struct record *record_open(const char *path, char *err, size_t errlen)
 		free(r);
 		return NULL;
 	}
-	/* O_NONBLOCK: a FIFO put there must not hang the start. */
-	r->fd = open(path,
-	             O_WRONLY | O_CREAT | O_APPEND | O_NOFOLLOW | O_CLOEXEC |
-	                 O_NONBLOCK,
-	             0600);
-	struct stat st;
-	const char *why = NULL;
-	if (r->fd < 0)
-		why = errno == ELOOP   ? "it is a symbolic link"
-		      : errno == ENXIO ? "not a regular file" /* a FIFO */
-		                       : strerror(errno);
-	else if (fstat(r->fd, &st) != 0)
-		why = strerror(errno);
-	else if (!S_ISREG(st.st_mode))
-		why = "not a regular file";
-	else if (fcntl(r->fd, F_SETFL, O_APPEND) != 0)
-		why = strerror(errno);
-	if (why) {
-		snprintf(err, errlen, "cannot record to %s: %s", path, why);
-		if (r->fd >= 0)
-			close(r->fd);
+	r->fd = open_checked(path, err, errlen);
+	if (r->fd < 0) {
 		free(r);
 		return NULL;
 	}
 	pthread_mutex_init(&r->lock, NULL);
 	pthread_cond_init(&r->wake, NULL);
 	r->last_s = INT64_MIN;
+	return r;
+}
+
+bool record_start(struct record *r, char *err, size_t errlen)
+{
 	int rc = pthread_create(&r->thread, NULL, writer, r);
 	if (rc != 0) {
 		snprintf(err, errlen, "cannot record to %s: no thread: %s",
-		         path, strerror(rc));
-		close(r->fd);
-		pthread_cond_destroy(&r->wake);
-		pthread_mutex_destroy(&r->lock);
-		free(r);
-		return NULL;
+		         r->path, strerror(rc));
+		return false;
 	}
-	return r;
+	r->started = true;
+	return true;
 }
 
 /* Grows *p to n elements of size sz; false when out of memory. */
@@ -285,7 +338,8 @@ void record_close(struct record *r)
 	r->stop = true;
 	pthread_cond_signal(&r->wake);
 	pthread_mutex_unlock(&r->lock);
-	pthread_join(r->thread, NULL);
+	if (r->started)
+		pthread_join(r->thread, NULL);
 	if (close(r->fd) != 0)
 		log_warn("record %s: %s", r->path, strerror(errno));
 	for (size_t i = 0; i < RECORD_QUEUE_LEN; i++) {

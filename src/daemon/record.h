@@ -25,12 +25,19 @@
 
 struct record;
 
-/* Opens path for appending (created 0600; O_NOFOLLOW: a symlink is
- * refused, so that whoever may write its folder cannot aim batond's
- * writes elsewhere) and starts the writer thread, which must come after
- * the signal mask is set (main.c). NULL with the reason, naming the file,
- * in err. */
+/* Opens path for appending, after checking its directory as the control
+ * socket's is (safe_dir.h: root's or batond's user's, writable by no one
+ * else, ancestors and symlinks included), so that no other user can put a
+ * file or a symlink there. A new file is created 0600 with O_EXCL; an
+ * existing one must be a regular file of root's or batond's user's with
+ * one link and writable by no one else (O_NOFOLLOW, then fstat). NULL with
+ * the reason, naming the file, in err. The writer thread waits for
+ * record_start. */
 struct record *record_open(const char *path, char *err, size_t errlen);
+
+/* Starts the writer thread, which must come after the signal mask is set
+ * (main.c). false with the reason in err. */
+bool record_start(struct record *r, char *err, size_t errlen);
 
 /* Called after every tick with the wall clock (CLOCK_REALTIME, ns): the
  * first snapshot of each wall second is queued, the others ignored.

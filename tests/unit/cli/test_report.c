@@ -1,6 +1,8 @@
 /* `baton report`: the history reader (src/cli/history.c) on torn, garbled,
- * empty and filtered input, then the executable's exit codes, messages and
- * plot. Usage: test_cli_report PATH_TO_BATON */
+ * empty, filtered and out-of-bounds input, then the executable's exit
+ * codes, messages and plot, and hostile files: figures that made the plot
+ * loop for ever, names with control bytes. Usage: test_cli_report PATH_TO_BATON
+ */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -10,11 +12,14 @@
 
 #include <fcntl.h>
 #include <math.h>
+#include <signal.h>
 #include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "cli/history.h"
@@ -170,10 +175,57 @@ static void test_filters(void **state)
 	free(text);
 }
 
+/* Figures no batond writes (a level of 1e300 or 1e5, a cap of 5, a time
+ * before 1970) make their line bad, naming the tenant and the figure;
+ * numbers past a double (1e999) and NaN are not JSON. The good lines
+ * around them are kept. */
+static void test_out_of_bounds(void **state)
+{
+	static const char *const bad[] = {
+	    "\"level\":1e300", "\"level\":1e5",      "\"level\":2.5",
+	    "\"level\":-1",    "\"cap\":5",          "\"fps\":1e7",
+	    "\"sla\":-30",     "\"units_s\":1e300",  "\"fps\":1e999",
+	    "\"fps\":NaN",     "\"level\":Infinity",
+	};
+	size_t nbad = sizeof(bad) / sizeof(bad[0]);
+	char *text = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&text, &len);
+	assert_non_null(f);
+	fprintf(f, "{\"v\":1,\"t\":-5,\"tenants\":[]}\n");
+	for (size_t i = 0; i < nbad; i++)
+		fprintf(f,
+		        "{\"v\":1,\"t\":%zu,\"tenants\":[{\"id\":1,\"name\":"
+		        "\"g\",\"pid\":1,%s}]}\n",
+		        100 + i, bad[i]);
+	rec(f, 200, 30.0, 7, 1.0, 1e6);
+	fclose(f);
+	struct hist h;
+	read_text(&h, text, NULL);
+	assert_int_equal(h.bad, nbad + 1);
+	assert_int_equal(h.first_bad, 1);
+	assert_non_null(strstr(h.bad_why, "\"t\" -5"));
+	assert_int_equal(h.kept, 1);
+	assert_int_equal(h.s[0].n, 1);
+	assert_true(h.s[0].p[0].level == 7.0);
+	hist_free(&h);
+	/* the reason names the tenant and the figure */
+	read_text(&h,
+	          "{\"v\":1,\"t\":1,\"tenants\":[{\"id\":4,\"name\":\"g\","
+	          "\"level\":1e300}]}\n",
+	          NULL);
+	assert_int_equal(h.bad, 1);
+	if (!strstr(h.bad_why, "tenant #4") || !strstr(h.bad_why, "\"level\""))
+		fail_msg("the reason \"%s\" names neither", h.bad_why);
+	hist_free(&h);
+	free(text);
+}
+
 /* ---- the executable ---- */
 
 struct outcome {
 	int status;
+	double seconds; /* the run's wall time */
 	char out[8192], err[4096];
 };
 
@@ -184,6 +236,57 @@ static void slurp(const char *path, char *buf, size_t len)
 	size_t n = fread(buf, 1, len - 1, f);
 	buf[n] = '\0';
 	fclose(f);
+}
+
+/* A run of baton report may take this long and grow this large before it
+ * is killed and the test fails: a hostile history file once made it loop
+ * for ever, growing by gigabytes. */
+#define RUN_MAX_S   20.0
+#define RUN_MAX_RSS (1024L * 1024L) /* KiB */
+
+static double now_s(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+/* pid's resident set in KiB (0 once it is gone). */
+static long rss_kib(pid_t pid)
+{
+	char path[64], line[128];
+	snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
+	FILE *f = fopen(path, "r");
+	long kib = 0;
+	while (f && fgets(line, sizeof(line), f))
+		if (sscanf(line, "VmRSS: %ld", &kib) == 1)
+			break;
+	if (f)
+		fclose(f);
+	return kib;
+}
+
+/* Waits for pid, killing it (and failing) past RUN_MAX_S or RUN_MAX_RSS. */
+static int wait_bounded(pid_t pid, double *seconds)
+{
+	double t0 = now_s();
+	int st;
+	long rss = 0;
+	while (waitpid(pid, &st, WNOHANG) == 0) {
+		rss = rss_kib(pid) > rss ? rss_kib(pid) : rss;
+		*seconds = now_s() - t0;
+		if (*seconds > RUN_MAX_S || rss > RUN_MAX_RSS) {
+			kill(pid, SIGKILL);
+			waitpid(pid, &st, 0);
+			fail_msg("baton report killed after %.1f s at %ld MiB "
+			         "resident",
+			         *seconds, rss / 1024);
+		}
+		usleep(5000);
+	}
+	*seconds = now_s() - t0;
+	assert_true(WIFEXITED(st));
+	return WEXITSTATUS(st);
 }
 
 static void run(struct outcome *o, const char *const *args)
@@ -207,10 +310,7 @@ static void run(struct outcome *o, const char *const *args)
 	    posix_spawn(&pid, baton, &fa, NULL, (char *const *)argv, environ),
 	    0);
 	posix_spawn_file_actions_destroy(&fa);
-	int st;
-	assert_int_equal(waitpid(pid, &st, 0), pid);
-	assert_true(WIFEXITED(st));
-	o->status = WEXITSTATUS(st);
+	o->status = wait_bounded(pid, &o->seconds);
 	slurp(out, o->out, sizeof(o->out));
 	slurp(err, o->err, sizeof(o->err));
 }
@@ -273,6 +373,102 @@ static void test_exit_codes(void **state)
 	unlink(empty);
 }
 
+/* A plot of a history file whose second line claims a level of `level`
+ * (the rest good): it ends well within RUN_MAX_S, names the bad line, and
+ * the SVG stays small (a level of 1e5 once drew 100,000 axis ticks into
+ * 72 MB; 1e300 never ended). */
+static void plot_crafted(const char *level)
+{
+	static struct outcome o;
+	char hist[128], svg[128];
+	snprintf(hist, sizeof(hist), "%s/crafted.jsonl", scratch);
+	snprintf(svg, sizeof(svg), "%s/crafted.svg", scratch);
+	FILE *f = fopen(hist, "w");
+	assert_non_null(f);
+	rec(f, 100, 30.0, 0, 0.5, 10.0);
+	fprintf(
+	    f,
+	    "{\"v\":1,\"t\":101,\"tenants\":[{\"id\":1,\"name\":"
+	    "\"glxgears\",\"pid\":10,\"fps\":30,\"sla\":30,\"level\":%s}]}\n",
+	    level);
+	rec(f, 102, 30.0, 1, 0.5, 10.0);
+	fclose(f);
+	run(&o, (const char *[]){hist, "--plot", svg, NULL});
+	struct stat st;
+	assert_int_equal(stat(svg, &st), 0);
+	printf("level %s: exit %d in %.2f s, SVG %lld bytes\n", level, o.status,
+	       o.seconds, (long long)st.st_size);
+	assert_int_equal(o.status, 0);
+	assert_true(st.st_size < 2 * 1024 * 1024);
+	if (!strstr(o.err, "line 2") || !strstr(o.err, "\"level\""))
+		fail_msg("stderr does not name line 2's level: %s", o.err);
+	unlink(svg);
+	unlink(hist);
+}
+
+static void test_plot_crafted_levels(void **state)
+{
+	plot_crafted("1e300");
+	plot_crafted("1e5");
+}
+
+/* A long file in time order (50,000 seconds, about 14 hours, of a game
+ * and a best-effort tenant): the plot draws at most a few points a pixel
+ * column, so the SVG stays small (every point drawn: 4.0 MB). */
+static void test_plot_long(void **state)
+{
+	static struct outcome o;
+	char hist[128], svg[128];
+	snprintf(hist, sizeof(hist), "%s/long.jsonl", scratch);
+	snprintf(svg, sizeof(svg), "%s/long.svg", scratch);
+	FILE *f = fopen(hist, "w");
+	assert_non_null(f);
+	for (long t = 0; t < 50000; t++)
+		rec(f, 1700000000 + t, 25.0 + (double)(t * 7 % 11),
+		    (int)(t % 8), (double)(t % 5) / 4.0,
+		    (double)(t * 13 % 100));
+	fclose(f);
+	run(&o, (const char *[]){hist, "--plot", svg, NULL});
+	struct stat st;
+	assert_int_equal(stat(svg, &st), 0);
+	printf("50000 records: exit %d in %.2f s, SVG %lld bytes\n", o.status,
+	       o.seconds, (long long)st.st_size);
+	assert_int_equal(o.status, 0);
+	assert_true(st.st_size < 2 * 1024 * 1024);
+	unlink(svg);
+	unlink(hist);
+}
+
+/* Control bytes and bidi overrides in a name, and a raw escape in a line
+ * that is not JSON, never reach the terminal: the names are cleaned as
+ * batond cleans them ('?'), the reason for the bad line escaped. */
+static void test_control_bytes(void **state)
+{
+	static struct outcome o;
+	char hist[128];
+	snprintf(hist, sizeof(hist), "%s/esc.jsonl", scratch);
+	/* ESC [ 3 1 m, then U+202E RIGHT-TO-LEFT OVERRIDE */
+	write_file(hist, "{\"v\":1,\"t\":1,\"tenants\":[{\"id\":1,\"name\":"
+	                 "\"\\u001b[31mevil\\u202e\",\"pid\":1,\"fps\":30}]}\n"
+	                 "\x1b[2J\x1b]0;owned\x07\n");
+	const char *const modes[][2] = {{NULL, NULL}, {"--json", NULL}};
+	for (size_t m = 0; m < 2; m++) {
+		run(&o, (const char *[]){hist, modes[m][0], NULL});
+		assert_int_equal(o.status, 0);
+		const char *outs[] = {o.out, o.err};
+		for (size_t i = 0; i < 2; i++)
+			if (strchr(outs[i], '\x1b') ||
+			    strchr(outs[i], '\x07') ||
+			    strstr(outs[i], "\xe2\x80\xae") ||
+			    strstr(outs[i], "\\u001b"))
+				fail_msg("raw control bytes on %s (mode %zu)",
+				         i ? "stderr" : "stdout", m);
+		assert_non_null(strstr(o.out, "?[31mevil?"));
+		assert_non_null(strstr(o.err, "line 2"));
+	}
+	unlink(hist);
+}
+
 int main(int argc, char **argv)
 {
 	if (argc != 2) {
@@ -290,7 +486,11 @@ int main(int argc, char **argv)
 	    cmocka_unit_test(test_torn_and_garbage),
 	    cmocka_unit_test(test_empty_and_bad_tenants),
 	    cmocka_unit_test(test_filters),
+	    cmocka_unit_test(test_out_of_bounds),
 	    cmocka_unit_test(test_exit_codes),
+	    cmocka_unit_test(test_plot_crafted_levels),
+	    cmocka_unit_test(test_plot_long),
+	    cmocka_unit_test(test_control_bytes),
 	};
 	int rc = cmocka_run_group_tests(tests, NULL, NULL);
 	char path[128];

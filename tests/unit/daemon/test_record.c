@@ -1,7 +1,8 @@
 /* The history file (src/daemon/record.h): a line's JSON, one line per wall
- * second, the queue's accounting, refusing symlinks and FIFOs, and a
- * write that fails (RLIMIT_FSIZE) without stopping the recorder. Prints
- * the median time of a queued offer over a run, as measured here. */
+ * second, the queue's accounting, refusing symlinks, FIFOs, files and
+ * directories other users own or may write, and a write that fails
+ * (RLIMIT_FSIZE) without stopping the recorder. Prints the median time
+ * of a queued offer over a run, as measured here. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -11,6 +12,7 @@
 
 #include <jansson.h>
 #include <math.h>
+#include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -149,6 +151,17 @@ static int cmp(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
+/* record_open and record_start, as batond does. */
+static struct record *open_started(const char *path)
+{
+	char err[512];
+	struct record *r = record_open(path, err, sizeof(err));
+	if (!r)
+		fail_msg("record_open %s: %s", path, err);
+	assert_true(record_start(r, err, sizeof(err)));
+	return r;
+}
+
 /* Waits (10 s at most) until the writer has dealt with every queued line. */
 static struct record_stats drain(struct record *r)
 {
@@ -166,9 +179,7 @@ static void test_one_a_second(void **state)
 {
 	char path[128];
 	snprintf(path, sizeof(path), "%s/one.jsonl", dir);
-	char err[256];
-	struct record *r = record_open(path, err, sizeof(err));
-	assert_non_null(r);
+	struct record *r = open_started(path);
 	struct metrics_snapshot s = snapshot();
 	/* ten ticks a second for three seconds: three lines */
 	for (int64_t t = 0; t < 30; t++)
@@ -184,8 +195,7 @@ static void test_one_a_second(void **state)
 	assert_int_equal(stat(path, &sb), 0);
 	assert_int_equal(sb.st_mode & 0777, 0600);
 	/* appended to, not truncated */
-	r = record_open(path, err, sizeof(err));
-	assert_non_null(r);
+	r = open_started(path);
 	record_offer(r, &s, 2000 * NS);
 	record_close(r);
 	assert_int_equal(count_lines(path, NULL), 4);
@@ -197,10 +207,9 @@ static void test_one_a_second(void **state)
  * lines carry the drop count as it grew. */
 static void test_accounting(void **state)
 {
-	char path[128], err[256];
+	char path[128];
 	snprintf(path, sizeof(path), "%s/fast.jsonl", dir);
-	struct record *r = record_open(path, err, sizeof(err));
-	assert_non_null(r);
+	struct record *r = open_started(path);
 	struct metrics_snapshot s = snapshot();
 	enum { BURST = 2000, PACED = 200 };
 	size_t ok = 0;
@@ -260,15 +269,76 @@ static void test_refused(void **state)
 	assert_non_null(strstr(err, "/nonexistent-dir/h.jsonl"));
 }
 
+/* record_open(path) fails with an error naming path and containing why,
+ * and leaves path's size at size (-1: missing). */
+static void refused(const char *path, const char *why, off_t size)
+{
+	char err[512];
+	assert_null(record_open(path, err, sizeof(err)));
+	if (!strstr(err, path) || !strstr(err, why))
+		fail_msg("\"%s\" does not name %s and \"%s\"", err, path, why);
+	struct stat st;
+	if (size < 0) {
+		assert_int_equal(lstat(path, &st), -1);
+	} else {
+		assert_int_equal(stat(path, &st), 0);
+		assert_int_equal(st.st_size, size);
+	}
+}
+
+/* A file or a directory others could have put there or may write:
+ * refused, nothing written. The owner cases need root (to chown to uid
+ * 65534). */
+static void test_refused_others(void **state)
+{
+	char pub[96], path[128], other[160], priv[96], sym[96];
+	snprintf(pub, sizeof(pub), "%s/pub", dir);
+	snprintf(path, sizeof(path), "%s/h.jsonl", dir);
+	snprintf(other, sizeof(other), "%s/other", dir);
+	/* a directory every user may write, sticky as /tmp */
+	assert_int_equal(mkdir(pub, 0700), 0);
+	assert_int_equal(chmod(pub, 01777), 0);
+	char in_pub[160];
+	snprintf(in_pub, sizeof(in_pub), "%s/h.jsonl", pub);
+	refused(in_pub, "writable by group or others", -1);
+	/* a file others may write, or with a second name */
+	int fd = open(path, O_WRONLY | O_CREAT | O_EXCL, 0600);
+	assert_true(fd >= 0);
+	close(fd);
+	assert_int_equal(chmod(path, 0620), 0);
+	refused(path, "writable by group or others (mode 0620)", 0);
+	assert_int_equal(chmod(path, 0600), 0);
+	assert_int_equal(link(path, other), 0);
+	refused(path, "2 hard links", 0);
+	unlink(other);
+	if (geteuid() == 0) {
+		/* uid 65534's file, and its symlink to a private directory */
+		assert_int_equal(chown(path, 65534, 65534), 0);
+		refused(path, "owned by uid 65534", 0);
+		snprintf(priv, sizeof(priv), "%s/priv", dir);
+		snprintf(sym, sizeof(sym), "%s/link", dir);
+		assert_int_equal(mkdir(priv, 0700), 0);
+		assert_int_equal(symlink(priv, sym), 0);
+		assert_int_equal(lchown(sym, 65534, 65534), 0);
+		snprintf(in_pub, sizeof(in_pub), "%s/h.jsonl", sym);
+		refused(in_pub, "the symlink", -1);
+		snprintf(other, sizeof(other), "%s/h.jsonl", priv);
+		assert_int_equal(access(other, F_OK), -1);
+		unlink(sym);
+		rmdir(priv);
+	}
+	unlink(path);
+	rmdir(pub);
+}
+
 /* A file that cannot grow (EFBIG here, as ENOSPC on a full disk): the
  * lines fail and are counted, the recorder goes on, and once there is room
  * again the cut line is ended so that only it is lost. */
 static void test_write_fails(void **state)
 {
-	char path[128], err[256];
+	char path[128];
 	snprintf(path, sizeof(path), "%s/full.jsonl", dir);
-	struct record *r = record_open(path, err, sizeof(err));
-	assert_non_null(r);
+	struct record *r = open_started(path);
 	struct metrics_snapshot s = snapshot();
 	struct rlimit old, lim;
 	assert_int_equal(getrlimit(RLIMIT_FSIZE, &old), 0);
@@ -321,6 +391,7 @@ int main(void)
 	    cmocka_unit_test(test_one_a_second),
 	    cmocka_unit_test(test_accounting),
 	    cmocka_unit_test(test_refused),
+	    cmocka_unit_test(test_refused_others),
 	    cmocka_unit_test(test_write_fails),
 	};
 	int rc = cmocka_run_group_tests(tests, NULL, NULL);
