@@ -75,7 +75,7 @@ struct core_harvest_params {
 	 * reach this share of the units the partition would give them.
 	 * 0.25: a client computing on a CPU device uses most of a core
 	 * even on time slots alone (be-matmul beside glxgears on 2 cores:
-	 * 0.8 to 1.1 of the one core it would get, 0.5 to 0.6 once it has
+	 * 0.8 to 1.1 of the one core it would get, 0.5 to 1.3 once it has
 	 * it), and a quarter leaves it room for a budget the games
 	 * squeeze, while a tenant that only says it computes uses close
 	 * to 0. space_holdoff_s: after a game read under its SLA while
