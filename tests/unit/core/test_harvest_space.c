@@ -10,6 +10,7 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include "core/controller.h"
 #include "core/harvest.h"
 #include "core/harvest_space.h"
 
@@ -322,6 +323,69 @@ static void test_miss_blame(void **state)
 	assert_true(s.holdoff_s > 0.0);
 }
 
+/* One control tick of a game presenting `frames` in the epoch (0.1 s, 5 ms
+ * of GPU each) beside one best-effort tenant. */
+static void control_tick(struct core_gpu *gpu, struct core_tenant *g,
+                         uint32_t frames, int i)
+{
+	struct core_params cp = core_params_default();
+	g->frames = frames;
+	g->fps = frames / cp.epoch_s;
+	g->gpu_busy_s = frames * 0.005;
+	gpu->harvest.now_s = cp.epoch_s * i;
+	core_controller_tick(&core_policy_sa, &cp, gpu, g, 1);
+}
+
+/* Through the controller: the measured use of partition-capable tenants
+ * only earns the partition, and the capacity stage's reading of a game
+ * under its SLA (20 FPS at SLA 30) gives it back within two periods,
+ * held off from then on. */
+static void test_controller_earn_and_miss(void **state)
+{
+	(void)state;
+	struct core_harvest_params p = params(2);
+	struct core_harvest_gpu hg = {0};
+	struct core_space_gpu sp = {0};
+	/* 1.0 unit used by a tenant that cannot run on a partition, none
+	 * by the one that can */
+	struct core_be_tenant be[2] = {{.weight = 1, .cpu_use = 1.0},
+	                               {.weight = 1, .space = true}};
+	struct core_gpu gpu = {0};
+	gpu.harvest = (struct core_harvest_stage){
+	    .params = &p,
+	    .be = be,
+	    .n_be = 2,
+	    .out = &hg,
+	    .games_seen = true,
+	    .dt_s = 0.1,
+	    .cpu_device = true,
+	    .space = &sp,
+	};
+	struct core_tenant g = {.sla_fps = 30};
+	int i = 0;
+	for (; i < 60; i++) {
+		control_tick(&gpu, &g, 3, i);
+		assert_int_equal(sp.split, 0);
+	}
+	be[1].cpu_use = 1.0; /* now it computes on the CPUs */
+	for (int k = 0; k < 60 && sp.be_count == 0; k++, i++)
+		control_tick(&gpu, &g, 3, i);
+	assert_int_equal(sp.split, 1);
+	assert_int_equal(sp.be_count, 1);
+	int released = 0;
+	for (int k = 1; k <= 25 && !released; k++, i++) {
+		control_tick(&gpu, &g, 2, i);
+		released = sp.releases > 0 ? k : 0;
+	}
+	assert_true(released > 0);
+	assert_int_equal(sp.split, 0);
+	assert_true(sp.holdoff_s > 0.0);
+	for (int k = 0; k < 100; k++, i++) {
+		control_tick(&gpu, &g, 3, i);
+		assert_int_equal(sp.split, 0);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -333,6 +397,7 @@ int main(void)
 	    cmocka_unit_test(test_earned_by_use),
 	    cmocka_unit_test(test_miss_releases),
 	    cmocka_unit_test(test_miss_blame),
+	    cmocka_unit_test(test_controller_earn_and_miss),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
