@@ -39,8 +39,9 @@
  *   - Given back: a game under its SLA (the capacity stage's last
  *     period, caps.h below_sla) while the games were confined, or within
  *     that period after, joins the device at once and none is given for
- *     space_holdoff_s after its last such reading; a game under its SLA
- *     with no partition in force only keeps one from being given.
+ *     space_holdoff_s from then (the reading, up for the rest of its
+ *     period, starts no second hold-off); a game under its SLA with no
+ *     partition in force only keeps one from being given.
  * Pure: no I/O, no clock, no globals. */
 #pragma once
 
