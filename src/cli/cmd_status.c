@@ -38,7 +38,8 @@ void cmd_status_help(FILE *out)
 	        "            \"total_benefit\", \"items\", "
 	        "\"reassignments\", \"refusals\"},\n"
 	        "            \"space\": {\"units\", \"split\", \"be_units\", "
-	        "\"scheme\", \"switches\"}}\n"
+	        "\"scheme\", \"switches\",\n"
+	        "            \"be_use\", \"holdoff_s\", \"releases\"}}\n"
 	        "            (a game with levels has \"quality\": {\"game\", "
 	        "\"levels\", \"level\",\n"
 	        "            \"pinned\", \"chosen\", \"in_use\", \"types\", "
@@ -127,6 +128,11 @@ static void print_space(FILE *out, json_t *sp)
 		fprintf(out, "games on units 0-%d, best-effort on %d-%d%s",
 		        split - 1, split, units - 1,
 		        be > 0 ? "" : " (held this tick)");
+	else if (num(sp, "holdoff_s") > 0.0)
+		fprintf(out,
+		        "the whole device for everyone (a game missed "
+		        "its SLA: none for %.0f s)",
+		        num(sp, "holdoff_s"));
 	else
 		fprintf(out, "the whole device for everyone");
 	fprintf(out, ", %.0f switches\n", num(sp, "switches"));

@@ -165,9 +165,9 @@ static void sample_tenant(const struct core_params *p, struct core_tenant *t)
 	/* A tenant that never presented has no rate to judge: a tenant
 	 * that registers and never draws must not block admission. */
 	bool presented = t->k > 0.0;
+	c->below_sla = presented && judged && c->e > p->cap_sla_tol + one_frame;
 	c->overloaded =
-	    (budget > 0.0 && c->over_run >= p->cap_run) ||
-	    (presented && judged && c->e > p->cap_sla_tol + one_frame);
+	    (budget > 0.0 && c->over_run >= p->cap_run) || c->below_sla;
 	c->acc_busy_s = 0.0;
 	c->acc_time_s = 0.0;
 	c->acc_frames = 0.0;

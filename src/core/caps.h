@@ -43,8 +43,10 @@ struct core_cap_state {
 	double fps;        /* frames / time over the period */
 	uint32_t over_run; /* successive samples with u > U_o */
 	/* outputs */
-	bool overloaded; /* u over U_o for cap_run samples, or FPS under the
-	                    SLA (beyond cap_sla_tol) */
+	bool below_sla;  /* the last period's FPS under the SLA beyond
+	                    cap_sla_tol and one frame (not judged in its
+	                    first period, nor before it presented) */
+	bool overloaded; /* u over U_o for cap_run samples, or below_sla */
 	double budget;   /* the cap the gate enforces: the dynamic cap,
 	                    scaled down so that the owner's tenants fit its
 	                    owner cap, plus wc_extra; 0 = not capped */

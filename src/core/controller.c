@@ -77,6 +77,33 @@ static void measure_demand(const struct core_params *p, struct core_gpu *gpu,
 	gpu->overload = known > 0 && need > p->util_target;
 }
 
+/* Space harvesting's measurements (harvest_space.h): the best-effort
+ * tenants that would run on a partition (those that can, not in the idle
+ * lane) and their processes' measured use; whether a game read under its
+ * SLA at the capacity stage's last sample. */
+static void space_tick(const struct core_params *params, struct core_gpu *gpu,
+                       const struct core_tenant *games, size_t n_games)
+{
+	const struct core_harvest_stage *h = &gpu->harvest;
+	struct core_space_in in = {
+	    .games_util = h->out->games_util,
+	    .games_quiet = n_games == 0 || h->out->games_quiet,
+	    .overload = gpu->overload,
+	    .miss_span_s = params->cap_period_s,
+	    .dt_s = h->dt_s,
+	};
+	for (size_t i = 0; i < n_games; i++)
+		in.game_missed |= games[i].caps.below_sla;
+	for (size_t i = 0; i < h->n_be; i++) {
+		if (!h->be[i].space || h->be[i].idle)
+			continue;
+		in.n_be++;
+		if (h->be[i].cpu_use > 0.0 && isfinite(h->be[i].cpu_use))
+			in.be_cpu += h->be[i].cpu_use;
+	}
+	core_space_tick(h->params, h->space, &in);
+}
+
 void core_controller_tick(const struct core_policy *policy,
                           const struct core_params *params,
                           struct core_gpu *gpu, struct core_tenant *tenants,
@@ -159,12 +186,6 @@ void core_controller_tick(const struct core_policy *policy,
 		/* Space harvesting (COMBO) on what the games, as measured,
 		 * need: the partition the BE windows above run beside. */
 		if (h->space)
-			core_space_tick(
-			    &h->params->space, h->space, h->out->games_util,
-			    !h->games_seen || h->out->games_quiet,
-			    gpu->overload,
-			    h->n_be_space > in_lane ? h->n_be_space - in_lane
-			                            : 0,
-			    h->dt_s);
+			space_tick(params, gpu, tenants, games);
 	}
 }

@@ -34,6 +34,9 @@ struct core_harvest_params core_harvest_params_default(void)
 	    .stuck_factor = 2.0,
 	    .stuck_slack_s = 0.05,
 	    .space = space_default(),
+	    .space_earn = 0.25,
+	    .space_earn_s = 1.0,
+	    .space_holdoff_s = 30.0,
 	};
 }
 

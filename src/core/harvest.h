@@ -69,6 +69,20 @@ struct core_harvest_params {
 	/* Space harvesting (harvest_space.h): space.sm_total units to
 	 * divide between the games and best-effort work; below 2: off. */
 	struct core_combo_params space;
+	/* What a partition is earned by and what takes it back
+	 * (harvest_space.h). space_earn: the best-effort processes' CPU
+	 * use, as batond measures it and smoothed over space_earn_s, must
+	 * reach this share of the units the partition would give them.
+	 * 0.25: a client computing on a CPU device uses most of a core
+	 * even on time slots alone (be-matmul beside glxgears on 2 cores:
+	 * 0.8 to 1.1 of the one core it would get, 0.5 to 1.3 once it has
+	 * it), and a quarter leaves it room for a budget the games
+	 * squeeze, while a tenant that only says it computes uses close
+	 * to 0. space_holdoff_s: after a game read under its SLA while
+	 * the games were confined, no partition for this long. */
+	double space_earn;
+	double space_earn_s;
+	double space_holdoff_s;
 	/* The idle-priority lane (harvest_idle.h) for tenants whose device
 	 * is this host's CPUs; off by default. */
 	bool idle_lane;
@@ -84,6 +98,13 @@ struct core_be_tenant {
 	bool idle_capable; /* its device is this host's CPUs (PoCL) and
 	                      its client lowers its threads to SCHED_IDLE
 	                      in the idle lane (harvest_idle.h) */
+	bool space;        /* its client can run on a space partition
+	                      (harvest_space.h; batond: its hello's
+	                      "partition") */
+	double cpu_use;    /* CPU seconds per second its process used
+	                      over the last tick, as the caller measured
+	                      them (batond: /proc), not as it reports;
+	                      0 when they cannot be measured */
 
 	/* Inputs of the stuck rule (harvest_stuck.h): how long its
 	 * sub-launch under way has been in flight (s; 0 = none), and the
@@ -126,7 +147,9 @@ struct core_harvest_gpu {
  * 3 quiet observations (the paper); aligned to the slot, of at least 2 ms,
  * over periods within 2 %, the games' Presents packed (on a CPU device);
  * stuck past max(2 x window, window + 50 ms); space harvesting off (COMBO's
- * constants otherwise, a window of 8 ticks and a 1 s hold). */
+ * constants otherwise, a window of 8 ticks and a 1 s hold), earned by a
+ * quarter of the partition's units used (smoothed over 1 s), held off
+ * 30 s after a confined game misses its SLA. */
 struct core_harvest_params core_harvest_params_default(void);
 
 /* The Eq. 1 window over the games (s): min 1/F_i - sum H_i - margin_s,

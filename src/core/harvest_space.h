@@ -26,7 +26,23 @@
  * The safe switch (§5.3, combo.h): a render group that grows, or a
  * change of scheme, revokes the best-effort partition for that tick: the
  * games widen at once and best-effort work, back on time slots, cannot
- * delay them. Pure: no I/O, no clock, no globals. */
+ * delay them.
+ *
+ * Ours, not COMBO's (its best-effort kernels are known to run): a
+ * partition confines other users' games, so it is earned and given back
+ * on measurements, never on a tenant's word.
+ *   - Earned: the partition-capable best-effort tenants' CPU use, as the
+ *     caller measured their processes (not their reports), smoothed over
+ *     space_earn_s, must reach space_earn of the units the partition
+ *     would give them (Eq. 5 on this tick's load); a tenant that only
+ *     registers uses nothing and earns nothing.
+ *   - Given back: a game under its SLA (the capacity stage's last
+ *     period, caps.h below_sla) while the games were confined, or within
+ *     that period after, joins the device at once and none is given for
+ *     space_holdoff_s from then (the reading, up for the rest of its
+ *     period, starts no second hold-off); a game under its SLA with no
+ *     partition in force only keeps one from being given.
+ * Pure: no I/O, no clock, no globals. */
 #pragma once
 
 #include <stdbool.h>
@@ -34,6 +50,7 @@
 #include <stdint.h>
 
 #include "core/combo.h"
+#include "core/harvest.h"
 
 /* One GPU's partition state and what the last tick chose. */
 struct core_space_gpu {
@@ -47,12 +64,38 @@ struct core_space_gpu {
 	double spread;                 /* Eq. 2 at this tick */
 	bool held;         /* this tick revoked the partition (switch) */
 	uint64_t switches; /* scheme changes so far */
+	/* The partition's earning and its hold-off (ours, above). */
+	double be_use;     /* the partition-capable tenants' measured CPU
+	                      use (units per second), smoothed */
+	bool earned;       /* be_use reached space_earn of the units the
+	                      partition would give, this tick */
+	double holdoff_s;  /* time left before a partition may be given
+	                      again; > 0 after a confined game missed */
+	double blame_s;    /* time left in which a game's miss is the
+	                      partition's: its SLA signal's span after the
+	                      games were last confined */
+	uint64_t releases; /* partitions given back for a game's miss */
 };
 
-/* One tick. games_util: u, the games' GPU share (whole-device seconds
- * per second); games_quiet: no game presented; overload: the capacity
- * stage's; n_be: best-effort tenants on the GPU; dt_s: the tick's
- * length. p->sm_total < 2 turns the stage off (nothing to divide). */
-void core_space_tick(const struct core_combo_params *p,
-                     struct core_space_gpu *s, double games_util,
-                     bool games_quiet, bool overload, size_t n_be, double dt_s);
+/* One tick's measurements. */
+struct core_space_in {
+	double games_util;  /* u, the games' GPU share (whole-device seconds
+	                       per second) */
+	bool games_quiet;   /* no game presented */
+	bool overload;      /* the capacity stage's */
+	bool game_missed;   /* a game on the GPU read under its SLA over the
+	                       last miss_span_s (caps.h below_sla) */
+	double miss_span_s; /* how far back that reading looks (the
+	                       capacity period) */
+	size_t n_be;        /* best-effort tenants that would run on a
+	                       partition */
+	double be_cpu;      /* their processes' CPU use this tick, as
+	                       measured (CPU seconds per second: units on a
+	                       CPU device, the only one they compute on) */
+	double dt_s;        /* the tick's length */
+};
+
+/* One tick. p->space.sm_total < 2 turns the stage off (nothing to
+ * divide). */
+void core_space_tick(const struct core_harvest_params *p,
+                     struct core_space_gpu *s, const struct core_space_in *in);

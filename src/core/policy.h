@@ -178,16 +178,15 @@ struct core_harvest_stage {
 	struct core_be_tenant *be; /* budgets, windows, modes (in, out) */
 	size_t n_be;
 	struct core_harvest_gpu *out; /* the GPU's window, slot, free share */
-	bool games_seen;   /* false: no game telemetry reaches the caller (a
-	                      host Baton does not see): the games count for
-	                      nothing and each tenant's probe decides */
-	double now_s;      /* the tick's time, on the clock of present_s (the
-	                      slot, harvest_slot.h) */
-	double dt_s;       /* the tick's length (space harvesting's hold) */
-	size_t n_be_space; /* of be, those that can run on a partition */
-	bool cpu_device;   /* the GPU is this host's CPUs (a software
-	                      rasterizer: the shims say so): the games are
-	                      steered (harvest_phase.h) only there */
+	bool games_seen; /* false: no game telemetry reaches the caller (a
+	                    host Baton does not see): the games count for
+	                    nothing and each tenant's probe decides */
+	double now_s;    /* the tick's time, on the clock of present_s (the
+	                    slot, harvest_slot.h) */
+	double dt_s;     /* the tick's length (space harvesting's hold) */
+	bool cpu_device; /* the GPU is this host's CPUs (a software
+	                    rasterizer: the shims say so): the games are
+	                    steered (harvest_phase.h) only there */
 	struct core_space_gpu *space; /* the partition's state (in, out);
 	                                 NULL or params->space.sm_total < 2:
 	                                 no space harvesting */

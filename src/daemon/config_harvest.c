@@ -36,6 +36,9 @@ static const struct harvest_key keys[] = {
     HK("space_hold_ms", space.hold_s, 1e-3, 0.0, 600000.0, false),
     HK("space_stable_spread", space.stable_spread, 1.0, 0.0, 10.0, true),
     HK("space_eps", space.eps, 1.0, 0.0, 10.0, false),
+    HK("space_earn", space_earn, 1.0, 0.0, 1.0, false),
+    HK("space_earn_ms", space_earn_s, 1e-3, 0.0, 600000.0, false),
+    HK("space_holdoff_ms", space_holdoff_s, 1e-3, 0.0, 3600000.0, false),
 };
 
 /* The integer keys: space harvesting's units (0 = off; harvest_space.h)

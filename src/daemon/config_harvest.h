@@ -15,7 +15,7 @@
 	"stuck_factor, stuck_ms, align, steer, slot_min_ms, "                  \
 	"period_tolerance, "                                                   \
 	"space_units, space_window, space_hold_ms, space_stable_spread, "      \
-	"space_eps, idle_lane"
+	"space_eps, space_earn, space_earn_ms, space_holdoff_ms, idle_lane"
 
 /* One member s of the group into p. false with why the value is refused
  * (e.g. "must lie in [0, 1000]") in why, or "unknown parameter". */

@@ -100,7 +100,7 @@ static json_t *gpu_status(const struct daemon *d, const struct daemon_gpu *dg,
 	const struct core_space_gpu *sp = &dg->space;
 	json_t *o = json_pack(
 	    "{s:f, s:f, s:f, s:f, s:b, s:f, s:b, s:I, s:f, s:f, s:f, s:o, "
-	    "s:{s:i, s:i, s:i, s:s, s:I}}",
+	    "s:{s:i, s:i, s:i, s:s, s:I, s:f, s:f, s:I}}",
 	    "gpu_util", gp->util, "other_util", gp->other_util, "common_fps",
 	    gp->common_fps, "sla_util", gp->sla_util, "overload",
 	    (int)gp->overload,
@@ -118,7 +118,12 @@ static json_t *gpu_status(const struct daemon *d, const struct daemon_gpu *dg,
 	    "space", "units", (int)daemon_space_units(d, dg), "split",
 	    (int)sp->split, "be_units", (int)sp->be_count, "scheme",
 	    sp->scheme == CORE_COMBO_INTEGRATED ? "integrated" : "temporal",
-	    "switches", (json_int_t)sp->switches);
+	    "switches", (json_int_t)sp->switches,
+	    /* what earns a partition and what took one back: the
+	     * best-effort processes' measured use (units), the hold-off
+	     * left after a confined game's miss, such releases so far */
+	    "be_use", sp->be_use, "holdoff_s", sp->holdoff_s, "releases",
+	    (json_int_t)sp->releases);
 	if (!o || top)
 		return o;
 	char cpus[256] = "";

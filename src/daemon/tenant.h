@@ -8,6 +8,7 @@
 
 #include "core/harvest.h"
 #include "core/policy.h"
+#include "daemon/proc_cpu.h"
 #include "daemon/quality.h"
 #include "daemon/stats.h"
 #include "ipc/msg.h"
@@ -88,6 +89,10 @@ struct tenant {
 		/* its registration: no inflight time counts before
 		 * (be_stuck.h) */
 		int64_t registered_ns;
+		/* its process's CPU clock (proc_cpu.h), opened at its
+		 * registration: what earns it a space partition is what
+		 * batond sees it use, not what it reports */
+		struct proc_cpu cpu;
 	} be_state;
 
 	/* Records of the wrong kind (BATON_FRAME_BE from a game, a frame

@@ -431,8 +431,9 @@ static void tick_gpu(struct daemon *d, size_t g, int64_t now, double dt,
 	bool severe = dg->gpu.caps.severe;
 	daemon_harvest_gather(d, g, now, dt, software);
 	uint64_t switches = dg->space.switches;
+	uint64_t releases = dg->space.releases;
 	core_controller_tick(d->policy, &d->cfg.params, &dg->gpu, d->core, n);
-	if (dg->space.switches != switches)
+	if (dg->space.switches != switches || dg->space.releases != releases)
 		daemon_space_log(d, dg);
 	if (dg->gpu.caps.severe != severe) {
 		if (dg->gpu.caps.severe)

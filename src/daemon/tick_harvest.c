@@ -58,30 +58,46 @@ void daemon_write_be(const struct daemon *d, struct tenant *t)
 	ipc_control_write(t->shm.control, &v);
 }
 
+/* What a best-effort tenant that can run on a space partition used of
+ * the CPUs over the tick, as its process's clock says (proc_cpu.h): the
+ * measurement that earns a partition (core/harvest_space.h). 0 for one
+ * that cannot run on a partition, with space harvesting off, or once its
+ * process cannot be read. */
+static double be_cpu_use(struct tenant *t, bool space_on, double dt)
+{
+	int64_t used_ns;
+	if (!space_on || !t->be_state.partition || !(dt > 0.0) ||
+	    !proc_cpu_sample(&t->be_state.cpu, &used_ns))
+		return 0.0;
+	return (double)used_ns * 1e-9 / dt;
+}
+
 /* Stage 6 of the tick (core/harvest.h), handed to core_controller_tick:
  * the best-effort tenants, with the stuck rule's input read from their
- * rings. batond sees the games' shims, so their telemetry is the stage's
- * (the probe path is the SDK's when no batond answers). */
+ * rings and space harvesting's from their processes. batond sees the
+ * games' shims, so their telemetry is the stage's (the probe path is the
+ * SDK's when no batond answers). */
 void daemon_harvest_gather(struct daemon *d, size_t g, int64_t now, double dt,
                            bool software)
 {
 	struct daemon_gpu *dg = &d->gpus[g];
-	size_t m = 0, m_space = 0;
+	unsigned units = daemon_space_units(d, dg);
+	size_t m = 0;
 	for (size_t i = 0; i < d->n_tenants; i++) {
 		struct tenant *t = d->tenants[i];
 		if (!t->be || t->corrupt || t->gpu != g)
 			continue;
 		daemon_be_inflight(t, now);
+		t->be_state.core.space = t->be_state.partition;
+		t->be_state.core.cpu_use = be_cpu_use(t, units >= 2, dt);
 		d->be_core[m++] = t->be_state.core;
-		m_space += t->be_state.partition;
 	}
 	dg->params = d->harvest;
-	dg->params.space.sm_total = daemon_space_units(d, dg);
+	dg->params.space.sm_total = units;
 	dg->gpu.harvest = (struct core_harvest_stage){
 	    .params = &dg->params,
 	    .be = d->be_core,
 	    .n_be = m,
-	    .n_be_space = m_space,
 	    .out = &dg->harvest_gpu,
 	    .games_seen = true,
 	    .now_s = (double)now * 1e-9,
@@ -118,11 +134,17 @@ void daemon_space_log(const struct daemon *d, const struct daemon_gpu *dg)
 		         "spread %.3f)",
 		         dg->name, s->split - 1, s->split, units - 1,
 		         dg->harvest_gpu.games_util, s->spread);
+	else if (s->holdoff_s > 0.0)
+		log_warn("%s: space harvesting: a game under its SLA with the "
+		         "games confined: the whole device back, no partition "
+		         "for %.0f s",
+		         dg->name, s->holdoff_s);
 	else
 		log_info("%s: space harvesting: temporal, the whole device for "
-		         "everyone (games' load %.3f, spread %.3f%s)",
+		         "everyone (games' load %.3f, spread %.3f, best-effort "
+		         "processes' use %.2f units%s)",
 		         dg->name, dg->harvest_gpu.games_util, s->spread,
-		         dg->gpu.overload ? ", overload" : "");
+		         s->be_use, dg->gpu.overload ? ", overload" : "");
 }
 
 unsigned daemon_space_units(const struct daemon *d, const struct daemon_gpu *dg)

@@ -23,7 +23,8 @@ void daemon_harvest_gather(struct daemon *d, size_t g, int64_t now, double dt,
  * and their control blocks (daemon_write_be). */
 void daemon_harvest_apply(struct daemon *d, size_t g);
 
-/* A change of space harvesting's scheme, logged with its cause. */
+/* A change of space harvesting's scheme, or a partition given back for
+ * a game's miss, logged with its cause. */
 void daemon_space_log(const struct daemon *d, const struct daemon_gpu *dg);
 
 /* A best-effort tenant's line of the metrics snapshot. */

@@ -145,7 +145,11 @@ static void test_lane_takes_no_partition(void **state)
 		p.space.sm_total = 4;
 		struct core_harvest_gpu hg = {0};
 		struct core_space_gpu sp = {0};
-		struct core_be_tenant be = {.weight = 1, .idle_capable = true};
+		/* its process keeps the 3 units it would get busy */
+		struct core_be_tenant be = {.weight = 1,
+		                            .idle_capable = true,
+		                            .space = true,
+		                            .cpu_use = 3.0};
 		struct core_gpu gpu = {0};
 		gpu.harvest = (struct core_harvest_stage){
 		    .params = &p,
@@ -154,7 +158,6 @@ static void test_lane_takes_no_partition(void **state)
 		    .out = &hg,
 		    .games_seen = true,
 		    .dt_s = 0.5,
-		    .n_be_space = 1,
 		    .space = &sp,
 		};
 		struct core_tenant g = {.sla_fps = 30, .fps = 30};

@@ -340,7 +340,9 @@ static void test_harvest_group(void **state)
 	    "  periodical_ms = 8.5; continuous_ms = 34;\n"
 	    "  enter_quiet = 5; stuck_factor = 3; stuck_ms = 200;\n"
 	    "  align = false; slot_min_ms = 4; period_tolerance = 0.05;\n"
-	    "  idle_lane = true; steer = false; };\n");
+	    "  idle_lane = true; steer = false;\n"
+	    "  space_earn = 0.5; space_earn_ms = 2000;\n"
+	    "  space_holdoff_ms = 60000; };\n");
 	char *argv[] = {"batond", "--config", path, NULL};
 	assert_int_equal(run(&cfg, out, sizeof(out), 3, argv), DAEMON_ARGS_RUN);
 	unlink(path);
@@ -356,6 +358,9 @@ static void test_harvest_group(void **state)
 	assert_false(cfg.harvest.steer);
 	assert_float_equal(cfg.harvest.slot_min_s, 0.004, 1e-12);
 	assert_float_equal(cfg.harvest.period_tolerance, 0.05, 0);
+	assert_float_equal(cfg.harvest.space_earn, 0.5, 0);
+	assert_float_equal(cfg.harvest.space_earn_s, 2.0, 1e-12);
+	assert_float_equal(cfg.harvest.space_holdoff_s, 60.0, 1e-9);
 	assert_float_equal(cfg.harvest.rest_s, def.rest_s, 0); /* untouched */
 
 	struct {
@@ -391,6 +396,10 @@ static void test_harvest_group(void **state)
 	     ":1: slot_min_ms: must be a number in [0, 1000], not -1"},
 	    {"harvest = { period_tolerance = 2; };\n",
 	     ":1: period_tolerance: must be a number in [0, 1], not 2"},
+	    {"harvest = { space_earn = 1.5; };\n",
+	     ":1: space_earn: must be a number in [0, 1], not 1.5"},
+	    {"harvest = { space_holdoff_ms = -1; };\n",
+	     ":1: space_holdoff_ms: must be a number in [0, 3.6e+06], not -1"},
 	    {"harvest = 3;\n", ":1: harvest: must be a group"},
 	};
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
