@@ -110,6 +110,7 @@ struct tenant *daemon_add_tenant(struct daemon *d, const char *name, pid_t pid,
 		return NULL;
 	d->next_id++;
 	d->tenants[d->n_tenants++] = t;
+	tenant_seen_open(&t->seen, d->proc_root, pid, now_ns);
 	d->gpus[0].n_tenants++; /* until daemon_tenant_to_gpu moves it */
 	const struct daemon_app *app = daemon_config_app(&d->cfg, name);
 	if (app) {
@@ -141,6 +142,7 @@ struct tenant *daemon_add_be_tenant(struct daemon *d, const char *name,
 		return NULL;
 	d->next_id++;
 	d->tenants[d->n_tenants++] = t;
+	tenant_seen_open(&t->seen, d->proc_root, pid, now_ns);
 	d->n_be++;
 	d->gpus[0].n_be++; /* until daemon_tenant_to_gpu moves it */
 	t->be = true;
