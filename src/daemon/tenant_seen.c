@@ -59,7 +59,8 @@ static void sample_cpu(struct tenant_seen *s, double dt)
 		return;
 	}
 	s->cpu_s = (double)used * 1e-9;
-	s->cpu_credit_s = fmin(s->cpu_credit_s + s->cpu_s, dt + CPU_SLACK_S);
+	double share = s->cpu_s / (s->same_pid > 1 ? s->same_pid : 1);
+	s->cpu_credit_s = fmin(s->cpu_credit_s + share, dt + CPU_SLACK_S);
 }
 
 double tenant_seen_epoch(struct tenant_seen *s,

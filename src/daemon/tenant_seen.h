@@ -41,9 +41,13 @@ struct tenant_seen {
 	double wall_credit_s;    /* a game's time between presents, the same */
 	int64_t last_present_ns; /* what the wall credit counted up to */
 	double cpu_s;            /* CPU time it used last epoch (measured) */
-	double claimed_s;        /* GPU time it claimed last epoch */
-	double seen_s;           /* of it, what counts */
-	double claimed_share;    /* claimed per second, smoothed (status) */
+	/* tenants registered from its process, it included (daemon.c):
+	 * they share the process's CPU time, or one process could claim it
+	 * once per registration */
+	unsigned same_pid;
+	double claimed_s;     /* GPU time it claimed last epoch */
+	double seen_s;        /* of it, what counts */
+	double claimed_share; /* claimed per second, smoothed (status) */
 	/* its records say software (BATON_FRAME_GPU_SOFTWARE) and its CPU
 	 * time covered what they claimed: the last epoch that had records */
 	bool software;
