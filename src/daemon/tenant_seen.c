@@ -9,7 +9,7 @@
 #define CPU_SLACK_S 0.02
 /* A software flag holds while its claim is cut by no more than this an
  * epoch: a tenant whose CPU time covers its reports. */
-#define SOFTWARE_CUT_S 0.005
+#define SOFTWARE_CUT_S 0.001
 
 void tenant_seen_open(struct tenant_seen *s, const char *proc_root, pid_t pid,
                       int64_t now_ns)
