@@ -19,12 +19,16 @@
  * cannot spend more than the epoch on a tenant's frames in an epoch, nor,
  * since it runs one frame after another, more per frame on average than
  * the time between the frames' presents (1 / F_out). A sample is bounded
- * by both, so g_i = k_i * f_i never claims more than one whole GPU. */
+ * by both, so g_i = k_i * f_i never claims more than one whole GPU.
+ * Where the driver bounded the report by what it measures itself (the
+ * daemon: the process's CPU time on a CPU device, which arrives in 10 ms
+ * clock ticks), an epoch that counted nothing is a sample of 0: were it
+ * skipped, the few epochs a clock tick landed in would make k alone. */
 static void learn_coefficient(const struct core_params *p,
                               struct core_tenant *t)
 {
-	if (t->frames == 0 || !(t->gpu_busy_s > 0.0) ||
-	    !isfinite(t->gpu_busy_s))
+	if (t->frames == 0 || !isfinite(t->gpu_busy_s) ||
+	    !(t->gpu_busy_s > 0.0 || (t->gpu_bounded && t->gpu_busy_s == 0.0)))
 		return;
 	double busy = t->gpu_busy_s;
 	if (p->epoch_s > 0.0 && busy > p->epoch_s)

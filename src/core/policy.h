@@ -92,7 +92,11 @@ struct core_tenant {
 	double fixed_fps;  /* > 0: pinned rate, the policy leaves it alone */
 	double fps;        /* F_out over the last epoch, <= 0 if unknown */
 	double gpu_busy_s; /* GPU time the tenant used in the last epoch */
-	uint32_t frames;   /* frames completed in the last epoch */
+	/* gpu_busy_s is a measurement even when 0: the driver bounded the
+	 * tenant's report to it (what the daemon sees of a claim). Else a 0
+	 * means no timing arrived this epoch, and k is left as it was. */
+	bool gpu_bounded;
+	uint32_t frames;       /* frames completed in the last epoch */
 	uint32_t paced_frames; /* of those, frames the pacer delayed; 0 means
 	                          the game ran flat out */
 	double sleep_s;        /* the pacing sleeps of those frames, summed: how

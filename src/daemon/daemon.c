@@ -55,6 +55,18 @@ void daemon_finish(struct daemon *d)
 	*d = (struct daemon){0};
 }
 
+/* The tenants of process pid share its CPU time (tenant_seen.h): each
+ * learns how many they are, after a registration or a departure. */
+static void share_pid(struct daemon *d, pid_t pid)
+{
+	unsigned n = 0;
+	for (size_t i = 0; i < d->n_tenants; i++)
+		n += d->tenants[i]->pid == pid;
+	for (size_t i = 0; i < d->n_tenants; i++)
+		if (d->tenants[i]->pid == pid)
+			d->tenants[i]->seen.same_pid = n;
+}
+
 /* The per-tick scratch arrays follow the registry's size, so a tick never
  * allocates. */
 static bool grow(struct daemon *d, size_t want)
@@ -112,6 +124,8 @@ struct tenant *daemon_add_tenant(struct daemon *d, const char *name, pid_t pid,
 	t->owner = owner_of(&d->owners, uid);
 	d->next_id++;
 	d->tenants[d->n_tenants++] = t;
+	tenant_seen_open(&t->seen, d->proc_root, pid, now_ns);
+	share_pid(d, pid);
 	d->gpus[0].n_tenants++; /* until daemon_tenant_to_gpu moves it */
 	const struct daemon_app *app = daemon_config_app(&d->cfg, name);
 	if (app) {
@@ -144,6 +158,8 @@ struct tenant *daemon_add_be_tenant(struct daemon *d, const char *name,
 	t->owner = owner_of(&d->owners, uid);
 	d->next_id++;
 	d->tenants[d->n_tenants++] = t;
+	tenant_seen_open(&t->seen, d->proc_root, pid, now_ns);
+	share_pid(d, pid);
 	d->n_be++;
 	d->gpus[0].n_be++; /* until daemon_tenant_to_gpu moves it */
 	t->be = true;
@@ -196,6 +212,7 @@ void daemon_remove_tenant(struct daemon *d, struct tenant *t)
 			d->n_be--, dg->n_be--;
 		else
 			core_caps_depart(&dg->gpu, &t->core), dg->n_tenants--;
+		share_pid(d, t->pid);
 		tenant_destroy(t);
 		return;
 	}

@@ -44,6 +44,10 @@ struct daemon {
 	int64_t last_tick_ns; /* 0 before the first */
 	double tick_cost_s;   /* wall time of the last daemon_tick */
 
+	/* Where the tenants' CPU clocks are read (tenant_seen.h): NULL is
+	 * "/proc"; a test's fake one otherwise. */
+	const char *proc_root;
+
 	struct metrics *metrics;          /* NULL: no endpoint */
 	struct metrics_snapshot snapshot; /* what the last tick published */
 	struct record *record;            /* NULL: no history file (record.h) */

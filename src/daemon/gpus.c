@@ -70,6 +70,15 @@ static size_t discover(struct daemon_gpu *gpus, const char *sysfs_root)
 	return n;
 }
 
+enum daemon_gpu_kind daemon_gpu_kind(const struct daemon_gpu *g)
+{
+	if (g->has_cpus)
+		return DAEMON_GPU_CPUS;
+	if (g->device[0] || g->pci[0] || g->uuid[0])
+		return DAEMON_GPU_HARDWARE;
+	return DAEMON_GPU_UNKNOWN;
+}
+
 bool daemon_gpus_setup(struct daemon_gpu *gpus, size_t *n,
                        const struct daemon_gpu_conf *conf, size_t n_conf,
                        const char *sysfs_root, const char *nvml_lib, char *err,

@@ -57,6 +57,19 @@ struct daemon_gpu {
 	size_t n_tenants, n_be; /* on it now */
 };
 
+/* What batond knows a GPU to be, whatever its tenants' records say: a
+ * CPU device (a logical GPU: the config gave its CPUs), hardware (a render
+ * node, a PCI slot or an NVML UUID identifies it), or unknown (the
+ * fallback "gpu0", a config entry with a name only). On an unknown one a
+ * tenant's software flag decides, while its measured CPU time covers
+ * what it reports (tenant_seen.h). */
+enum daemon_gpu_kind {
+	DAEMON_GPU_UNKNOWN,
+	DAEMON_GPU_HARDWARE,
+	DAEMON_GPU_CPUS,
+};
+enum daemon_gpu_kind daemon_gpu_kind(const struct daemon_gpu *g);
+
 /* Fills gpus[0..*n) from the config's entries (n_conf > 0), else from the
  * render nodes under sysfs_root ("/sys" unless a test says otherwise)
  * and NVML (nvml_lib, NULL: the driver's; daemon_gpus_nvml), else one

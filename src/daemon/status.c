@@ -22,8 +22,8 @@ static json_t *be_status(const struct daemon *d)
 		    list,
 		    json_pack(
 		        "{s:s, s:s, s:I, s:i, s:I, s:f, s:f, s:f, s:f, "
-		        "s:s, s:f, s:f, s:f, s:I, s:I, s:b, s:f, s:b, s:b, "
-		        "s:s}",
+		        "s:s, s:f, s:f, s:f, s:f, s:I, s:I, s:b, s:f, s:b, "
+		        "s:b, s:s}",
 		        "kind", "be", "name", t->name, "id", (json_int_t)t->id,
 		        "pid", (int)t->pid, "uid", (json_int_t)t->uid, "weight",
 		        b->weight, "cap", t->cap, "budget", b->core.budget,
@@ -31,8 +31,10 @@ static json_t *be_status(const struct daemon *d)
 		        b->core.mode == CORE_HARVEST_CONTINUOUS ? "continuous"
 		                                                : "periodical",
 		        "units_per_s", b->units_s, "gpu_share", t->gpu_share,
-		        "wait_ratio", b->wait_ratio, "units",
-		        (json_int_t)b->units,
+		        /* what its totals claimed, of which gpu_share
+		           counted (tenant_seen.h) */
+		        "claimed_share", t->seen.claimed_share, "wait_ratio",
+		        b->wait_ratio, "units", (json_int_t)b->units,
 		        /* records of the wrong kind, dropped */
 		        "bad_records", (json_int_t)t->wrong_kind,
 		        /* a hung sub-launch (core/harvest_stuck.h), and
@@ -189,6 +191,11 @@ json_t *daemon_status(struct daemon *d)
 		if (o)
 			json_object_set_new(o, "gpu",
 			                    json_string(d->gpus[t->gpu].name));
+		/* what its records claimed of the GPU, of which gpu_share
+		 * counted (tenant_seen.h) */
+		if (o)
+			json_object_set_new(o, "claimed_share",
+			                    json_real(t->seen.claimed_share));
 		/* its pacer follows the phase batond packed it at
 		 * (core/harvest_phase.h) */
 		if (o)

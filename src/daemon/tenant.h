@@ -11,6 +11,7 @@
 #include "daemon/proc_cpu.h"
 #include "daemon/quality.h"
 #include "daemon/stats.h"
+#include "daemon/tenant_seen.h"
 #include "ipc/msg.h"
 #include "ipc/ring.h"
 #include "ipc/shm_layout.h"
@@ -43,7 +44,11 @@ struct tenant {
 
 	struct stats_window win;
 	int64_t last_present_ns; /* 0 = no frame yet */
-	double gpu_share;        /* GPU busy / epoch, smoothed */
+	double gpu_share;        /* GPU busy / epoch, smoothed: of what it
+	                            claimed, what batond saw (seen) */
+	/* What batond measures of it, and what of its GPU time counts
+	 * (tenant_seen.h): set at registration by the daemon. */
+	struct tenant_seen seen;
 	/* Frame-time quantiles 0.5, 0.9, 0.99 over 2 s for the metrics,
 	 * refreshed once a second (at frame_q_ns): a scrape comes every 15 s
 	 * or so, and selecting them every epoch for every tenant would be

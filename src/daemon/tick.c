@@ -34,7 +34,8 @@ struct epoch_sample {
 	double interval_sum_s;
 	uint32_t intervals;
 	double gpu_busy_s;
-	bool software; /* GPU time is a software rasterizer's CPU time */
+	bool software; /* a record says its GPU time is a software
+	                  rasterizer's CPU time (a claim: tenant_seen.h) */
 	/* best-effort tenants: work units done and time waited */
 	uint64_t units;
 	double be_wait_s;
@@ -79,8 +80,8 @@ static void be_record(struct tenant *t, const struct baton_frame *f,
  * and GPU time are their growth since the last tick, whatever records the
  * ring lost. Read after the ring: every record read has its share in
  * them. Hostile: a total that went backwards counts nothing (and is the
- * new base); the GPU time is bounded by the tick downstream, the blocks
- * here as a record's are. */
+ * new base); the GPU time is bounded downstream (tenant_seen.h), the
+ * blocks here as a record's are. */
 static void be_totals(struct tenant *t, struct epoch_sample *s)
 {
 	struct tenant_be *b = &t->be_state;
@@ -372,10 +373,11 @@ static void fill_snapshot(struct daemon *d, struct tenant *t, int64_t now,
  * jiffies, a few per core per epoch. */
 #define OTHER_UTIL_SMOOTH_S 1.0
 
-/* For tenants on a software rasterizer, the device is the host's CPUs:
- * whatever of their load the tenants did not report (they report CPU time
- * over cores, as busy below is summed) is someone else's. Hardware GPUs
- * have no such reading here yet: 0. */
+/* On a CPU device (cpu_device), the device is the host's CPUs: whatever
+ * of their load the tenants did not report (they report CPU time over
+ * cores, as busy below is summed; what counts of it is bounded by their
+ * measured CPU time, so a claim cannot hide a load) is someone else's.
+ * Hardware GPUs have no such reading here yet: 0. */
 static void update_other_util(struct daemon_gpu *dg, bool software, double busy,
                               double dt)
 {
@@ -391,6 +393,52 @@ static void update_other_util(struct daemon_gpu *dg, bool software, double busy,
 		other = 0.0;
 	dg->gpu.other_util += (1.0 - exp(-dt / OTHER_UTIL_SMOOTH_S)) *
 	                      (other - dg->gpu.other_util);
+}
+
+/* Whether GPU g is a CPU device this tick: batond's knowledge of it
+ * (daemon_gpu_kind), else whether a tenant on it has its software flag
+ * borne out by its CPU time (tenant_seen.h), as of its last epoch. */
+static bool cpu_device(const struct daemon *d, size_t g)
+{
+	switch (daemon_gpu_kind(&d->gpus[g])) {
+	case DAEMON_GPU_CPUS:
+		return true;
+	case DAEMON_GPU_HARDWARE:
+		return false;
+	case DAEMON_GPU_UNKNOWN:
+		break;
+	}
+	for (size_t i = 0; i < d->n_tenants; i++) {
+		const struct tenant *t = d->tenants[i];
+		if (!t->corrupt && t->gpu == g && t->seen.software)
+			return true;
+	}
+	return false;
+}
+
+/* The epoch's GPU seconds of t that count (tenant_seen.h), and what it
+ * claimed, smoothed for status. */
+static double seen_gpu(struct tenant *t, const struct epoch_sample *s, bool cpu,
+                       double dt)
+{
+	struct tenant_seen_claim c = {
+	    .gpu_s = s->gpu_busy_s,
+	    .records = s->frames,
+	    .software = s->software,
+	    .last_present_ns = t->be ? 0 : t->last_present_ns,
+	    .game = !t->be,
+	};
+	double gpu = tenant_seen_epoch(&t->seen, &c, cpu, dt);
+	if (t->seen.unmeasured && !t->seen.unmeasured_logged &&
+	    (cpu || s->software)) {
+		t->seen.unmeasured_logged = true;
+		log_warn("tenant %llu \"%s\" pid %d: its CPU time cannot be "
+		         "read; its GPU time counts as none on a CPU device",
+		         (unsigned long long)t->id, t->name, (int)t->pid);
+	}
+	t->seen.claimed_share +=
+	    SHARE_ALPHA * (t->seen.claimed_s / dt - t->seen.claimed_share);
+	return gpu;
 }
 
 /* A best-effort tenant's epoch: its smoothed rates, and its inputs to the
@@ -480,12 +528,16 @@ void daemon_tick(struct daemon *d, int64_t now)
 
 	/* On llvmpipe (and any GPU without a usable counter) there is no
 	 * hardware utilisation to read: a GPU's busy fraction is the sum of
-	 * the GPU time its tenants report, clamped to one GPU. The
+	 * the GPU time its tenants report, as far as batond sees it
+	 * (tenant_seen.h), clamped to one GPU. Whether a GPU is a CPU
+	 * device is batond's decision (cpu_device), not a record's. The
 	 * best-effort tenants' time is apart (be_busy): it is the idle time
 	 * they harvest, so it is in no policy's or the capacity stage's
 	 * load (util), and, being reported, not in other_util either. */
 	double busy[DAEMON_MAX_GPUS] = {0}, be_busy[DAEMON_MAX_GPUS] = {0};
 	bool software[DAEMON_MAX_GPUS] = {0};
+	for (size_t g = 0; g < d->n_gpus; g++)
+		software[g] = cpu_device(d, g);
 	size_t n = 0;
 	for (size_t i = 0; i < d->n_tenants; i++) {
 		struct tenant *t = d->tenants[i];
@@ -493,8 +545,7 @@ void daemon_tick(struct daemon *d, int64_t now)
 		if (t->corrupt || !read_ring(d, t, now, &s))
 			continue;
 		unsigned g = t->gpu < d->n_gpus ? t->gpu : 0;
-		double gpu = s.gpu_busy_s < dt ? s.gpu_busy_s : dt;
-		software[g] |= s.software;
+		double gpu = seen_gpu(t, &s, software[g], dt);
 		t->gpu_share += SHARE_ALPHA * (gpu / dt - t->gpu_share);
 		if (t->be) {
 			be_busy[g] += gpu;
@@ -511,6 +562,7 @@ void daemon_tick(struct daemon *d, int64_t now)
 		t->core.owner = t->owner;
 		t->core.fps = measured_fps(t, &s, now);
 		t->core.gpu_busy_s = gpu;
+		t->core.gpu_bounded = t->seen.seen_s < t->seen.claimed_s;
 		t->core.frames = s.frames;
 		t->core.paced_frames = s.paced;
 		t->core.sleep_s = s.sleep_s;

@@ -15,7 +15,7 @@ uint32_t daemon_cap_ns(double budget);
 
 /* Stage 6's inputs on GPU g: its best-effort tenants' state, the tick's
  * time and length, its partition's state, and whether it is this host's
- * CPUs (software: the games' shims report a software rasterizer). */
+ * CPUs (software: batond's decision, tick.c's cpu_device). */
 void daemon_harvest_gather(struct daemon *d, size_t g, int64_t now, double dt,
                            bool software);
 

@@ -75,7 +75,8 @@
  *
  *   {"type":"status","policy":"sa","gpu_util":0.62,"tenants":[{"name":...,
  *    "pid":1234,"sla_fps":30,"target_fps":30.3,"fps":30.2,
- *    "frame_ms_p99":34.1,"gpu_share":0.21,"below_sla_s":0,"kind":"game",
+ *    "frame_ms_p99":34.1,"gpu_share":0.21,"claimed_share":0.21,
+ *    "below_sla_s":0,"kind":"game",
  *    "quality":{"game":"arena","levels":["low","high"],"level":1,
  *    "pinned":false,"in_use":1,"types":2}}],
  *    ("quality" only for a game that declared its levels; "level" is the

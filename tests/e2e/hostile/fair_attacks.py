@@ -99,7 +99,8 @@ while os.getppid() == parent:  # the test went: so do its tenants
             continue
         n = i[id(mm)]
         FRAME.pack_into(mm, RECORDS_OFF + (n % 256) * 64, n + 1, now,
-                        1000000, 0, 0, t["gpu_ns"], n + 1, 0, 0)
+                        1000000, 0, 0, t["gpu_ns"], n + 1,
+                        t.get("flags", 0), 0)
         struct.pack_into("<Q", mm, RING_OFF, n + 1)
         i[id(mm)] = n + 1
     rate = max([t.get("fps", 0) for _, _, t in live] + [1])

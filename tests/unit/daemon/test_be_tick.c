@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "daemon/daemon.h"
+#include "fake_proc.h"
 #include "ipc/control.h"
 #include "ipc/ring.h"
 
@@ -29,13 +30,22 @@ struct peer {
 	struct tenant *t;
 	int64_t next_ns;
 	uint64_t seq;
+	int64_t cpu_ns; /* its process's CPU time in the fake /proc */
 };
 
 struct fixture {
 	struct daemon d;
 	struct peer p[4];
 	int64_t now;
+	struct fake_proc proc;
 };
+
+/* Peer i's process used ns more CPU time (the fake /proc). */
+static void burn(struct fixture *f, int i, int64_t ns)
+{
+	f->p[i].cpu_ns += ns;
+	fake_proc_set(&f->proc, 100 + i, f->p[i].cpu_ns);
+}
 
 static void map(struct fixture *f, int i, struct ipc_shm *mine)
 {
@@ -45,6 +55,7 @@ static void map(struct fixture *f, int i, struct ipc_shm *mine)
 	char err[160];
 	assert_true(ipc_shm_map(p->fd, mine, err, sizeof(err)));
 	p->next_ns = f->now + 5 * MS;
+	burn(f, i, 0); /* its CPU clock starts at registration */
 }
 
 static void add_game(struct fixture *f, int i, double sla)
@@ -72,6 +83,8 @@ static int setup(void **state)
 	daemon_config_defaults(&cfg);
 	cfg.metrics_on = false;
 	assert_true(daemon_init(&f->d, &cfg));
+	fake_proc_init(&f->proc);
+	f->d.proc_root = f->proc.root;
 	f->now = T0;
 	*state = f;
 	return 0;
@@ -81,6 +94,7 @@ static int teardown(void **state)
 {
 	struct fixture *f = *state;
 	daemon_finish(&f->d);
+	fake_proc_done(&f->proc);
 	for (int i = 0; i < 4; i++)
 		if (f->p[i].shm.base) {
 			ipc_shm_unmap(&f->p[i].shm);
@@ -392,6 +406,54 @@ static void test_totals_count_what_the_ring_lost(void **state)
 	assert_int_equal(t->be_state.units, 30010);
 }
 
+/* On a CPU device (a game's software flag borne out by its CPU time) a
+ * host busy with a hog on half of it, and a best-effort tenant whose ring
+ * totals claim 90 % of the device while its process uses no CPU: what
+ * counts of its claim is its CPU time, so the hog stays the host's
+ * unreported load (other_util) for admission, ESA and quality (before:
+ * 0, the claim hid it), and status shows what it claimed. */
+static void test_inflated_be_totals_bounded(void **state)
+{
+	struct fixture *f = *state;
+	char stat[] = "/tmp/baton-test-stat-XXXXXX";
+	int fd = mkstemp(stat);
+	assert_true(fd >= 0);
+	close(fd);
+	host_load_init(&f->d.gpus[0].host, stat);
+	add_game(f, 0, 30);
+	add_be(f, 1, 1, 0);
+	unsigned long long busy = 0, total = 0;
+	for (int e = 0; e < 50; e++) {
+		f->now += 100 * MS;
+		uint64_t seq = f->p[0].seq;
+		render(f, 0, 4 * MS, BATON_FRAME_GPU_SOFTWARE);
+		burn(f, 0, (int64_t)(f->p[0].seq - seq) * 8 * MS);
+		launch_many(f, 1, 10, 9 * MS);
+		/* jiffies of 1000 an epoch: the game's 4 ms a frame, the hog
+		 * half */
+		busy += (f->p[0].seq - seq) * 40 + 500;
+		total += 1000;
+		FILE *st = fopen(stat, "w");
+		assert_non_null(st);
+		fprintf(st, "cpu  %llu 0 0 %llu 0 0 0 0 0 0\n", busy,
+		        total - busy);
+		fclose(st);
+		daemon_tick(&f->d, f->now);
+	}
+	unlink(stat);
+	const struct tenant *b = f->p[1].t;
+	assert_true(f->d.gpus[0].gpu.harvest.cpu_device);
+	assert_float_equal(f->d.gpus[0].gpu.other_util, 0.5, 0.05);
+	assert_float_equal(b->gpu_share, 0.0, 0.01);
+	assert_float_equal(b->seen.claimed_share, 0.9, 0.05);
+	json_t *st = daemon_status(&f->d);
+	json_t *row = json_array_get(json_object_get(st, "be"), 0);
+	assert_float_equal(
+	    json_number_value(json_object_get(row, "claimed_share")), 0.9,
+	    0.05);
+	json_decref(st);
+}
+
 /* G6's total load leaves the best-effort tenants' GPU time out: it is the
  * idle time they harvest. A game at ~12 % and a BE tenant at 80 % make a
  * total load near the game's alone (were it counted: 0.92, which stops
@@ -539,7 +601,8 @@ static void test_idle_lane(void **state)
  * plus its busy span (render(): 10 ms of the period not waiting, and a
  * k of 4 ms draining) and the margin; the first (the leader) none, and
  * status says which is steered. The games render on a software
- * rasterizer (BATON_FRAME_GPU_SOFTWARE): on a GPU nobody is steered. Not
+ * rasterizer (BATON_FRAME_GPU_SOFTWARE, borne out by their processes'
+ * CPU time): on a GPU nobody is steered. Not
  * with steering off either, nor with the tenant in the idle lane (it does
  * not use the slot). */
 static void test_phase_steering(void **state)
@@ -559,6 +622,8 @@ static void test_phase_steering(void **state)
 			render(f, 0, 4 * MS, flags);
 			render(f, 1, 4 * MS, flags);
 			launch(f, 2, 5 * MS, 2 * MS, 3, BATON_FRAME_BE);
+			for (int i = 0; i < 3; i++)
+				burn(f, i, 100 * MS); /* covers their reports */
 			daemon_tick(&f->d, f->now);
 		}
 		struct ipc_control_values lead = control(f, 0);
@@ -595,6 +660,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 #define T(fn) cmocka_unit_test_setup_teardown(fn, setup, teardown)
 	    T(test_alone_goes_continuous),
+	    T(test_inflated_be_totals_bounded),
 	    T(test_game_makes_it_periodical),
 	    T(test_slot_in_control_block),
 	    T(test_wrong_kind_dropped),

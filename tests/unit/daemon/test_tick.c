@@ -14,6 +14,7 @@
 
 #include "daemon/daemon.h"
 #include "daemon/server.h"
+#include "fake_proc.h"
 #include "ipc/msg.h"
 #include "ipc/control.h"
 #include "ipc/ring.h"
@@ -27,6 +28,8 @@ struct game {
 	struct tenant *t;
 	int64_t next_present;
 	uint64_t seq;
+	uint32_t flags; /* BATON_FRAME_* on its records, beside gpu_flags */
+	int64_t cpu_ns; /* its process's CPU time in the fake /proc */
 };
 
 struct fixture {
@@ -34,7 +37,17 @@ struct fixture {
 	struct game g[2];
 	int64_t now;
 	uint32_t gpu_flags; /* BATON_FRAME_* on every record */
+	struct fake_proc proc;
+	char stat[32]; /* a fake /proc/stat (fake_host), "" = none */
+	unsigned long long busy, total; /* its jiffies */
 };
+
+/* Game i's process used ns more CPU time (the fake /proc). */
+static void burn(struct fixture *f, int i, int64_t ns)
+{
+	f->g[i].cpu_ns += ns;
+	fake_proc_set(&f->proc, 100 + i, f->g[i].cpu_ns);
+}
 
 static void add_game_fixed(struct fixture *f, int i, const char *name,
                            double sla, double fixed)
@@ -45,6 +58,7 @@ static void add_game_fixed(struct fixture *f, int i, const char *name,
 	struct ipc_shm mine;
 	char err[160];
 	assert_true(ipc_shm_map(g->fd, &mine, err, sizeof(err)));
+	burn(f, i, 0); /* its CPU clock starts at registration */
 	g->t = daemon_add_tenant(&f->d, name, 100 + i, 1000, sla, fixed, &mine,
 	                         f->now);
 	assert_non_null(g->t);
@@ -64,6 +78,8 @@ static int setup(void **state)
 	daemon_config_defaults(&cfg);
 	cfg.metrics_on = false;
 	assert_true(daemon_init(&f->d, &cfg));
+	fake_proc_init(&f->proc);
+	f->d.proc_root = f->proc.root;
 	f->now = T0;
 	*state = f;
 	return 0;
@@ -73,6 +89,9 @@ static int teardown(void **state)
 {
 	struct fixture *f = *state;
 	daemon_finish(&f->d);
+	fake_proc_done(&f->proc);
+	if (f->stat[0])
+		unlink(f->stat);
 	for (int i = 0; i < 2; i++) {
 		if (f->g[i].shm.base) {
 			ipc_shm_unmap(&f->g[i].shm);
@@ -103,7 +122,7 @@ static int render(struct fixture *f, int i, double free_fps, int64_t gpu_ns,
 		    .target_period_ns = v.target_period_ns,
 		    .gpu_ns = gpu_ns,
 		    .gpu_frame = g->seq,
-		    .flags = f->gpu_flags,
+		    .flags = f->gpu_flags | g->flags,
 		};
 		ipc_ring_push(g->shm.ring, g->shm.records, &fr);
 		g->next_present += period;
@@ -382,45 +401,60 @@ static void test_period_bounded(void **state)
 /* Software-rasterized tenants (llvmpipe): the device is the host's CPUs,
  * which a fake /proc/stat shows busy with the tenants' reported time plus
  * `other` of someone else's. ESA's budget leaves that out. */
-static void run_esa_on_host(struct fixture *f, uint32_t flags, double other)
+/* The GPU's host load from a fake /proc/stat (host_stat) from now on. */
+static void fake_host(struct fixture *f)
 {
-	char path[] = "/tmp/baton-test-stat-XXXXXX";
-	int fd = mkstemp(path);
+	snprintf(f->stat, sizeof(f->stat), "/tmp/baton-test-stat-XXXXXX");
+	int fd = mkstemp(f->stat);
 	assert_true(fd >= 0);
 	close(fd);
-	host_load_init(&f->d.gpus[0].host, path);
+	host_load_init(&f->d.gpus[0].host, f->stat);
+	f->busy = 5000;
+	f->total = 10000;
+}
+
+/* One epoch of the fake host: used jiffies of 1000 (summed over CPUs)
+ * busy, at most all of them. */
+static void host_stat(struct fixture *f, double used)
+{
+	f->busy += (unsigned long long)(used < 1000.0 ? used : 1000.0);
+	f->total += 1000;
+	FILE *st = fopen(f->stat, "w");
+	assert_non_null(st);
+	fprintf(st,
+	        "cpu  %llu 0 0 %llu 0 0 0 0 0 0\n"
+	        "cpu0 1 2 3 4 5 6 7 8 0 0\n",
+	        f->busy, f->total - f->busy);
+	fclose(st);
+}
+
+static void run_esa_on_host(struct fixture *f, uint32_t flags, double other,
+                            int64_t cpu_per_frame)
+{
+	fake_host(f);
 	f->d.policy = &core_policy_esa;
 	f->gpu_flags = flags;
 	add_game(f, 0, "a", 0);
 	add_game(f, 1, "b", 0);
-	/* jiffies, summed over CPUs: 1000 per epoch */
-	unsigned long long busy = 5000, total = 10000;
 	for (int e = 0; e < 100; e++) {
 		f->now += 100 * MS;
 		int frames = 0;
-		for (int i = 0; i < 2; i++)
-			frames += render(f, i, 500.0, 1 * MS, f->now);
+		for (int i = 0; i < 2; i++) {
+			int n = render(f, i, 500.0, 1 * MS, f->now);
+			burn(f, i, n * cpu_per_frame); /* its threads' */
+			frames += n;
+		}
 		/* 1 ms per frame over a 100 ms epoch, and the host's CPUs
 		 * are never more than all busy */
-		double used = frames * 10.0 + other * 1000.0;
-		busy += (unsigned long long)(used < 1000.0 ? used : 1000.0);
-		total += 1000;
-		FILE *st = fopen(path, "w");
-		assert_non_null(st);
-		fprintf(st,
-		        "cpu  %llu 0 0 %llu 0 0 0 0 0 0\n"
-		        "cpu0 1 2 3 4 5 6 7 8 0 0\n",
-		        busy, total - busy);
-		fclose(st);
+		host_stat(f, frames * 10.0 + other * 1000.0);
 		daemon_tick(&f->d, f->now);
 	}
-	unlink(path);
 }
 
 static void test_esa_leaves_out_load_no_tenant_reports(void **state)
 {
 	struct fixture *f = *state;
-	run_esa_on_host(f, BATON_FRAME_GPU_SOFTWARE, 0.30);
+	run_esa_on_host(f, BATON_FRAME_GPU_SOFTWARE, 0.30, 2 * MS);
 	assert_float_equal(f->d.gpus[0].gpu.other_util, 0.30, 0.02);
 	/* (U - other) / sum k = (0.95 - 0.30) / (2 * 1 ms) */
 	assert_float_equal(f->d.gpus[0].gpu.common_fps, 325.0, 325.0 * 0.03);
@@ -431,9 +465,89 @@ static void test_hardware_gpu_has_no_host_load(void **state)
 {
 	struct fixture *f = *state;
 	/* GPU time from timestamps: the host's CPUs are not the device. */
-	run_esa_on_host(f, 0, 0.30);
+	run_esa_on_host(f, 0, 0.30, 2 * MS);
 	assert_float_equal(f->d.gpus[0].gpu.other_util, 0.0, 0.0);
 	assert_float_equal(f->d.gpus[0].gpu.common_fps, 475.0, 475.0 * 0.03);
+}
+
+/* Whether a GPU is a CPU device is batond's decision, not a record's: on
+ * one it knows to be hardware (a render node), records flagged software
+ * by processes whose CPU time covers them change nothing: no host load
+ * counted as the GPU's, no CPU-only harvesting. */
+static void test_software_flag_ignored_on_hardware(void **state)
+{
+	struct fixture *f = *state;
+	struct daemon_gpu *dg = &f->d.gpus[0];
+	snprintf(dg->device, sizeof(dg->device), "/dev/dri/renderD128");
+	run_esa_on_host(f, BATON_FRAME_GPU_SOFTWARE, 0.30, 2 * MS);
+	assert_float_equal(dg->gpu.other_util, 0.0, 0.0);
+	assert_false(dg->gpu.harvest.cpu_device);
+	assert_float_equal(dg->gpu.common_fps, 475.0, 475.0 * 0.03);
+}
+
+/* On a GPU batond cannot identify (the fallback "gpu0"), the flag counts
+ * only where the tenant's own CPU time covers what it reports: processes
+ * that use none do not make the host's load the GPU's. */
+static void test_software_flag_needs_cpu_time(void **state)
+{
+	struct fixture *f = *state;
+	run_esa_on_host(f, BATON_FRAME_GPU_SOFTWARE, 0.30, 0);
+	assert_float_equal(f->d.gpus[0].gpu.other_util, 0.0, 0.0);
+	assert_false(f->d.gpus[0].gpu.harvest.cpu_device);
+	assert_false(f->g[0].t->seen.software);
+}
+
+/* One epoch: game 0 at its SLA, 2 ms a frame, its process using twice
+ * that; with liar, game 1 claims 33 ms a frame at 30 FPS and uses no
+ * CPU. */
+static void claims_epoch(struct fixture *f, bool liar)
+{
+	f->now += 100 * MS;
+	int n = render(f, 0, 60.0, 2 * MS, f->now);
+	burn(f, 0, n * 4 * MS);
+	if (liar)
+		render(f, 1, 30.0, 33 * MS, f->now);
+	host_stat(f, n * 20.0); /* 2 ms a frame: the host's CPUs */
+	daemon_tick(&f->d, f->now);
+}
+
+/* A game claiming a whole GPU (33 ms a frame at 30 FPS) while its process
+ * uses no CPU: on a CPU device (another tenant's flag borne out) what
+ * counts of it is its CPU time, so the capacity answer is the one from
+ * before it came, and status shows both what it claimed and what counted
+ * (before: load 1.06, no fit). */
+static void test_inflated_claims_bounded_on_cpu_device(void **state)
+{
+	struct fixture *f = *state;
+	const struct core_params *p = &f->d.cfg.params;
+	fake_host(f);
+	add_game(f, 0, "victim", 30);
+	f->g[0].flags = BATON_FRAME_GPU_SOFTWARE;
+	for (int e = 0; e < 60; e++)
+		claims_epoch(f, false);
+	struct core_admit alone =
+	    core_caps_admit(p, &f->d.gpus[0].gpu, 0.004, 30.0);
+	add_game(f, 1, "liar", 30);
+	for (int e = 0; e < 60; e++)
+		claims_epoch(f, true);
+	struct core_admit beside =
+	    core_caps_admit(p, &f->d.gpus[0].gpu, 0.004, 30.0);
+	printf("alone: load %.3f, %u more; beside the liar: load %.3f, %u "
+	       "more\n",
+	       alone.load, alone.more, beside.load, beside.more);
+	assert_true(alone.fits && alone.more >= 3);
+	assert_true(beside.fits);
+	assert_int_equal(beside.more, alone.more);
+	assert_float_equal(beside.load, alone.load, 0.02);
+	assert_float_equal(f->g[1].t->core.k, 0.0, 1e-4);
+	json_t *st = daemon_status(&f->d);
+	json_t *liar = json_array_get(json_object_get(st, "tenants"), 1);
+	assert_float_equal(
+	    json_number_value(json_object_get(liar, "claimed_share")), 1.0,
+	    0.1);
+	assert_float_equal(
+	    json_number_value(json_object_get(liar, "gpu_share")), 0.0, 0.01);
+	json_decref(st);
 }
 
 /* The longest status reply batond can owe: SERVER_MAX_CONNS tenants whose
@@ -551,6 +665,9 @@ int main(void)
 	    T(test_period_bounded),
 	    T(test_esa_leaves_out_load_no_tenant_reports),
 	    T(test_hardware_gpu_has_no_host_load),
+	    T(test_software_flag_ignored_on_hardware),
+	    T(test_software_flag_needs_cpu_time),
+	    T(test_inflated_claims_bounded_on_cpu_device),
 	    T(test_longest_status_reply_fits),
 	    T(test_tick_writes_budgets),
 #undef T
