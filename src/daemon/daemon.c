@@ -166,9 +166,6 @@ struct tenant *daemon_add_be_tenant(struct daemon *d, const char *name,
 	t->be_state.weight = weight > 0.0 ? weight : 1.0;
 	t->be_state.last_ns = now_ns;
 	t->be_state.registered_ns = now_ns;
-	/* A process batond cannot read earns no partition (its cpu_use
-	 * stays 0): not an error. */
-	proc_cpu_open(&t->be_state.cpu, NULL, pid);
 	t->cap = cap > 0.0 && cap <= 1.0 ? cap : 0.0;
 	/* An app entry's cap binds a best-effort tenant of that name too
 	 * (lowered, never raised, as for a game's hello). */

@@ -94,10 +94,6 @@ struct tenant {
 		/* its registration: no inflight time counts before
 		 * (be_stuck.h) */
 		int64_t registered_ns;
-		/* its process's CPU clock (proc_cpu.h), opened at its
-		 * registration: what earns it a space partition is what
-		 * batond sees it use, not what it reports */
-		struct proc_cpu cpu;
 	} be_state;
 
 	/* Records of the wrong kind (BATON_FRAME_BE from a game, a frame

@@ -59,17 +59,16 @@ void daemon_write_be(const struct daemon *d, struct tenant *t)
 }
 
 /* What a best-effort tenant that can run on a space partition used of
- * the CPUs over the tick, as its process's clock says (proc_cpu.h): the
- * measurement that earns a partition (core/harvest_space.h). 0 for one
- * that cannot run on a partition, with space harvesting off, or once its
- * process cannot be read. */
-static double be_cpu_use(struct tenant *t, bool space_on, double dt)
+ * the CPUs over the tick, as its process's clock says (tenant_seen.h,
+ * measured this epoch before the GPUs' ticks): the measurement that earns
+ * a partition (core/harvest_space.h). 0 for one that cannot run on a
+ * partition, with space harvesting off, or once its process cannot be
+ * read. */
+static double be_cpu_use(const struct tenant *t, bool space_on, double dt)
 {
-	int64_t used_ns;
-	if (!space_on || !t->be_state.partition || !(dt > 0.0) ||
-	    !proc_cpu_sample(&t->be_state.cpu, &used_ns))
+	if (!space_on || !t->be_state.partition || !(dt > 0.0))
 		return 0.0;
-	return (double)used_ns * 1e-9 / dt;
+	return t->seen.cpu_s / dt;
 }
 
 /* Stage 6 of the tick (core/harvest.h), handed to core_controller_tick:

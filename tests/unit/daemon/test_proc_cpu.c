@@ -20,7 +20,7 @@
  * 12th number after the state, stime the 13th, starttime the 19th. */
 #define TAIL(ut, st, start)                                                    \
 	" S 1 2 3 4 5 6 7 8 9 10 " #ut " " #st " 0 0 20 0 1 0 " #start " 99 "  \
-	                                                               "7\n"
+	"7\n"
 
 static void test_parse(void **state)
 {
