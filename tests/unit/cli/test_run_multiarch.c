@@ -98,6 +98,11 @@ static void test_links_and_other_layouts(void **state)
 	expect(entry_of("c/./" BATON_LIB_SELF "/baton/" NAME),
 	       "c/$LIB/baton/" NAME);
 	expect(entry_of("real/" NAME), "real/" NAME);
+	/* A paired build tree whose i386 build is not built yet. */
+	make("d/" BATON_LIB_SELF "/baton/" NAME, NULL);
+	make("d/" BATON_LIB_OTHER "/baton/" NAME, "../../../../nothing");
+	expect(entry_of("d/" BATON_LIB_SELF "/baton/" NAME),
+	       "d/" BATON_LIB_SELF "/baton/" NAME);
 }
 
 static void test_missing_folder_refused(void **state)
