@@ -30,6 +30,7 @@
 #include "cli/cli.h"
 #include "cli/client.h"
 #include "cli/run_gpu.h"
+#include "cli/run_multiarch.h"
 #include "ipc/msg.h"
 #include "shim/shim_paths.h"
 
@@ -245,6 +246,9 @@ static bool find_preload(const char *env_name, const char *const *rel,
 static bool find_shim(char *out, size_t len, char *tried, size_t tried_len)
 {
 	static const char *const rel[] = {
+	    /* links to this build's and its i386 pair's: one LD_PRELOAD
+	     * entry through $LIB serves both (run_multiarch.c) */
+	    "../shim/gl/multiarch/" BATON_LIB_SELF "/baton/" SHIM_NAME,
 	    "../shim/gl/" SHIM_NAME,
 	    "../../src/shim/gl/" SHIM_NAME,
 	    "../../../src/shim/gl/" SHIM_NAME,
@@ -435,26 +439,24 @@ static int wait_for_room(const char *profile, double timeout_s)
 	return rc;
 }
 
-/* Puts path (found, made absolute) first in LD_PRELOAD; 1 on failure,
- * said on stderr. */
+/* Puts path (found, made absolute; through $LIB where both word sizes
+ * have it) first in LD_PRELOAD; 1 on failure, said on stderr. */
 static int preload_path(const char *found)
 {
-	char abs[PATH_MAX];
+	char entry[PATH_MAX];
 	/* Absolute: the game's launcher may change directory before it
 	 * starts the game, and the preload is resolved at every exec. */
-	if (!realpath(found, abs)) {
-		fprintf(stderr, "baton run: %s: %s\n", found, strerror(errno));
+	if (!run_preload_entry(found, entry, sizeof(entry)))
 		return 1;
-	}
 	/* ld.so splits LD_PRELOAD at spaces and colons. */
-	if (strpbrk(abs, " :")) {
+	if (strpbrk(entry, " :")) {
 		fprintf(stderr,
 		        "baton run: %s: LD_PRELOAD cannot hold a path "
 		        "with a space or a colon\n",
-		        abs);
+		        entry);
 		return 1;
 	}
-	if (!add_preload(abs)) {
+	if (!add_preload(entry)) {
 		perror("baton run: setenv");
 		return 1;
 	}
