@@ -92,6 +92,10 @@ class BeSample:
         return [r[3] for r in self.rows]
 
 
+def fmt(x):
+    return "-" if x is None else "%.2f" % x
+
+
 def judge_be(what, alone, beside, failures):
     """Window and device share beside the attacker at half or more of
     alone's, each judged only where the host's other load let the
@@ -99,7 +103,8 @@ def judge_be(what, alone, beside, failures):
     w0, w1 = alone.window(), beside.window()
     print("window: %s: BE window %s ms (alone %s), device share %.3f "
           "(alone %.3f), other load %.2f (alone %.2f)" % (
-              what, w1, w0, beside.share(), alone.share(), beside.other(),
+              what, fmt(w1), fmt(w0), beside.share(), alone.share(),
+              beside.other(),
               alone.other()))
     if w0 is None or w1 is None:
         print("INCONCLUSIVE: the host's other load left no budget")
@@ -216,7 +221,7 @@ def case_esa(args, failures):
         print("esa: glxgears alone: target %.1f, %s of ESA's budget; "
               "beside nobody's 0.2 ms 31 FPS game: target %.1f, %s of "
               "the budget (common rate %.1f, other load %.2f)" % (
-                  alone, f0, beside, f1, st.get("common_fps", 0),
+                  alone, fmt(f0), beside, fmt(f1), st.get("common_fps", 0),
                   st.get("other_util", 0)))
         # At its SLA alone (the host's other load left ESA nothing more)
         # there is nothing to judge (as fair_attacks.py says).
