@@ -149,6 +149,15 @@ static void print_be(FILE *out, json_t *st)
 		        num(st, "slot_ms"), num(st, "slot_period_ms"));
 	else
 		fprintf(out, "BEST-EFFORT  (no slot: any phase)\n");
+	/* what shuts the windows, and whose frames (docs/harvesting.md) */
+	json_t *hold = json_object_get(st, "be_hold");
+	const char *why = json_string_value(json_object_get(hold, "detail"));
+	json_int_t by = json_integer_value(json_object_get(hold, "tenant"));
+	if (why && *why && by > 0)
+		fprintf(out, "WINDOW SHUT  by tenant %lld: %s\n", (long long)by,
+		        why);
+	else if (why && *why)
+		fprintf(out, "WINDOW SHUT  %s\n", why);
 	fprintf(out,
 	        "%6s %-20s %8s %6s %6s %5s %6s %7s %-10s "
 	        "%10s %6s %6s\n",

@@ -66,6 +66,10 @@ struct core_harvest_params {
 	 * its window + stuck_slack_s) is a hung kernel (harvest_stuck.h). */
 	double stuck_factor;
 	double stuck_slack_s;
+	/* A game with no GPU cost this many ticks after it registered does
+	 * not report one: it is left out of the window and the budget
+	 * (harvest.c, game_counts) rather than closing them for good. */
+	uint32_t cost_grace_ticks;
 	/* Space harvesting (harvest_space.h): space.sm_total units to
 	 * divide between the games and best-effort work; below 2: off. */
 	struct core_combo_params space;
@@ -128,6 +132,24 @@ struct core_harvest_slot {
 	double period_s; /* it recurs every period_s */
 };
 
+/* Why the best-effort windows on a GPU are shut, and by which game. */
+enum core_harvest_hold_reason {
+	CORE_HARVEST_OPEN = 0,    /* no game shuts them */
+	CORE_HARVEST_HOLD_COST,   /* a game whose GPU cost is not known yet
+	                             (within cost_grace_ticks) */
+	CORE_HARVEST_HOLD_PERIOD, /* the shortest frame period (game's) is
+	                             all the games' GPU time and the margin */
+	CORE_HARVEST_HOLD_LOAD,   /* the games' load leaves no budget; game:
+	                             the one of the largest share */
+	CORE_HARVEST_HOLD_OTHER,  /* the load no tenant reports leaves none */
+};
+struct core_harvest_hold {
+	enum core_harvest_hold_reason reason;
+	size_t game;        /* its index in the games (not for OPEN, OTHER) */
+	double period_s;    /* PERIOD: that game's frame period */
+	double games_gpu_s; /* PERIOD: the games' GPU time per frame, summed */
+};
+
 /* What the stage found for one GPU at the last tick. */
 struct core_harvest_gpu {
 	double games_util; /* sum k_i F_i over the games with a known k */
@@ -140,6 +162,7 @@ struct core_harvest_gpu {
 	struct core_harvest_slot slot; /* core_harvest_slot's, not the
 	                                  tick's: it needs the time */
 	uint32_t n_stuck;              /* BE tenants with a hung sub-launch */
+	struct core_harvest_hold hold; /* who shuts the windows, and why */
 };
 
 /* Defaults: 1 ms window margin, 5 % budget margin, no periodical cap (Eq. 1
@@ -153,9 +176,11 @@ struct core_harvest_gpu {
 struct core_harvest_params core_harvest_params_default(void);
 
 /* The Eq. 1 window over the games (s): min 1/F_i - sum H_i - margin_s,
- * never negative. F_i is the game's pacing target, else its measured rate,
- * else its SLA; H_i its learned k. A game with no k yet makes the window 0
- * (its frame cost is unknown, so nothing can be promised). -1 when n is 0. */
+ * never negative. F_i is the rate the game shows, never above its pacing
+ * target (without a measured rate: its target, else its SLA); H_i its
+ * learned k. A game with no k yet makes the window 0 (its frame cost is
+ * unknown, so nothing can be promised) for cost_grace_ticks after it
+ * registered, and is left out after. -1 when no game counts. */
 double core_harvest_eq1(const struct core_harvest_params *p,
                         const struct core_tenant *games, size_t n);
 

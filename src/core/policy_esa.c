@@ -50,7 +50,23 @@
  * - Limited tenants of a capped owner do not pull the ceiling down: they
  *   are paced to their own share already. Nor does a tenant held by its
  *   own GPU cap (reach.h: cap_bound; it is never limited): a cap one user
- *   bought says nothing about what the machine gives the others. */
+ *   bought says nothing about what the machine gives the others.
+ * - Nor does a limited tenant that is not GPU-bound. vGASA's ESA
+ *   (Algorithm 3) rests on g_i = k_i f_i: every game's rate is bound by
+ *   its share of the GPU, so one common rate shares the GPU. The ceiling
+ *   lowers the others so that a game the shared device holds back gets
+ *   more of it; a game whose measured share k_i x F_out is a small part
+ *   (under ESA_GPU_BOUND) of the largest share a game takes barely uses
+ *   the device, so something else holds it (its own CPU thread, its own
+ *   timer), and pacing every game down to it gives it nothing: a
+ *   0.2 ms-a-frame game presenting 31 FPS took another user's game from
+ *   60 to the SLA floor. Such a game is counted at the share it takes,
+ *   k_i x F_out, as a pinned tenant is (its owner's cost, not sum k), so
+ *   the common rate is solved over the GPU-bound games and what it does
+ *   not use is theirs (before, its owner's share of U / m sat unused and
+ *   the other user's game was capped at the rest). It keeps the common
+ *   rate as its reference, which it does not reach (reach.h keeps it
+ *   limited, so it stays counted this way until it takes a share). */
 #include <math.h>
 
 #include "core/reach.h"
@@ -60,11 +76,47 @@ static bool counts(const struct core_tenant *t)
 	return t->k > 0.0 && isfinite(t->k);
 }
 
+/* A limited tenant whose measured GPU share is under this fraction of the
+ * largest share a tenant takes is not GPU-bound (see above). An order of
+ * magnitude: at one common rate the shares are in the ratio of the costs,
+ * so a game whose frames cost a tenth of its neighbour's still counts
+ * when the device holds it back (the simulator's esa-bottleneck: the
+ * latency-bound game takes the largest share of the three), while a game
+ * that takes a hundredth does not. */
+#define ESA_GPU_BOUND 0.1
+
+/* The GPU share a tenant takes at the rate it shows, k_i x F_out (vGASA's
+ * g_i); 0 when either is unknown. */
+static double measured_share(const struct core_tenant *t)
+{
+	return counts(t) && t->fps_smooth > 0.0 && isfinite(t->fps_smooth)
+	           ? t->k * t->fps_smooth
+	           : 0.0;
+}
+
+/* The largest measured share among the tenants. */
+static double largest_share(const struct core_tenant *t, size_t n)
+{
+	double most = 0.0;
+	for (size_t i = 0; i < n; i++)
+		most = fmax(most, measured_share(&t[i]));
+	return most;
+}
+
+/* A limited tenant that is not GPU-bound (see above): it runs at the rate
+ * something else allows, so it is counted at the share it takes there,
+ * as a pinned tenant is, and sets neither sum k nor the ceiling. */
+static bool bound_elsewhere(const struct core_tenant *t, double most)
+{
+	return t->limited && !t->cap_bound && t->fixed_fps <= 0.0 &&
+	       measured_share(t) < ESA_GPU_BOUND * most;
+}
+
 /* Groups the tenants with a coefficient by owner: every such tenant's
  * esa.lead is its owner's first one, which holds the owner's totals.
  * Returns the number of owners. O(n^2) in the worst case, n bounded by
  * the daemon's connection cap: no allocation in the core. */
-static size_t group_owners(struct core_tenant *t, size_t n)
+static size_t group_owners(struct core_tenant *t, size_t n, double most)
 {
 	size_t m = 0;
 	for (size_t i = 0; i < n; i++)
@@ -81,6 +133,9 @@ static size_t group_owners(struct core_tenant *t, size_t n)
 			if (t[j].fixed_fps > 0.0)
 				t[i].esa.pinned +=
 				    fmin(t[j].k * t[j].fixed_fps, 1.0);
+			else if (bound_elsewhere(&t[j], most))
+				t[i].esa.pinned +=
+				    fmin(measured_share(&t[j]), 1.0);
 			else
 				t[i].esa.k += t[j].k;
 		}
@@ -98,14 +153,14 @@ static bool is_lead(const struct core_tenant *t, size_t i)
  * coefficient yet. Caps the owners over their share (see above). */
 static double budget_rate(const struct core_params *p,
                           const struct core_gpu *gpu, struct core_tenant *t,
-                          size_t n)
+                          size_t n, double most)
 {
 	double other = gpu->other_util > 0.0 ? gpu->other_util : 0.0;
 	double budget = p->util_target - other;
-	size_t m = group_owners(t, n);
+	size_t m = group_owners(t, n, most);
 	bool unknown = false, any_k = false;
 	for (size_t i = 0; i < n; i++) {
-		if (t[i].fixed_fps > 0.0)
+		if (t[i].fixed_fps > 0.0 || bound_elsewhere(&t[i], most))
 			continue;
 		if (counts(&t[i]))
 			any_k = true;
@@ -180,7 +235,8 @@ static double budget_rate(const struct core_params *p,
  * cent), then comes back to what it achieves. It never goes under the
  * lowest SLA reference: under it every tenant is held at its SLA anyway. */
 static void move_ceiling(const struct core_params *p, struct core_gpu *gpu,
-                         const struct core_tenant *t, size_t n, double ideal)
+                         const struct core_tenant *t, size_t n, double ideal,
+                         double most)
 {
 	double lowest = 0.0, floor = 0.0;
 	for (size_t i = 0; i < n; i++) {
@@ -193,6 +249,7 @@ static void move_ceiling(const struct core_params *p, struct core_gpu *gpu,
 		 * cap holds it, and the others' rate must not follow. */
 		if (t[i].limited && !t[i].cap_bound && t[i].fps_smooth > 0.0 &&
 		    !t[t[i].esa.lead].esa.capped &&
+		    !bound_elsewhere(&t[i], most) &&
 		    (lowest <= 0.0 || t[i].fps_smooth < lowest))
 			lowest = t[i].fps_smooth;
 	}
@@ -221,10 +278,11 @@ static void move_ceiling(const struct core_params *p, struct core_gpu *gpu,
 static void assign_esa(const struct core_params *p, struct core_gpu *gpu,
                        struct core_tenant *t, size_t n)
 {
-	double ideal = budget_rate(p, gpu, t, n);
+	double most = largest_share(t, n);
+	double ideal = budget_rate(p, gpu, t, n, most);
 	double common = 0.0;
 	if (ideal > 0.0) {
-		move_ceiling(p, gpu, t, n, ideal);
+		move_ceiling(p, gpu, t, n, ideal, most);
 		common = gpu->esa_ceiling > 0.0 && gpu->esa_ceiling < ideal
 		             ? gpu->esa_ceiling
 		             : ideal;

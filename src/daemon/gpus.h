@@ -53,6 +53,9 @@ struct daemon_gpu {
 	struct core_harvest_gpu harvest_gpu;
 	struct core_space_gpu space;
 	struct core_harvest_params params; /* stage 6's, its units set */
+	uint64_t be_holder;     /* the tenant (id) whose frames shut the
+	                           best-effort windows (harvest_gpu.hold); 0 =
+	                           none */
 	struct host_load host;  /* its CPUs' load (software rasterizer) */
 	size_t n_tenants, n_be; /* on it now */
 };

@@ -74,6 +74,9 @@ struct metrics_gpu {
 	double overload;   /* core_gpu.overload, 1 or 0 */
 	double common_fps; /* core_gpu.common_fps (ESA), 0 otherwise */
 	double slot_s;     /* core_harvest_gpu.slot.len_s, 0 = none */
+	double be_holder;  /* daemon_gpu.be_holder: the tenant whose frames
+	                      shut the best-effort windows, 0 = none */
+	double be_hold;    /* core_harvest_gpu.hold.reason (0 = open) */
 	/* space harvesting (core/harvest_space.h): units to divide (0 =
 	 * off), the games' group (0 = whole device), best-effort units */
 	double space_units, space_split, space_be_units, space_switches;

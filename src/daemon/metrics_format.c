@@ -292,6 +292,17 @@ char *metrics_format(const struct metrics_snapshot *s, size_t *len)
 	          "sub-launches start in periodical mode; 0 = none (the "
 	          "window alone decides).",
 	          GPU_FIELD(slot_s));
+	gpu_gauge(&b, s, "baton_harvest_held_by",
+	          "The id (as in baton status) of the paced tenant whose "
+	          "frames shut the best-effort windows this tick; 0 = none.",
+	          GPU_FIELD(be_holder));
+	gpu_gauge(&b, s, "baton_harvest_hold_reason",
+	          "Why the best-effort windows are shut: 0 open, 1 a paced "
+	          "tenant's GPU cost not known yet, 2 a paced tenant's frame "
+	          "period left nothing after the paced tenants' GPU time, 3 "
+	          "their load left no budget, 4 load no tenant reports left "
+	          "none.",
+	          GPU_FIELD(be_hold));
 	gpu_gauge(
 	    &b, s, "baton_space_units",
 	    "Compute units space harvesting divides between the paced "

@@ -6,6 +6,7 @@
 #include "core/harvest_space.h"
 #include "daemon/quality.h"
 #include "daemon/stats.h"
+#include "daemon/tick_harvest.h"
 #include "ipc/cpu_list.h"
 
 /* The best-effort tenants' rows of the status reply: what the harvesting
@@ -126,7 +127,17 @@ static json_t *gpu_status(const struct daemon *d, const struct daemon_gpu *dg,
 	     * left after a confined game's miss, such releases so far */
 	    "be_use", sp->be_use, "holdoff_s", sp->holdoff_s, "releases",
 	    (json_int_t)sp->releases);
-	if (!o || top)
+	if (!o)
+		return o;
+	/* what shuts the best-effort windows, and whose frames (the
+	 * tenant's id; 0 = no tenant's) */
+	char detail[160];
+	daemon_hold_detail(&dg->harvest_gpu.hold, detail, sizeof(detail));
+	json_object_update_new(
+	    o, json_pack("{s:{s:s, s:I, s:s}}", "be_hold", "reason",
+	                 daemon_hold_reason(&dg->harvest_gpu.hold), "tenant",
+	                 (json_int_t)dg->be_holder, "detail", detail));
+	if (top)
 		return o;
 	char cpus[256] = "";
 	if (dg->has_cpus)

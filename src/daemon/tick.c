@@ -277,6 +277,8 @@ static void fill_gpu(const struct daemon *d, const struct daemon_gpu *dg,
 	    .overload = g->overload ? 1.0 : 0.0,
 	    .common_fps = g->common_fps,
 	    .slot_s = dg->harvest_gpu.slot.len_s,
+	    .be_holder = (double)dg->be_holder,
+	    .be_hold = (double)dg->harvest_gpu.hold.reason,
 	    .space_units = (double)daemon_space_units(d, dg),
 	    .space_split = (double)dg->space.split,
 	    .space_be_units = (double)dg->space.be_count,
@@ -496,11 +498,17 @@ static void tick_gpu(struct daemon *d, size_t g, int64_t now, double dt,
 	}
 	daemon_harvest_apply(d, g);
 
+	const struct core_harvest_hold *hold = &dg->harvest_gpu.hold;
+	bool held = hold->reason != CORE_HARVEST_OPEN &&
+	            hold->reason != CORE_HARVEST_HOLD_OTHER;
+	dg->be_holder = 0;
 	size_t k = 0;
 	for (size_t i = 0; i < d->n_tenants; i++) {
 		struct tenant *t = d->tenants[i];
 		if (t->corrupt || t->be || t->gpu != g)
 			continue;
+		if (held && hold->game == k)
+			dg->be_holder = t->id; /* the core's index, as an id */
 		bool was = t->core.caps.overloaded;
 		t->core = d->core[k++];
 		take_quality(t);

@@ -155,6 +155,51 @@ unsigned daemon_space_units(const struct daemon *d, const struct daemon_gpu *dg)
 	return dg->has_cpus ? dg->n_cpus : units;
 }
 
+const char *daemon_hold_reason(const struct core_harvest_hold *h)
+{
+	switch (h->reason) {
+	case CORE_HARVEST_HOLD_COST:
+		return "cost";
+	case CORE_HARVEST_HOLD_PERIOD:
+		return "period";
+	case CORE_HARVEST_HOLD_LOAD:
+		return "load";
+	case CORE_HARVEST_HOLD_OTHER:
+		return "other";
+	case CORE_HARVEST_OPEN:
+		break;
+	}
+	return "open";
+}
+
+void daemon_hold_detail(const struct core_harvest_hold *h, char *buf,
+                        size_t len)
+{
+	switch (h->reason) {
+	case CORE_HARVEST_HOLD_COST:
+		snprintf(buf, len, "its GPU time per frame is not known yet");
+		return;
+	case CORE_HARVEST_HOLD_PERIOD:
+		snprintf(buf, len,
+		         "its frames come every %.1f ms, which the games' GPU "
+		         "time (%.1f ms a frame) and the margin fill",
+		         h->period_s * 1e3, h->games_gpu_s * 1e3);
+		return;
+	case CORE_HARVEST_HOLD_LOAD:
+		snprintf(buf, len,
+		         "the games' load leaves no budget; its share is the "
+		         "largest");
+		return;
+	case CORE_HARVEST_HOLD_OTHER:
+		snprintf(buf, len,
+		         "the load no tenant reports leaves no budget");
+		return;
+	case CORE_HARVEST_OPEN:
+		break;
+	}
+	snprintf(buf, len, "%s", "");
+}
+
 void daemon_fill_be_snapshot(const struct daemon *d, const struct tenant *t,
                              struct metrics_be *m)
 {

@@ -27,6 +27,14 @@ void daemon_harvest_apply(struct daemon *d, size_t g);
  * a game's miss, logged with its cause. */
 void daemon_space_log(const struct daemon *d, const struct daemon_gpu *dg);
 
+/* Why the best-effort windows on a GPU are shut (core/harvest.h): "open",
+ * "cost", "period", "load" or "other". */
+const char *daemon_hold_reason(const struct core_harvest_hold *h);
+
+/* The same in a sentence for status, with the figures ("" when open). */
+void daemon_hold_detail(const struct core_harvest_hold *h, char *buf,
+                        size_t len);
+
 /* A best-effort tenant's line of the metrics snapshot. */
 void daemon_fill_be_snapshot(const struct daemon *d, const struct tenant *t,
                              struct metrics_be *m);

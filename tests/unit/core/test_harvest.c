@@ -137,10 +137,12 @@ static void test_stage_in_tick(void **state)
 	                                          .now_s = 10.0};
 	core_controller_tick(&core_policy_sa, &cp, &gpu, &g, 1);
 	assert_true(g.k > 0.0 && g.target_fps >= 30.0);
-	double games = g.k * g.target_fps;
+	/* The game shows 30 FPS, under its target: its frames come 1/30 s
+	 * apart, whatever it is paced to. */
+	double games = g.k * 30.0;
 	assert_near(hg.games_util, games, EPS);
 	assert_near(be.budget, 1.0 - games - 0.02 - p.util_margin, EPS);
-	assert_near(be.window_s, 1.0 / g.target_fps - g.k - p.margin_s, EPS);
+	assert_near(be.window_s, 1.0 / 30.0 - g.k - p.margin_s, EPS);
 	assert_near(hg.eq1_s, be.window_s, EPS);
 
 	/* A host Baton does not see: no Eq. 1 window, the whole share. */
@@ -148,6 +150,69 @@ static void test_stage_in_tick(void **state)
 	core_controller_tick(&core_policy_sa, &cp, &gpu, &g, 1);
 	assert_true(hg.eq1_s < 0.0);
 	assert_near(be.budget, 1.0 - 0.02 - p.util_margin, EPS);
+}
+
+/* A game's claims do not shut the window beyond what it does: one asking
+ * for 1000 FPS and presenting 5 counts at its 5 (before: its target 1000,
+ * a 1 ms period, window 0, and k x 1000 of load, budget 0); one that
+ * never reports a GPU time shuts the window for cost_grace_ticks, named
+ * as the holder, and is left out after. */
+static void test_claims_do_not_shut(void **state)
+{
+	(void)state;
+	struct core_harvest_params p = core_harvest_params_default();
+	struct core_tenant g[2] = {game(30, 0.005), game(1000, 0.001)};
+	g[0].fps = 30;
+	g[1].sla_fps = 1000;
+	g[1].fps = 5;
+	g[1].fps_smooth = 5;
+	struct core_harvest_gpu hg;
+	struct core_be_tenant be = {.weight = 1};
+
+	core_harvest_tick(&p, g, 2, 0.0, &hg, &be, 1);
+	assert_near(hg.eq1_s, 1.0 / 30 - 0.006 - p.margin_s, EPS);
+	assert_near(hg.games_util, 0.005 * 30 + 0.001 * 5, EPS);
+	assert_int_equal(hg.hold.reason, CORE_HARVEST_OPEN);
+	assert_true(be.window_s > 0.025 && be.budget > 0.7);
+
+	/* Really presenting at 1000 FPS: the window is shut, and the game
+	 * with the 1 ms period is named. */
+	g[1].fps = g[1].fps_smooth = 1000;
+	core_harvest_tick(&p, g, 2, 0.0, &hg, &be, 1);
+	assert_near(be.window_s, 0.0, EPS);
+	assert_int_equal(hg.hold.reason, CORE_HARVEST_HOLD_PERIOD);
+	assert_int_equal(hg.hold.game, 1);
+	assert_near(hg.hold.period_s, 0.001, EPS);
+	assert_near(hg.hold.games_gpu_s, 0.006, EPS);
+
+	/* No GPU time reported: within the grace the window is shut and the
+	 * game named; after it the game is left out. */
+	g[1] = game(30, 0.0);
+	g[1].fps = 30;
+	g[1].epochs = p.cost_grace_ticks;
+	core_harvest_tick(&p, g, 2, 0.0, &hg, &be, 1);
+	assert_near(be.window_s, 0.0, EPS);
+	assert_int_equal(hg.hold.reason, CORE_HARVEST_HOLD_COST);
+	assert_int_equal(hg.hold.game, 1);
+	g[1].epochs = p.cost_grace_ticks + 1;
+	core_harvest_tick(&p, g, 2, 0.0, &hg, &be, 1);
+	assert_near(be.window_s, 1.0 / 30 - 0.005 - p.margin_s, EPS);
+	assert_int_equal(hg.hold.reason, CORE_HARVEST_OPEN);
+	assert_false(hg.games_quiet); /* its frames still count as busy */
+
+	/* The games' load leaves no budget (one game at 10 FPS, 96 ms of
+	 * GPU a frame: Eq. 1 still leaves 3 ms): the largest share is
+	 * named. */
+	g[1] = game(10, 0.096);
+	g[1].fps = 10;
+	g[0].fps = 1;
+	g[0].k = 0.0001;
+	core_harvest_tick(&p, g, 2, 0.0, &hg, &be, 1);
+	assert_true(hg.eq1_s > 0.0);
+	assert_near(be.budget, 0.0, EPS);
+	assert_near(be.window_s, 0.0, EPS);
+	assert_int_equal(hg.hold.reason, CORE_HARVEST_HOLD_LOAD);
+	assert_int_equal(hg.hold.game, 1);
 }
 
 /* The paper's hysteresis: 3 quiet to enter continuous, 1 busy to leave;
@@ -312,6 +377,7 @@ int main(void)
 	    cmocka_unit_test(test_budget_split),
 	    cmocka_unit_test(test_window_split),
 	    cmocka_unit_test(test_stage_in_tick),
+	    cmocka_unit_test(test_claims_do_not_shut),
 	    cmocka_unit_test(test_hysteresis),
 	    cmocka_unit_test(test_tick_modes),
 	    cmocka_unit_test(test_rest),

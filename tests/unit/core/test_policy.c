@@ -264,17 +264,59 @@ static void test_esa_ceiling_follows_the_limited_tenant(void **state)
 }
 
 /* A moment's stall (a game loading its next scene) moves the ceiling one
- * step, not down to the stall. */
+ * step, not down to the stall; a stall that leaves the game's share under
+ * a tenth of the other's (it barely uses the GPU then) none at all. */
 static void test_esa_stall_is_one_step(void **state)
 {
 	(void)state;
 	struct core_params p = core_params_default();
 	struct core_gpu gpu = {0};
-	struct core_tenant t[2] = {tenant(30, 60, 0.005), tenant(30, 5, 0.005)};
-	t[1].limited = true;
+	struct core_tenant t[2] = {tenant(30, 60, 0.005), tenant(30, 5, 0.02)};
+	double ideal = 0.95 / 0.025;
+	t[1].limited = true;        /* share 0.1 beside the other's 0.3 */
 	for (int i = 0; i < 5; i++) /* half a second */
 		core_policy_esa.assign(&p, &gpu, t, 2);
-	assert_float_equal(gpu.common_fps, 0.9 * 95.0, 1e-9);
+	assert_float_equal(gpu.common_fps, 0.9 * ideal, 1e-9);
+
+	/* counted at the share it takes, the other at the rest */
+	struct core_gpu g2 = {0};
+	t[1].k = 0.005; /* share 0.025 */
+	for (int i = 0; i < 5; i++)
+		core_policy_esa.assign(&p, &g2, t, 2);
+	assert_float_equal(g2.common_fps, (0.95 - 0.025) / 0.005, 1e-9);
+}
+
+/* A cheap game that is slow for another reason (0.2 ms of GPU a frame,
+ * presenting 31 FPS: under a hundredth of the GPU) beside a GPU-bound one
+ * of another user does not set the common rate: it is counted at the
+ * share it takes, and the other gets the rest, (U - 0.0062) / k (before:
+ * its owner's half of the budget, the other user's game capped at the
+ * other half, 30.4 FPS, and the ceiling came down to 31). A GPU-bound
+ * limited game beside it still pulls the ceiling down. */
+static void test_esa_cheap_slow_game_sets_no_rate(void **state)
+{
+	(void)state;
+	struct core_params p = core_params_default();
+	struct core_gpu gpu = {0};
+	struct core_tenant t[2] = {tenant(30, 60, 0.0156),
+	                           tenant(30, 31, 0.0002)};
+	t[1].owner = 65534;
+	double ideal = (0.95 - 0.0002 * 31) / 0.0156;
+	t[0].fps_smooth = ideal;
+	t[1].limited = true;
+	for (int i = 0; i < 200; i++) /* 20 s */
+		core_policy_esa.assign(&p, &gpu, t, 2);
+	assert_float_equal(gpu.esa_ceiling, 0.0, 0.0);
+	assert_float_equal(t[0].ref_fps, ideal, 1e-9);
+	assert_float_equal(t[1].ref_fps, ideal, 1e-9);
+
+	/* the same rate at a GPU-bound cost (and one owner, so no share
+	 * bound plays): the ceiling follows it */
+	t[1].owner = 0;
+	t[1].k = 0.005; /* 0.155 of the GPU beside the other's 0.94 */
+	for (int i = 0; i < 200; i++)
+		core_policy_esa.assign(&p, &gpu, t, 2);
+	assert_float_equal(t[0].ref_fps, 31.0, 0.31); /* the ceiling's saw */
 }
 
 static void test_fsa_moves_share_to_the_game_below(void **state)
@@ -431,6 +473,7 @@ int main(void)
 	    cmocka_unit_test(test_esa_never_aims_under_the_sla),
 	    cmocka_unit_test(test_esa_ceiling_follows_the_limited_tenant),
 	    cmocka_unit_test(test_esa_stall_is_one_step),
+	    cmocka_unit_test(test_esa_cheap_slow_game_sets_no_rate),
 	    cmocka_unit_test(test_esa_leaves_out_unmeasured),
 	    cmocka_unit_test(test_esa_bounds_each_owners_share),
 	    cmocka_unit_test(test_fsa_moves_share_to_the_game_below),
