@@ -1,5 +1,5 @@
-/* The BE SDK's and the launch gates' cost per launch (issue 11: target
- * under 5 us).
+/* The BE SDK's and the launch gates' cost per launch (target: under
+ * 5 us, docs/benchmarks.md).
  *
  *   be_overhead sdk [N]  baton_be_next + baton_be_done under a fake batond
  *                        whose window is always open (budget 1, so no

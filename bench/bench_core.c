@@ -1,7 +1,7 @@
 /* Controller tick cost: one core_controller_tick over n tenants, per policy.
  * vGASA spent 124 us per frame on scheduling (Table 1); Baton's target is
- * under 20 us for 64 tenants. Then the harvesting stage's decision (issue
- * 11: the window, budgets, modes and stuck rule of core_harvest_tick, and
+ * under 20 us for 64 tenants. Then the harvesting stage's decision (the
+ * window, budgets, modes and stuck rule of core_harvest_tick, and
  * the slot, core_harvest_slot) over n games and 8 best-effort tenants.
  * With quality, the quality stage too (exact reassignments, epoch steps).
  * Prints the median of 21 batches. */
@@ -19,7 +19,7 @@
  * overloaded, so the capacity stage samples, mitigates and scales owner
  * budgets (one period end every 10 ticks). */
 static bool with_caps;
-/* With quality (issue 10): every tenant a game of three levels whose
+/* With quality: every tenant a game of three levels whose
  * estimates add up to about the budget at the middle level, so that the
  * stage joins everyone on the first tick and then steps and reassigns. */
 static bool with_quality;
@@ -51,9 +51,9 @@ static void fill_inputs(struct core_tenant *t, size_t n, unsigned round)
 	}
 }
 
-/* Space harvesting's decisions (issue 12's benchmark; COMBO reports
- * 0.06 ms for its prediction and 0.02 ms for the scheme choice, the
- * issue asks for <= 10 us): per frame, core_combo_decide and
+/* Space harvesting's decisions (COMBO reports 0.06 ms for
+ * its prediction and 0.02 ms for the scheme choice; Baton's target is
+ * <= 10 us): per frame, core_combo_decide and
  * core_combo_record on a trace that swings between stable and dynamic
  * stretches (W 8, Table 6's 82 SMs); per tick, core_space_tick. */
 static void bench_combo(void)

@@ -1,4 +1,4 @@
-/* Fleet simulator speed (issue 13, item 4; docs/fleet-results.md): the
+/* Fleet simulator speed (docs/fleet-results.md): the
  * fleet-day built-in (10,000 GPUs over 24 simulated hours), median of 3 runs:
  * the wall time of the arrivals alone, of each placement's day on them, and of
  * the whole scenario (arrivals and every placement, as `baton sim fleet-day`

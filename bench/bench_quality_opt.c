@@ -1,4 +1,4 @@
-/* The quality optimizer's cost per call (issue 10 item 5): the exact MCKP
+/* The quality optimizer's cost per call: the exact MCKP
  * (quality_exact) over 64 and 1024 sessions x 8 levels, dJay's greedy
  * full_assign and epoch step over 10k x 8. Target: exact 64 x 8 within
  * 100 us. Each instance is timed alone (the exact solver's time depends

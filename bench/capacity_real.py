@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""The capacity stage on real clients (issue 9, item 6): mitigation's
+"""The capacity stage on real clients: mitigation's
 reaction to a glmark2 scene that turns heavy, and admission one session at
 a time against equal shares and a static 2x oversubscription, under a real
 batond (SA, SLA 30) on llvmpipe. Runs tests/e2e/daemon/capacity_e2e.py's

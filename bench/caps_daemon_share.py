@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Caps set through batond on real clients (issue 9, item 6): 2-4 clients
+"""Caps set through batond on real clients: 2-4 clients
 (glxgears, glmark2's build scene, vkcube through the Vulkan layer) under
 `baton run`, unpaced (policy none) so that only the caps hold them, capped
 with `baton set --id N cap=C`; prints each client's measured share of the
@@ -64,7 +64,7 @@ def unpaced_batond(build, prefix):
         shutil.rmtree(d, ignore_errors=True)
 
 
-TOLERANCE = 0.02  # the issue's accuracy target, points of the device
+TOLERANCE = 0.02  # the caps' accuracy target, points of the device
 NOISY = 0.15
 
 

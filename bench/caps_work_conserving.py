@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Work-conserving caps through batond on real clients (issue 9, item 1):
+"""Work-conserving caps through batond on real clients:
 two glxgears under `baton run`, unpaced (policy none), both capped at the
 same cap with `baton set --id N cap=C`, one `work_conserving=yes`, the
 other `work_conserving=no`, on an otherwise idle machine. batond gives the
@@ -31,7 +31,7 @@ from caps_daemon_share import baton, unpaced_batond  # noqa: E402
 
 SECONDS = 10.0
 WARMUP = 3.0
-TOLERANCE = 0.02  # the issue's accuracy target, points of the device
+TOLERANCE = 0.02  # the caps' accuracy target, points of the device
 # Uncapped beside each other on two cores, two glxgears take about 0.3 of
 # the device each (docs/capacity.md); the strict one held at 0.1 leaves the
 # other most of the machine. 1.5x its share is far below what it takes and

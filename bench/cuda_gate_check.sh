@@ -5,7 +5,7 @@
 # with a batond (no games: continuous mode), three rounds in turn, then
 # reads batond's status while a gated run holds its registration. After
 # the rounds it prints, per kernel, the gated (under batond) and ungated
-# medians and their difference against issue 11's 5 us; the rows are
+# medians and their difference against the target of 5 us; the rows are
 # kept in OUT/rounds.txt. To compare two gates, run it once with each.
 #
 #   [ROUNDS=3] [PROBE_N=N] bench/cuda_gate_check.sh GATE_SO BATOND [OUT]
@@ -61,7 +61,7 @@ for round in $(seq 1 "${ROUNDS:-3}"); do
 		row batond env BATON_SOCKET="$sock" BATON_NAME=cgc-$m LD_PRELOAD="$gate" "$out/cgc" $m $n
 	done
 done
-# Issue 11's target: the gate's cost per launch under 5 us. Per kernel,
+# The target: the gate's cost per launch under 5 us. Per kernel,
 # the median over the rounds of the gated (batond) and ungated medians,
 # and their difference.
 echo "== the gate's cost per launch (median of the rounds' medians)"

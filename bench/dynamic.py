@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
-"""Baton against static frame caps on a workload that changes (issue 7,
-item 5). Real clients on Mesa llvmpipe/lavapipe under a private Xvfb
+"""Baton against static frame caps on a workload that changes. Real
+clients on Mesa llvmpipe/lavapipe under a private Xvfb
 arrive, change scenes and leave, once per limiter, back to back:
 
     bench/dynamic.py [--build DIR] [--limiters none,mh30,...] [--seconds N]

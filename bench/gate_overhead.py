@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""A launch gate's own cost per launch (issue 11: target < 5 us).
+"""A launch gate's own cost per launch (target: < 5 us).
 
 Runs `be_overhead cl N` (plain) and `be_overhead clfake N` (libbaton_cl.so
 preloaded, under be_overhead's in-process fake batond with its window

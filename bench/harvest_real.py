@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Time harvesting on real clients (issue 11, item 6): best-effort OpenCL
+"""Time harvesting on real clients: best-effort OpenCL
 work (examples/be-matmul on PoCL) next to two games (by default glmark2
 `build` and vkcube; --games picks others) on Mesa llvmpipe/lavapipe at
 640x360 under a private Xvfb, paced by
@@ -22,8 +22,8 @@ run through phases 1-3 back to back, then leave:
             its sub-launches in the games' slot run at idle priority;
   3g gate   (unless --no-gate) + the unmodified `be-matmul --naive` under
             `baton run --be` with BATON_CL_SPLIT=matmul (the OpenCL gate);
-  3s space  (with --space) space harvesting on the CPU's cores (issue
-            12, COMBO's split, docs/harvesting.md): batond runs with
+  3s space  (with --space) space harvesting on the CPU's cores
+            (COMBO's split, docs/harvesting.md): batond runs with
             `harvest.space_units` = the CPUs here, and `be-matmul`
             through the SDK as a CPU device: while the games' load holds
             still batond confines them to the first cores (Eq. 5's
@@ -65,8 +65,9 @@ Harvest ratio (stated in the output):
     harvest   = rate(3) / (rate(4 be-sdk) * idle)
 rate(4 be-sdk) is BE's dedicated rate through the same SDK and batond, so
 the ratio is the share of the idle time BE turned into work at its own
-speed. The issue's targets: with gated BE every game keeps its SLA (<= 1 %
-of seconds below, frame p99 within 10 % of phase 1) and harvest >= 85 %.
+speed. The targets (docs/benchmarks.md): with gated BE every game keeps
+its SLA (<= 1 % of seconds below, frame p99 within 10 % of phase 1) and
+harvest >= 85 %.
 
 Timing runs share the machine: run under `flock /tmp/baton-cpu.lock`.
 Writes OUT/harvest.log (per-second FPS and BE rows/s, batond's BE status)
@@ -540,9 +541,9 @@ class Bench:
         return self
 
     def shape(self):
-        """--check: item 6's shape, as it holds on any machine this runs
-        on (the targets themselves are the report's; a shared CI machine
-        cannot promise a p99 within 10 % or a harvest measured against
+        """--check: the shape of the targets, as it holds on any machine
+        this runs on (the targets themselves are the report's; a shared CI
+        machine cannot promise a p99 within 10 % or a harvest measured against
         its own idle CPU). Returns the failures, [] if none."""
         bad = []
         by = self.by

@@ -1,4 +1,4 @@
-"""batond under a hostile local user's load (issue 8), as figures rather than
+"""batond under a hostile local user's load, as figures rather than
 pass/fail: a root batond on a private socket (tests/e2e/hostile/hostile.py's
 bed), then
 
@@ -11,7 +11,7 @@ bed), then
          longest gap between two ticks as a registered tenant sees them
          (its control block's policy_epoch, read every 5 ms).
 
-With --rate R, instead (issue 9, item 7), one paced run:
+With --rate R, instead (churn with caps), one paced run:
 
   paced  root registers R tenants per second for T s (default 60), each
          with a cap in its hello (--cap, default 0.004; 0 for none) and

@@ -1,5 +1,5 @@
-/* GPU grid's probe loop on its own, for bench/probe_accuracy.py (issue
- * 11: the probe's cost and accuracy against shim telemetry).
+/* GPU grid's probe loop on its own, for bench/probe_accuracy.py (the
+ * probe's cost and accuracy against shim telemetry).
  *
  *   probe_accuracy [--seconds S] [--period-ms P] [--probes M] [--pct Q]
  *                  [--factor F] [--alpha-ns A]

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""GPU grid's probe against Baton's shim telemetry (issue 11: the probe's
+"""GPU grid's probe against Baton's shim telemetry (the probe's
 cost and accuracy). bench/probe_accuracy (the BE SDK's own calibration
 and probe, the core's core_harvest_observe) probes the first OpenCL
 device (PoCL: the same CPU cores llvmpipe and lavapipe render on) every

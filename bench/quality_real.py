@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""The quality lever on real clients (issue 10, item 7): profiles arena
+"""The quality lever on real clients: profiles arena
 (`baton profile`, the models of this run's machine), then runs
 tests/e2e/daemon/quality_e2e.py's experiment with every configuration
 (the lever, all-hi, all-me, all-lo: 1 to --max arena instances joining

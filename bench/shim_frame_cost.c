@@ -5,7 +5,7 @@
  * Prints plain lines:
  *   frame_cost_ns median=... p99=... (clock overhead ... subtracted)
  *   frame_cost_software_ns median=... p99=... (...)
- * and the budget gate's cost (issue 9: under 1 us more per frame), side by
+ * and the budget gate's cost (target: under 1 us more per frame), side by
  * side in one run: the same frames without a cap and with one, the cap
  * written into the shim's own control block (as batond writes it) and
  * removed again every block of frames, so that both see the same machine:

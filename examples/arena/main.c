@@ -1,4 +1,4 @@
-/* arena: Baton's reference game for quality work (issue 10). A seeded
+/* arena: Baton's reference game for quality work. A seeded
  * world, a camera path driven by the frame number, three quality presets
  * whose level comes from batond through the game SDK, and capture of
  * every frame (PPM) and of its cost (CSV). See README.md. */

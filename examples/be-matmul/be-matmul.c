@@ -25,7 +25,7 @@
  * the window it was given and whether it ran on a partition), for seeing
  * where the idle time went. --units U runs on a sub-device of U
  * compute units (clCreateSubDevices by counts): the partition space
- * harvesting gives best-effort work (issue 12; on PoCL, U cores). Exit
+ * harvesting gives best-effort work (on PoCL, U cores). Exit
  * status 0, 1 on an OpenCL or SDK
  * error, 3 when --check finds a wrong element, 77 with no OpenCL device (the
  * skip status of the tests). */

@@ -1,5 +1,5 @@
 /* Baton's game SDK: quality levels batond may choose between, and the
- * objects each frame draws (issue 10; dJay, Grizan et al. 2015;
+ * objects each frame draws (dJay, Grizan et al. 2015;
  * docs/sdk.md).
  *
  * A game declares its quality levels (cheapest first, best last) and the

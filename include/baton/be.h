@@ -1,5 +1,5 @@
 /* Baton's best-effort (BE) SDK: batch GPU work in the time the games leave
- * idle (issue 11; GPU grid, Ino et al. 2014; docs/sdk.md).
+ * idle (GPU grid, Ino et al. 2014; docs/sdk.md).
  *
  * A task of N independent blocks (thread blocks, rows, tiles: any unit
  * whose time is about linear in its count) is handed out as sub-launches

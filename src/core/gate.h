@@ -1,5 +1,5 @@
 /* The GPU-time budget gate: a tenant's cap enforced by holding its frames
- * back before Present (issue 9; gOver Sec. 3.2-3.4 in user space,
+ * back before Present (gOver Sec. 3.2-3.4 in user space,
  * as gOver Sec. 5 says a non-GVT-g GPU needs; docs/papers.md).
  *
  * A cap is a ceiling of GPU-seconds per second, 0 < cap <= 1 of one GPU.

@@ -1,5 +1,5 @@
-/* Where in the games' frame cycle a best-effort sub-launch may run (issue
- * 11; GPU grid's Eq. 1 says how long a sub-launch may be, not when).
+/* Where in the games' frame cycle a best-effort sub-launch may run (GPU
+ * grid's Eq. 1 says how long a sub-launch may be, not when).
  *
  * A paced game is idle at the end of each period: after its CPU phase and
  * its GPU work, while the pacer sleeps before Present. A sub-launch that

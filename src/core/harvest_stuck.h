@@ -1,4 +1,4 @@
-/* A hung best-effort kernel (issue 11, item 7; docs/harvesting.md "A hung
+/* A hung best-effort kernel (docs/harvesting.md "A hung
  * sub-launch"): a BE tenant whose sub-launch under way has been in flight
  * longer than max(stuck_factor x the window it was given, that window +
  * stuck_slack_s) is stuck. Its client stamps the release of each

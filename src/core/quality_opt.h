@@ -1,4 +1,4 @@
-/* The quality optimizer (issue 10, item 5; dJay §6, with the
+/* The quality optimizer (dJay §6, with the
  * corrections in docs/papers.md): pick one quality level per session to
  * maximise the summed benefit (Eq. 1) under one GPU budget (Eq. 2), one level
  * per session (Eq. 3): a multiple-choice knapsack.

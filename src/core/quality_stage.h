@@ -1,4 +1,4 @@
-/* The quality stage of the control tick (issue 10 item 5; dJay §6;
+/* The quality stage of the control tick (dJay §6;
  * docs/architecture.md, "One policy core, two worlds", stage 3): after
  * capacity and before pacing, choose each game's quality level so that the
  * games' costs at their SLAs fit the GPU's budget, then tell the stages after
@@ -115,7 +115,7 @@ struct core_gpu;
 
 size_t core_quality_workspace_size(size_t n);
 
-/* Admission with the quality lever (dJay §6.3, issue 10: a refused join is
+/* Admission with the quality lever (dJay §6.3; a refused join is
  * an admission failure): does a newcomer of cost_s GPU-s per frame at
  * sla_fps fit if every placed game went down to its cheapest level, and
  * how many such. From the last tick's floor; pure. */

@@ -1,4 +1,4 @@
-/* batond's GPUs (issue 13 item 1): one controller per GPU, each with the
+/* batond's GPUs: one controller per GPU, each with the
  * core tick's per-GPU state, and the rules that put a tenant on one.
  *
  * Where they come from (daemon_gpus_setup): the config's `gpus` list

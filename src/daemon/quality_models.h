@@ -1,4 +1,4 @@
-/* The quality lever in batond (issue 10, docs/quality.md): a declared
+/* The quality lever in batond (docs/quality.md): a declared
  * game's models from DIR/GAME_ID.json (written by `baton profile`), the
  * core's per-level estimates from them each tick (dJay §5: the models on
  * the epoch's mean potential object counts), and the core's choice back

@@ -1,4 +1,4 @@
-/* Space harvesting in the simulator (issue 12; COMBO, Chen et al., SoCC
+/* Space harvesting in the simulator (COMBO, Chen et al., SoCC
  * '23; docs/papers.md, "COMBO"): one game and one
  * best-effort (BE) application on a GPU of SM_total SMs, frame by frame,
  * under the policy batond runs (core/combo.h).

@@ -1,5 +1,5 @@
 /* Space harvesting with several best-effort applications and kernel
- * classes (issue 12 items 1 and 3; COMBO, Chen et al., SoCC '23;
+ * classes (COMBO, Chen et al., SoCC '23;
  * docs/papers.md). The Table 6 model (sim_combo.h) has one
  * BE application of identical CD kernels; this one has the setting of the
  * paper's Figs. 13-17: one game, one CD-only application (Parboil-like)

@@ -1,4 +1,4 @@
-/* COMBO's evaluation sweep (Figs. 13, 14, 16, 17; issue 12 item 3): 4
+/* COMBO's evaluation sweep (Figs. 13, 14, 16, 17): 4
  * games x 8 Parboil applications x 4 DNN training jobs = 128 groups, each
  * game with a stable and a dynamic trace, each group run under
  *   - temporal: PilotFish, the baseline of Fig. 13;

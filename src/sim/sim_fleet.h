@@ -1,4 +1,4 @@
-/* The fleet simulator (issue 13, item 4; docs/fleet-results.md): many GPUs over
+/* The fleet simulator (docs/fleet-results.md): many GPUs over
  * a day, game sessions arriving and leaving, placed by a fleet allocator. It
  * steps from session event to session event, never frame by frame: each
  * GPU is the sum of its sessions' demands, a session's demand being its

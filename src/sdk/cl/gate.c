@@ -1,4 +1,4 @@
-/* The OpenCL launch gate (issue 11, item 4): libbaton_cl.so, preloaded by
+/* The OpenCL launch gate: libbaton_cl.so, preloaded by
  * `baton run --be` into a program that knows nothing of Baton. Every
  * clEnqueueNDRangeKernel waits for the window batond opens (or, with no
  * batond, GPU grid's probe loop), runs synchronously (clFinish), is timed

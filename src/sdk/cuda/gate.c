@@ -1,4 +1,4 @@
-/* The CUDA launch gate (issue 11, item 4): libbaton_cuda.so, preloaded by
+/* The CUDA launch gate: libbaton_cuda.so, preloaded by
  * `baton run --be` into a program that knows nothing of Baton, as the
  * OpenCL gate (../cl/gate.c) is. Every cuLaunchKernel and
  * cuLaunchKernelEx (and their per-thread-stream _ptsz forms) waits for the

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""The capacity stage on real clients (issue 9, item 6; docs/capacity.md,
+"""The capacity stage on real clients (docs/capacity.md,
 "On real clients"): glmark2 and glxgears on llvmpipe under a private Xvfb,
 paced by a real `batond --policy sa --sla 30` with caps from its config.
 On llvmpipe a client's GPU time is its CPU time over the cores, so a cap
@@ -79,7 +79,7 @@ POLL_S = 0.2
 NOISY_CORES = 0.3
 
 # mitigation
-DETECT_S = 4.0        # the issue: detected within 3-4 s
+DETECT_S = 4.0        # target: detected within 3-4 s
 RECOVER_RATIO = 1.15  # heavy FPS at the end over its FPS at detection
 LIGHT_SCENE = "shading:shading=phong"
 # Candidates for the two glmark2 scenes, light to heavy on llvmpipe
@@ -97,7 +97,7 @@ ADMIT_SCENE = "jellyfish"
 HOLD_S = 32.0
 ADMIT_MAX = 8         # never start more than this many
 ADMIT_WAIT_S = 15.0   # give up asking after this long without a yes
-BELOW_PCT = 0.01      # the issue: at most 1 % of seconds below the SLA
+BELOW_PCT = 0.01      # target: at most 1 % of seconds below the SLA
 # U_l for admission on llvmpipe. The default, 0.7, was chosen on the
 # simulator's GPU; here a period's load moves by +-0.1 from one second to
 # the next, and runs that settled at 0.76-0.85 had 3-5 seconds under the

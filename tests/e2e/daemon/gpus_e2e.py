@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Several GPUs per node end to end (issue 13 item 1): one batond with two
+"""Several GPUs per node end to end: one batond with two
 logical GPUs on llvmpipe, each a core set (`gpus` in its config: "left"
 on the first CPU, "right" on the rest), and real games on both.
 

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""The quality lever on real clients (issue 10, item 7; docs/quality.md,
+"""The quality lever on real clients (docs/quality.md,
 "On real clients"): instances of examples/arena join one by one under a
 real `batond --policy sa`, on llvmpipe under a private Xvfb, each from a
 different point of its path (town, panorama, dungeon), each at the same

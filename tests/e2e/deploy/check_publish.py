@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
-"""batond publishing admission to Agones and Kubernetes (issue 13, items 2
-and 3; docs/deploy.md), against the loopback fakes of fakes.py (Agones'
+"""batond publishing admission to Agones and Kubernetes
+(docs/deploy.md), against the loopback fakes of fakes.py (Agones'
 routes and bodies from its v1.56.0 SDK OpenAPI files; a TLS API server
 with a self-signed certificate made by openssl).
 

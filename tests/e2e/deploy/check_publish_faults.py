@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """batond with an Agones sidecar and a Kubernetes API server that are
-absent, then answer 500s, then garbage, then too slowly, then well (issue
-13, item 6; docs/deploy.md, "When the peers fail"). No game: the faults
+absent, then answer 500s, then garbage, then too slowly, then well
+(docs/deploy.md, "When the peers fail"). No game: the faults
 are the peers'.
 
 Both fakes (fakes.py) start only after ABSENT_S (connection refused

@@ -21,7 +21,7 @@ Modes:
             (through the Vulkan layer, lavapipe): over 10 s the client's
             share of the device, measured by the kernel (its CPU time
             over the cores it may use: llvmpipe's "GPU"), is C within 2
-            points (issue 9). Each client's uncapped share is measured
+            points. Each client's uncapped share is measured
             first in the same run; a cap it would not reach anyway says
             nothing and is skipped (CAP_HEADROOM). Then glxgears under a
             fake batond that writes cap 0.25 into the control block, and
@@ -144,7 +144,7 @@ CAPS = "0.25,0.4"  # --caps
 # not take more anyway (others' load in the window varies by several
 # points here).
 CAP_HEADROOM = 0.10
-# The issue's accuracy target, in points of the device.
+# The caps' accuracy target, in points of the device.
 CAP_TOLERANCE = 0.02
 CAP_SECONDS = 10.0
 # Two glxgears at once, 10:90: 0.3 in all, which two of them take

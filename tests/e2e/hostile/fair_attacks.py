@@ -1,5 +1,5 @@
-"""Hostile tenants against ESA and the request checks (issue 8, findings 5
-and 7): a root glxgears game under `baton run` shares a root batond (ESA)
+"""Hostile tenants against ESA and the request checks: a root
+glxgears game under `baton run` shares a root batond (ESA)
 with tenants of uid 65534 registered by a fake shim (a Python process that
 speaks the shim's side of src/ipc/proto.h and shm.h: a sealed memfd passed
 with the hello, frame records pushed into its ring).

@@ -1,19 +1,19 @@
-"""Issue 8, findings 1 to 3: uid 65534 against a root batond's event loop.
+"""uid 65534 against a root batond's event loop.
 
   linger   a TCP socket with SO_LINGER {1, 20} and a full send buffer,
            passed through SCM_RIGHTS with one byte and no hello, the
-           attacker's copy closed at once (finding 1). Before: the loop
+           attacker's copy closed at once. Before: the loop
            blocked in close() for the linger's 20 s.
   unread   1000 connections that send a hello, then 32 kB of status
            requests whenever the socket takes more, and never read the
-           "denied" replies (finding 2); closed ones are reopened. Before: 1 MiB of replies queued per
+           "denied" replies; closed ones are reopened. Before: 1 MiB of replies queued per
            connection, RSS past a gigabyte, 100 % CPU.
-  idle     1024 connections that never say hello (finding 3). Before: the
+  idle     1024 connections that never say hello. Before: the
            connection cap reached, root's admin and new games refused, no
            deadline. Now: the per-uid cap refuses the extra with a reason
            and the deadline closes the rest.
-  emfile   batond started under RLIMIT_NOFILE 64 and 300 idle connections
-           (finding 3). Before: accept() failed with EMFILE on every
+  emfile   batond started under RLIMIT_NOFILE 64 and 300 idle connections.
+           Before: accept() failed with EMFILE on every
            wake-up, 100 % CPU and a log line each time. Now: the caps
            follow the limit and refusals are logged once a second.
 

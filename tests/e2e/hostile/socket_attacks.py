@@ -1,5 +1,5 @@
-"""Hostile local users against batond's sockets (issue 8, findings 4, 6
-and 7's metrics items), each attack by uid 65534 against a root batond:
+"""Hostile local users against batond's sockets and its
+metrics, each attack by uid 65534 against a root batond:
 
   dir-refused   a socket directory uid 65534 created (in a private 1777
                 directory, as /tmp) while it swaps a symlink to a root
@@ -163,7 +163,7 @@ def case_dir_refused(args, tmp):
     with open(victim, "w") as f:
         f.write("root's\n")
     os.chmod(victim, 0o600)
-    # The race of the finding: nobody makes the directory, then keeps
+    # The race: nobody makes the directory, then keeps
     # renaming a symlink to root's file over the socket's path, so that a
     # chmod(path) after bind() would land on the victim.
     swapper = nobody_python(r'''

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""The BE SDK and the OpenCL gate against a real batond (issue 11): no
+"""The BE SDK and the OpenCL gate against a real batond: no
 display, PoCL for the device. Standard library only.
 
   be_e2e.py --baton B --batond D --matmul M

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
-"""Space harvesting's mechanism end to end (issue 12 item 4;
-docs/harvesting.md, "Space harvesting in batond"): a real game
+"""Space harvesting's mechanism end to end
+(docs/harvesting.md, "Space harvesting in batond"): a real game
 (glxgears on llvmpipe, under `baton run`) and be-matmul through the BE
 SDK on PoCL, under a batond that divides the CPUs (harvest.space_units =
 the CPUs here). Standard library only.

@@ -1,5 +1,5 @@
-/* The stuck rule for a hung best-effort kernel (src/core/harvest_stuck.c;
- * issue 11, item 7): the threshold max(stuck_factor x window, window +
+/* The stuck rule for a hung best-effort kernel (src/core/harvest_stuck.c):
+ * the threshold max(stuck_factor x window, window +
  * stuck_slack_s), out-of-bounds inputs ignored, and in core_harvest_tick
  * the stuck tenant's budget and window at 0 and every other BE window
  * closed until it clears. */

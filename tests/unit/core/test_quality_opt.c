@@ -1,4 +1,4 @@
-/* The quality optimizer (issue 10 item 5; dJay §6): Table 1's vectors,
+/* The quality optimizer (dJay §6): Table 1's vectors,
  * the exact solver against brute force and the greedy, infeasibility and
  * single-choice items. */
 #include <setjmp.h>

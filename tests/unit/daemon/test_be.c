@@ -1,5 +1,5 @@
-/* Best-effort tenants through the real batond (issue 11, items 1 and 2;
- * docs/harvesting.md "In batond"): registration and its errors, the
+/* Best-effort tenants through the real batond
+ * (docs/harvesting.md "In batond"): registration and its errors, the
  * per-uid cap shared with games, status and /metrics, set weight and cap,
  * a tenant that dies in the middle of a sub-launch, and a user who is not
  * admin (a child that becomes uid 65534; skipped when not root). */
@@ -396,7 +396,7 @@ static int log_lines(const struct batond_proc *p, const char *needle)
 	return n;
 }
 
-/* A hung kernel (issue 11, item 7): a BE tenant whose ring header says its
+/* A hung kernel: a BE tenant whose ring header says its
  * sub-launch was released long ago on a 5 ms window is STUCK in status
  * and on /metrics, gets no budget and no window, and the other BE
  * tenant's window closes while its budget stands; the stamp cleared and

@@ -1,4 +1,4 @@
-/* Caps and admission through the real batond (issue 9): published caps
+/* Caps and admission through the real batond: published caps
  * from an app entry, the hello (lowers, never raises) and `set cap`;
  * their errors; status and /metrics; the capacity request, which any
  * user may send; and a user who is not admin, who may cap its own tenant

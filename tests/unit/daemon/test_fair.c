@@ -1,4 +1,4 @@
-/* batond against its users (issue 8, findings 5 and 7): the per-uid tenant
+/* batond against its users: the per-uid tenant
  * cap, admin by a supplementary group, set by id and uid with a name of
  * several users refused, and no raw client byte in the log. The real batond
  * on a temporary socket; the tests that need another user fork a child that

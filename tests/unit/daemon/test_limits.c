@@ -1,5 +1,5 @@
-/* batond against peers that try to hold its loop or its memory (issue 8,
- * findings 1 to 3): descriptors whose release blocks, peers that never
+/* batond against peers that try to hold its loop or its memory:
+ * descriptors whose release blocks, peers that never
  * read their replies, connections that never say hello, one user's many
  * connections. Each test measures that the daemon still answers a status
  * request promptly, or still ticks for a rendering tenant. */
@@ -140,7 +140,7 @@ static int lingering_socket(int *server)
 	return c;
 }
 
-/* Finding 1: a lingering socket passed to batond, before any hello, in
+/* A lingering socket passed to batond, before any hello, in
  * three ways, its own copy closed at once: the loop must not be the one
  * that drops it. Before: no tick and no status for the linger's 30 s. */
 static void test_lingering_descriptor(void **state)
@@ -181,7 +181,7 @@ static void test_lingering_descriptor(void **state)
 	batond_cleanup(&p);
 }
 
-/* Finding 1: more descriptors than one, or any with a client hello, end
+/* Descriptors: more than one, or any with a client hello, end
  * the connection; one message of SCM_MAX_FD descriptors neither truncates
  * nor disturbs the daemon. */
 static void test_descriptor_rules(void **state)
@@ -233,7 +233,7 @@ static void test_descriptor_rules(void **state)
 	batond_cleanup(&p);
 }
 
-/* Finding 3: a connection that does not complete its hello in time is
+/* The hello deadline: a connection that does not complete its hello in time is
  * told why and closed. */
 static void test_hello_deadline(void **state)
 {
@@ -280,7 +280,7 @@ static long rss_kb(pid_t pid)
 	return kb;
 }
 
-/* Finding 2: admin connections that ask for status over and over and
+/* Unread replies: admin connections that ask for status over and over and
  * never read, with replies of tens of kB (200 tenants): each holds at most
  * one reply in batond (reading stops while it waits), so batond's memory
  * stays put and another admin is answered promptly. Before: each grew its
@@ -397,7 +397,7 @@ static int crowd(const char *sock, int n, int ready_pipe)
 	return 0;
 }
 
-/* Finding 3: one user's connections stop at max_conns_per_uid, with an
+/* The per-uid cap: one user's connections stop at max_conns_per_uid, with an
  * error that says so, while root and a new tenant are still served. */
 static void test_per_uid_cap(void **state)
 {
@@ -511,7 +511,7 @@ static int log_lines(const struct batond_proc *p, const char *what)
 	return n;
 }
 
-/* Finding 3: accept() out of descriptors (the limit lowered under a
+/* EMFILE: accept() out of descriptors (the limit lowered under a
  * running batond, so that its caps no longer protect it) rests the
  * listener and logs once a second, instead of spinning on a listener
  * that stays readable. Before: a core at 100 % and a line per try. */

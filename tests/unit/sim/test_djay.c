@@ -1,5 +1,5 @@
-/* dJay's results through the simulator (issue 10 item 6;
- * docs/papers.md; docs/djay-results.md): the djay-* built-ins run the core's
+/* dJay's results through the simulator (docs/papers.md;
+ * docs/djay-results.md): the djay-* built-ins run the core's
  * quality stage through core_controller_tick as batond does. Shapes and
  * exact decisions only, from the runs themselves, never wall-clock time:
  *  - djay-table1: the joins end at ME/HI (benefit 1.76), the doubled
