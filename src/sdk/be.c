@@ -124,7 +124,8 @@ int baton_be_open(const char *name, const struct baton_be_options *o,
 	}
 	be->hp = core_harvest_params_default();
 	/* The probe loop: GPU grid's constants, Sleep(1/F) after a
-	 * periodical sub-launch (notes Sec. 2, item 6). */
+	 * periodical sub-launch (GPU grid, Algorithm 1, defect 6 in
+	 * docs/papers.md). */
 	be->hp_nd = core_harvest_params_default();
 	be->hp_nd.periodical_s = o->periodical_ms * 1e-3;
 	be->hp_nd.continuous_s = o->continuous_ms * 1e-3;
