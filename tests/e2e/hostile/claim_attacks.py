@@ -21,9 +21,7 @@ attacker:
 
 Exit 0 pass, 1 fail, 77 skipped (not root, no setpriv, no X, no
 be-matmul or OpenCL device for `window`)."""
-import argparse
 import os
-import shutil
 import subprocess
 import sys
 import time
@@ -33,7 +31,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 from fair_attacks import FakeShim  # noqa: E402
 from hostile import (NOBODY, SKIP, Bed, Fail, Xvfb,  # noqa: E402
-                     check, game, skip_unless_root)
+                     check, game, game_test_args)
 
 SLA = 30.0
 SLA_REF = SLA * 1.01  # core_sla_ref with the default sla_margin
@@ -235,17 +233,9 @@ def case_esa(args, failures):
 
 
 def main():
-    p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    p.add_argument("--baton", required=True)
-    p.add_argument("--batond", required=True)
-    p.add_argument("--xvfb", default="Xvfb")
-    p.add_argument("--glxgears", default="glxgears")
-    args = p.parse_args()
-    skip_unless_root()
-    for prog in (args.xvfb, args.glxgears):
-        if not shutil.which(prog):
-            print("SKIP: %s not found (packages xvfb, mesa-utils)" % prog)
-            return SKIP
+    args = game_test_args(__doc__)
+    if args is None:
+        return SKIP
     t0 = time.monotonic()
     failures = []
     try:

@@ -17,10 +17,8 @@ stay near the game's alone. Status shows what the liars claimed
 (claimed_share) and what counted (gpu_share).
 
 Exit 0 pass, 1 fail, 77 skipped (not root, no setpriv, no X)."""
-import argparse
 import json
 import os
-import shutil
 import subprocess
 import sys
 import time
@@ -29,7 +27,7 @@ sys.dont_write_bytecode = True
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 from hostile import SKIP, Bed, Fail, Xvfb, check, game  # noqa: E402
-from hostile import NOBODY, skip_unless_root  # noqa: E402
+from hostile import NOBODY, game_test_args  # noqa: E402
 from fair_attacks import FakeShim  # noqa: E402
 
 SLA = 30.0
@@ -131,17 +129,9 @@ def run(bed, x, glxgears, failures):
 
 
 def main():
-    p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    p.add_argument("--baton", required=True)
-    p.add_argument("--batond", required=True)
-    p.add_argument("--xvfb", default="Xvfb")
-    p.add_argument("--glxgears", default="glxgears")
-    args = p.parse_args()
-    skip_unless_root()
-    for prog in (args.xvfb, args.glxgears):
-        if not shutil.which(prog):
-            print("SKIP: %s not found (packages xvfb, mesa-utils)" % prog)
-            return SKIP
+    args = game_test_args(__doc__)
+    if args is None:
+        return SKIP
     t0 = time.monotonic()
     failures = []
     try:

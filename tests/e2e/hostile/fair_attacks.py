@@ -28,10 +28,8 @@ Cases, every number compared with what the same run measured:
   log      raw control bytes from a client never reach batond's log
 
 Exit 0 pass, 1 fail, 77 skipped (not root, no setpriv, no X)."""
-import argparse
 import json
 import os
-import shutil
 import subprocess
 import sys
 import time
@@ -40,7 +38,7 @@ sys.dont_write_bytecode = True
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 from hostile import (NOBODY, SKIP, Bed, Fail, Xvfb,  # noqa: E402
-                     as_nobody, check, game, skip_unless_root)
+                     as_nobody, check, game, game_test_args)
 
 SLA = 30.0
 SLA_REF = SLA * 1.01  # core_sla_ref with the default sla_margin
@@ -361,17 +359,9 @@ print(s.recv(4096))
 
 
 def main():
-    p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    p.add_argument("--baton", required=True)
-    p.add_argument("--batond", required=True)
-    p.add_argument("--xvfb", default="Xvfb")
-    p.add_argument("--glxgears", default="glxgears")
-    args = p.parse_args()
-    skip_unless_root()
-    for prog in (args.xvfb, args.glxgears):
-        if not shutil.which(prog):
-            print("SKIP: %s not found (packages xvfb, mesa-utils)" % prog)
-            return SKIP
+    args = game_test_args(__doc__)
+    if args is None:
+        return SKIP
     t0 = time.monotonic()
     failures = []
     cfg = os.path.join("/tmp", "baton-fair-%d.cfg" % os.getpid())

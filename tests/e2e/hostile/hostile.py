@@ -8,6 +8,7 @@ from the daemon end-to-end tests (tests/e2e/daemon/batonbed.py).
 
 Tests built on it exit 0 pass, 1 fail, 77 skipped (not root, or setpriv
 missing)."""
+import argparse
 import os
 import re
 import shutil
@@ -36,6 +37,25 @@ def skip_unless_root():
     if not shutil.which("setpriv"):
         print("SKIP: setpriv (util-linux) not found")
         sys.exit(SKIP)
+
+
+def game_test_args(doc):
+    """The command line of a test that runs a well-behaved game beside
+    its attack (--baton, --batond, --xvfb, --glxgears), or None, said, when
+    the test cannot run here (not root, setpriv, Xvfb or glxgears
+    missing): the caller returns SKIP."""
+    p = argparse.ArgumentParser(description=doc.split("\n")[0])
+    p.add_argument("--baton", required=True)
+    p.add_argument("--batond", required=True)
+    p.add_argument("--xvfb", default="Xvfb")
+    p.add_argument("--glxgears", default="glxgears")
+    args = p.parse_args()
+    skip_unless_root()
+    for prog in (args.xvfb, args.glxgears):
+        if not shutil.which(prog):
+            print("SKIP: %s not found (packages xvfb, mesa-utils)" % prog)
+            return None
+    return args
 
 
 def as_nobody(argv):
