@@ -69,7 +69,7 @@ static int bench_sdk(int n, int64_t *t)
 	baton_be_options_init(&o);
 	o.socket_path = b.sock;
 	baton_be *be;
-	if (baton_be_open("overhead", &o, &be) != BATON_BE_OK ||
+	if (baton_be_open("overhead", &o, &be) != BATON_OK ||
 	    !fake_batond_wait(&b, 1))
 		return 1;
 	fake_batond_control(&b, 1000000000LL, 1000000000u, true);
@@ -81,7 +81,7 @@ static int bench_sdk(int n, int64_t *t)
 		baton_be_done(be, off, 1, 1000);
 		t[i] = bo_now_ns() - t0;
 	}
-	struct baton_be_info info;
+	struct baton_be_info info = {.size = sizeof info};
 	baton_be_info(be, &info);
 	if (!info.connected)
 		fprintf(stderr, "be_overhead: not registered\n");

@@ -324,7 +324,7 @@ static bool pace_stop(struct pace *p, double rows)
 static void trace_launch(FILE *f, baton_be *be, uint64_t *parts, double start,
                          int64_t rows, int64_t ns)
 {
-	struct baton_be_info i = {0};
+	struct baton_be_info i = {.size = sizeof i};
 	baton_be_info(be, &i);
 	fprintf(f, "%.6f,%.6f,%lld,%.3f,%.3f,%d\n", start, now_s(),
 	        (long long)rows, (double)ns * 1e-6, (double)i.window_ns * 1e-6,
@@ -441,9 +441,9 @@ int main(int argc, char **argv)
 		o.probe_user = &c;
 		o.cpu_device = c.cpu && !no_space;
 		int r = baton_be_open(name, &o, &be);
-		if (r != BATON_BE_OK) {
+		if (r != BATON_OK) {
 			fprintf(stderr, "be-matmul: baton_be_open: %s\n",
-			        baton_be_strerror(r));
+			        baton_strerror(r));
 			return 1;
 		}
 	}
@@ -477,7 +477,7 @@ int main(int argc, char **argv)
 			dev_s += ns > 0 ? (double)ns * 1e-9 : 0.0;
 			launches++;
 			rows += (double)cnt;
-			if (baton_be_done(be, off, cnt, ns) != BATON_BE_OK)
+			if (baton_be_done(be, off, cnt, ns) != BATON_OK)
 				return 1;
 			if (trace)
 				trace_launch(trace, be, &trace_parts, start,
@@ -488,12 +488,12 @@ int main(int argc, char **argv)
 			break;
 		if (r < 0) {
 			fprintf(stderr, "be-matmul: baton_be_next: %s\n",
-			        baton_be_strerror(r));
+			        baton_strerror(r));
 			return 1;
 		}
 	}
 	double el = now_s() - t0;
-	struct baton_be_info info = {0};
+	struct baton_be_info info = {.size = sizeof info};
 	if (be)
 		baton_be_info(be, &info);
 	if (!quiet)

@@ -33,30 +33,24 @@
  * render thread) at a time.
  *
  * Every call checks its arguments; a malformed call returns a negative
- * BATON_E* code, changes nothing, and logs one line on stderr
+ * BATON_E* code (common.h), changes nothing, and logs one line on stderr
  * (rate-limited). */
 #pragma once
 
 #include <stdint.h>
 
+#include "baton/common.h" /* BATON_API, BATON_E*, baton_strerror */
+
 #ifdef __cplusplus
 extern "C" {
 #endif
-
-#if defined(__GNUC__)
-#define BATON_API __attribute__((visibility("default")))
-#else
-#define BATON_API
-#endif
-
-#define BATON_OK     0
-#define BATON_EINVAL (-1) /* a NULL pointer, a count or index out of range */
-#define BATON_ESTATE (-2) /* out of order: objects before levels, etc. */
 
 #define BATON_QUALITY_MAX_LEVELS 8u
 #define BATON_QUALITY_MAX_TYPES  256u
 #define BATON_QUALITY_NAME_MAX   31u /* bytes of a level name or game id */
 
+/* One of an array: it does not grow (common.h); a new field would come
+ * with a new declaring call. */
 struct baton_object_type {
 	uint32_t id;       /* the game's own id, unique among the declared */
 	uint32_t vertices; /* vertex count of one object of this type at the

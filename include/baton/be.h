@@ -11,7 +11,7 @@
  *     struct baton_be_options o;
  *     baton_be_options_init(&o);
  *     baton_be *be;
- *     if (baton_be_open("matmul", &o, &be) != BATON_BE_OK) ...
+ *     if (baton_be_open("matmul", &o, &be) != BATON_OK) ...
  *     baton_be_task_begin(be, KERNEL_ID, n_rows);
  *     int64_t off, cnt;
  *     while (baton_be_next(be, &off, &cnt) > 0) {
@@ -37,29 +37,28 @@
  * is it fork-safe: a child process opens its own (the parent's shares
  * its connection and its shared memory).
  * Every call checks its arguments; a malformed call returns a negative
- * BATON_BE_E* code and logs one line on stderr (rate-limited). */
+ * BATON_E* code (common.h) and logs one line on stderr (rate-limited). */
 #pragma once
 
+#include <stddef.h>
 #include <stdint.h>
+
+#include "baton/common.h" /* BATON_API, BATON_E*, baton_strerror */
 
 #ifdef __cplusplus
 extern "C" {
 #endif
 
-#if defined(__GNUC__)
-#define BATON_BE_API __attribute__((visibility("default")))
-#else
-#define BATON_BE_API
-#endif
-
-/* Return codes. */
-#define BATON_BE_OK     0
-#define BATON_BE_EINVAL (-1) /* a NULL handle, a bad count or offset */
-/* out of order: no task begun, or the last sub-launch not reported */
-#define BATON_BE_ESTATE    (-2)
-#define BATON_BE_ENOMEM    (-3)
-#define BATON_BE_ESYS      (-4) /* the shared memory could not be made */
-#define BATON_BE_ETIMEDOUT (-5) /* max_wait_ms passed with no window */
+/* Deprecated: the names of the BE SDK's own export macro and return
+ * codes before both SDKs shared common.h's. Same values; kept so that
+ * programs written against them build. */
+#define BATON_BE_API       BATON_API
+#define BATON_BE_OK        BATON_OK
+#define BATON_BE_EINVAL    BATON_EINVAL
+#define BATON_BE_ESTATE    BATON_ESTATE
+#define BATON_BE_ENOMEM    BATON_ENOMEM
+#define BATON_BE_ESYS      BATON_ESYS
+#define BATON_BE_ETIMEDOUT BATON_ETIMEDOUT
 
 typedef struct baton_be baton_be;
 
@@ -67,7 +66,10 @@ typedef struct baton_be baton_be;
  * it (GPU grid's probe). Returns 0, or nonzero on failure. */
 typedef int (*baton_be_probe_fn)(void *user);
 
+/* Grows by the rule in common.h: fill it with baton_be_options_init. */
 struct baton_be_options {
+	size_t size;             /* sizeof(struct baton_be_options), set by
+	                            baton_be_options_init */
 	double weight;           /* share among BE tenants, (0, 1000];
 	                            default 1 */
 	double cap;              /* published GPU cap, (0, 1]; 0 = none */
@@ -104,38 +106,41 @@ struct baton_be_options {
 	                         SCHED_IDLE too, for good */
 };
 
-/* Fills *o with the defaults above. */
-BATON_BE_API void baton_be_options_init(struct baton_be_options *o);
+/* Fills *o with the defaults above, and its size. */
+BATON_API void baton_be_options_init(struct baton_be_options *o);
 
 /* Opens a client named name (1 to 63 bytes, registered with batond) with
  * options o (NULL: the defaults). Calibrates alpha with the probe, if one
  * is given and alpha_ns is 0: the device should be idle then. Tries
  * batond once; later calls retry it. */
-BATON_BE_API int baton_be_open(const char *name,
-                               const struct baton_be_options *o,
-                               baton_be **out);
+BATON_API int baton_be_open(const char *name, const struct baton_be_options *o,
+                            baton_be **out);
 
 /* Starts a task of n_blocks (> 0) blocks of kernel kernel_id (any number
  * the caller picks; each id has its own fit of t(n)). A task still under
  * way is abandoned. */
-BATON_BE_API int baton_be_task_begin(baton_be *be, uint32_t kernel_id,
-                                     int64_t n_blocks);
+BATON_API int baton_be_task_begin(baton_be *be, uint32_t kernel_id,
+                                  int64_t n_blocks);
 
 /* Waits (sleeping, never spinning) until a sub-launch may start, then
  * gives its first block and block count. Returns 1 with a sub-launch, 0
  * when the task is done, or a negative code. The caller must launch it,
  * wait for it, and call baton_be_done before the next call. */
-BATON_BE_API int baton_be_next(baton_be *be, int64_t *offset, int64_t *count);
+BATON_API int baton_be_next(baton_be *be, int64_t *offset, int64_t *count);
 
 /* The sub-launch baton_be_next gave finished: offset as given, count <= as
  * given (fewer when the caller did fewer), device_ns its measured device
  * time (< 0: not measured, the wall time since its release is used).
  * Feeds the fit, reports it to batond, sets the rest before the next. */
-BATON_BE_API int baton_be_done(baton_be *be, int64_t offset, int64_t count,
-                               int64_t device_ns);
+BATON_API int baton_be_done(baton_be *be, int64_t offset, int64_t count,
+                            int64_t device_ns);
 
-/* What the client is doing, for logs and tests. */
+/* What the client is doing, for logs and tests. Grows by the rule in
+ * common.h: set size before the call,
+ *     struct baton_be_info info = {.size = sizeof info};
+ */
 struct baton_be_info {
+	size_t size;       /* the caller's sizeof(struct baton_be_info) */
 	int connected;     /* registered with batond now */
 	int continuous;    /* in continuous mode */
 	int64_t alpha_ns;  /* the probe threshold (0: none) */
@@ -149,13 +154,14 @@ struct baton_be_info {
 	uint64_t idle_launches;      /* of launches, those run in the
 	                                idle lane (cpu_device) */
 };
-BATON_BE_API int baton_be_info(const baton_be *be, struct baton_be_info *out);
+BATON_API int baton_be_info(const baton_be *be, struct baton_be_info *out);
 
 /* Closes the connection and frees the handle (NULL is fine). */
-BATON_BE_API void baton_be_close(baton_be *be);
+BATON_API void baton_be_close(baton_be *be);
 
-/* A short English text for a return code. */
-BATON_BE_API const char *baton_be_strerror(int code);
+/* Deprecated: baton_strerror (common.h), which it calls. */
+BATON_API BATON_DEPRECATED("use baton_strerror") const
+    char *baton_be_strerror(int code);
 
 #ifdef __cplusplus
 }

@@ -16,6 +16,12 @@
 #include "ipc/socket_path.h"
 #include "core/harvest_slot.h"
 #include "sdk/be_internal.h"
+#include "sdk/sized.h"
+
+/* The options as first released with a size field, through cpu_device: a
+ * caller's struct is at least this long (the rule in common.h). */
+#define OPTIONS_FIRST_SIZE                                                     \
+	(offsetof(struct baton_be_options, cpu_device) + sizeof(int))
 
 void baton_be_options_init(struct baton_be_options *o)
 {
@@ -24,6 +30,7 @@ void baton_be_options_init(struct baton_be_options *o)
 		return;
 	}
 	*o = (struct baton_be_options){
+	    .size = sizeof(*o),
 	    .weight = 1.0,
 	    .calib_probes = 32,
 	    .calib_pct = 95.0,
@@ -32,26 +39,6 @@ void baton_be_options_init(struct baton_be_options *o)
 	    .periodical_ms = 8.5,  /* GPU grid's N1 subtask, Sec. 4 */
 	    .continuous_ms = 17.0, /* and N2 */
 	};
-}
-
-const char *baton_be_strerror(int code)
-{
-	switch (code) {
-	case BATON_BE_OK:
-		return "ok";
-	case BATON_BE_EINVAL:
-		return "invalid argument";
-	case BATON_BE_ESTATE:
-		return "call out of order";
-	case BATON_BE_ENOMEM:
-		return "out of memory";
-	case BATON_BE_ESYS:
-		return "system error";
-	case BATON_BE_ETIMEDOUT:
-		return "no window within max_wait_ms";
-	default:
-		return "unknown error";
-	}
 }
 
 static bool in_range(double x, double lo, double hi)
@@ -93,18 +80,25 @@ int baton_be_open(const char *name, const struct baton_be_options *o,
 		       !out    ? "NULL handle pointer"
 		       : !name ? "NULL name"
 		               : "name must be 1 to 63 bytes");
-		return BATON_BE_EINVAL;
+		return BATON_EINVAL;
 	}
 	*out = NULL;
-	struct baton_be_options def;
-	baton_be_options_init(&def);
-	if (!o)
-		o = &def;
+	struct baton_be_options opt;
+	baton_be_options_init(&opt);
+	if (o && !sdk_sized_in(&opt, sizeof(opt), o, OPTIONS_FIRST_SIZE)) {
+		be_log(BE_LOG_CALL,
+		       "baton_be_open: options of size %zu: "
+		       "not from baton_be_options_init, or asking "
+		       "for what this library lacks",
+		       o->size);
+		return BATON_EINVAL;
+	}
+	o = &opt;
 	if (!options_valid(o))
-		return BATON_BE_EINVAL;
+		return BATON_EINVAL;
 	struct baton_be *be = calloc(1, sizeof(*be));
 	if (!be)
-		return BATON_BE_ENOMEM;
+		return BATON_ENOMEM;
 	snprintf(be->name, sizeof(be->name), "%s", name);
 	be->opt = *o;
 	be->sock = -1;
@@ -113,14 +107,14 @@ int baton_be_open(const char *name, const struct baton_be_options *o,
 	                   : !ipc_socket_path(be->socket, sizeof(be->socket))) {
 		be_log(BE_LOG_CALL, "baton_be_open: socket path too long");
 		free(be);
-		return BATON_BE_EINVAL;
+		return BATON_EINVAL;
 	}
 	be->opt.socket_path = NULL; /* the caller's string may go */
 	be->memfd = ipc_shm_create((uint32_t)getpid(), &be->shm);
 	if (be->memfd < 0) {
 		be_log(BE_LOG_CALL, "baton_be_open: no shared memory");
 		free(be);
-		return BATON_BE_ESYS;
+		return BATON_ESYS;
 	}
 	be->hp = core_harvest_params_default();
 	/* The probe loop: GPU grid's constants, Sleep(1/F) after a
@@ -146,7 +140,7 @@ int baton_be_open(const char *name, const struct baton_be_options *o,
 	}
 	be_conn_poll(be, be_now_ns());
 	*out = be;
-	return BATON_BE_OK;
+	return BATON_OK;
 }
 
 void baton_be_close(baton_be *be)
@@ -223,7 +217,7 @@ int baton_be_task_begin(baton_be *be, uint32_t kernel_id, int64_t n_blocks)
 	if (!be || n_blocks <= 0) {
 		be_log(BE_LOG_CALL, "baton_be_task_begin: %s",
 		       !be ? "NULL handle" : "block count must be > 0");
-		return BATON_BE_EINVAL;
+		return BATON_EINVAL;
 	}
 	be->kernel = kernel_fit(be, kernel_id);
 	be->task = (struct core_harvest_task){.n = (uint64_t)n_blocks};
@@ -235,7 +229,7 @@ int baton_be_task_begin(baton_be *be, uint32_t kernel_id, int64_t n_blocks)
 	 * sub-launches before continuous mode can begin. */
 	if (!be->connected && !be->keep_mode)
 		core_harvest_observe(&be->hp_nd, &be->tenant, false);
-	return BATON_BE_OK;
+	return BATON_OK;
 }
 
 static bool slot_window(struct baton_be *be, int64_t now, double *w,
@@ -389,14 +383,14 @@ int baton_be_next(baton_be *be, int64_t *offset, int64_t *count)
 	if (!be || !offset || !count) {
 		be_log(BE_LOG_CALL, "baton_be_next: NULL %s",
 		       !be ? "handle" : "offset or count");
-		return BATON_BE_EINVAL;
+		return BATON_EINVAL;
 	}
 	if (!be->in_task || be->outstanding) {
 		be_log(BE_LOG_CALL, "baton_be_next: %s",
 		       !be->in_task ? "no task begun"
 		                    : "the last sub-launch is not reported "
 		                      "(baton_be_done)");
-		return BATON_BE_ESTATE;
+		return BATON_ESTATE;
 	}
 	if (be->task.done >= be->task.n) {
 		be->in_task = false;
@@ -421,7 +415,7 @@ int baton_be_next(baton_be *be, int64_t *offset, int64_t *count)
 			be->waited_ns += be_now_ns() - t0;
 			be_log(BE_LOG_WAIT, "no window within %lld ms",
 			       (long long)be->opt.max_wait_ms);
-			return BATON_BE_ETIMEDOUT;
+			return BATON_ETIMEDOUT;
 		}
 		be_sleep_until(wake);
 		now = be_now_ns();
@@ -493,11 +487,11 @@ int baton_be_done(baton_be *be, int64_t offset, int64_t count,
 {
 	if (!be) {
 		be_log(BE_LOG_CALL, "baton_be_done: NULL handle");
-		return BATON_BE_EINVAL;
+		return BATON_EINVAL;
 	}
 	if (!be->outstanding) {
 		be_log(BE_LOG_CALL, "baton_be_done: no sub-launch given");
-		return BATON_BE_ESTATE;
+		return BATON_ESTATE;
 	}
 	if (offset != (int64_t)be->out_off || count <= 0 ||
 	    count > (int64_t)be->out_count) {
@@ -507,7 +501,7 @@ int baton_be_done(baton_be *be, int64_t offset, int64_t count,
 		       (long long)offset, (long long)count,
 		       (unsigned long long)be->out_off,
 		       (unsigned long long)be->out_count);
-		return BATON_BE_EINVAL;
+		return BATON_EINVAL;
 	}
 	int64_t now = be_now_ns();
 	int64_t t_ns = device_ns >= 0 ? device_ns : now - be->release_ns;
@@ -524,7 +518,7 @@ int baton_be_done(baton_be *be, int64_t offset, int64_t count,
 		/* The partition's units are ours: no rest, and the time
 		 * window's rest stays as it was. */
 		be->part_launches++;
-		return BATON_BE_OK;
+		return BATON_OK;
 	}
 	double rest = core_harvest_rest(be->out_daemon ? &be->hp : &be->hp_nd,
 	                                &be->tenant, t_s);
@@ -539,7 +533,7 @@ int baton_be_done(baton_be *be, int64_t offset, int64_t count,
 	} else {
 		be->rest_until_ns = now + (int64_t)(rest * 1e9);
 	}
-	return BATON_BE_OK;
+	return BATON_OK;
 }
 
 int baton_be_info(const baton_be *be, struct baton_be_info *out)
@@ -547,9 +541,14 @@ int baton_be_info(const baton_be *be, struct baton_be_info *out)
 	if (!be || !out) {
 		be_log(BE_LOG_CALL, "baton_be_info: NULL %s",
 		       !be ? "handle" : "output");
-		return BATON_BE_EINVAL;
+		return BATON_EINVAL;
 	}
-	*out = (struct baton_be_info){
+	if (out->size == 0) {
+		be_log(BE_LOG_CALL, "baton_be_info: info.size not set");
+		return BATON_EINVAL;
+	}
+	struct baton_be_info info = {
+	    .size = sizeof(info),
 	    .connected = be->connected,
 	    .continuous = be->tenant.mode == CORE_HARVEST_CONTINUOUS,
 	    .alpha_ns = be->alpha_ns,
@@ -561,6 +560,7 @@ int baton_be_info(const baton_be *be, struct baton_be_info *out)
 	    .idle_launches = be->idle_launches,
 	};
 	if (be->kernel)
-		core_harvest_fit_coef(&be->kernel->fit, &out->c0_s, &out->c1_s);
-	return BATON_BE_OK;
+		core_harvest_fit_coef(&be->kernel->fit, &info.c0_s, &info.c1_s);
+	sdk_sized_out(out, &info, sizeof(info));
+	return BATON_OK;
 }

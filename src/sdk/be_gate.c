@@ -41,9 +41,9 @@ int be_gate_open(const char *api, const char *max_wait_env,
 	if (!name[0])
 		snprintf(name, sizeof(name), "%s", api);
 	int r = baton_be_open(name, &o, out);
-	if (r != BATON_BE_OK) {
+	if (r != BATON_OK) {
 		be_log(BE_LOG_CALL, "the %s gate is off: %s", api,
-		       baton_be_strerror(r));
+		       baton_strerror(r));
 		*out = NULL;
 		return r;
 	}

@@ -185,7 +185,7 @@ static void gate_open(void)
 		pthread_atfork(NULL, NULL, forget_in_child);
 	atfork = true;
 	if (be_gate_open("CUDA", "BATON_CUDA_MAX_WAIT_MS", gate_probe, false,
-	                 &gate_be) != BATON_BE_OK)
+	                 &gate_be) != BATON_OK)
 		gate_off = true;
 }
 

@@ -15,7 +15,7 @@ static inline baton_be *fake_be_open(struct fake_batond *b, const char *name,
 	o.max_wait_ms = max_wait_ms;
 	o.cpu_device = cpu_device;
 	baton_be *be = NULL;
-	assert_int_equal(baton_be_open(name, &o, &be), BATON_BE_OK);
+	assert_int_equal(baton_be_open(name, &o, &be), BATON_OK);
 	assert_true(fake_batond_wait(b, 1));
 	return be;
 }

@@ -49,7 +49,7 @@ static baton_be *open_with(struct fake_batond *b, int64_t max_wait_ms)
 	o.cap = 0.5;
 	o.max_wait_ms = max_wait_ms;
 	baton_be *be = NULL;
-	assert_int_equal(baton_be_open("mm", &o, &be), BATON_BE_OK);
+	assert_int_equal(baton_be_open("mm", &o, &be), BATON_OK);
 	assert_true(fake_batond_wait(b, 1));
 	return be;
 }
@@ -69,7 +69,7 @@ static void sizes_follow_window_and_fit(void **state)
 	/* 28 blocks, then 8 of 4: the last 16 samples still hold two
 	 * sizes, so the fit sees the slope and the intercept. */
 	const int64_t n = 60;
-	assert_int_equal(baton_be_task_begin(be, 7, n), BATON_BE_OK);
+	assert_int_equal(baton_be_task_begin(be, 7, n), BATON_OK);
 	/* Expected counts: 1 (no sample), then through the origin
 	 * (1.1 ms/block: 9), then the exact line (9.9 / 1: 9), and 4 once
 	 * the window is 5 ms. */
@@ -90,7 +90,7 @@ static void sizes_follow_window_and_fit(void **state)
 		int64_t ww = launches < 4 ? 10 * MS : 5 * MS;
 		assert_true(w >= ww - 1 && w <= ww + 1);
 		assert_int_equal(baton_be_done(be, off, cnt, device_ns(cnt)),
-		                 BATON_BE_OK);
+		                 BATON_OK);
 		assert_int_equal(atomic_load(&ring->be_inflight_ns), 0);
 		done += cnt;
 		if (++launches == 4)
@@ -98,8 +98,8 @@ static void sizes_follow_window_and_fit(void **state)
 	}
 	assert_int_equal(r, 0);
 	assert_int_equal(done, n);
-	struct baton_be_info info;
-	assert_int_equal(baton_be_info(be, &info), BATON_BE_OK);
+	struct baton_be_info info = {.size = sizeof info};
+	assert_int_equal(baton_be_info(be, &info), BATON_OK);
 	assert_true(info.connected);
 	assert_int_equal(info.blocks, (uint64_t)n);
 	assert_true(info.c0_s > 0.09e-3 && info.c0_s < 0.11e-3);
@@ -129,10 +129,10 @@ static void sizes_follow_window_and_fit(void **state)
 	assert_int_equal(atomic_load(&ring->be_blocks_total), (uint64_t)n);
 	assert_int_equal(atomic_load(&ring->be_device_ns_total), (uint64_t)dev);
 	/* a task abandoned mid-sub-launch leaves nothing in flight */
-	assert_int_equal(baton_be_task_begin(be, 7, 4), BATON_BE_OK);
+	assert_int_equal(baton_be_task_begin(be, 7, 4), BATON_OK);
 	assert_int_equal(baton_be_next(be, &off, &cnt), 1);
 	assert_true(atomic_load(&ring->be_inflight_ns) > 0);
-	assert_int_equal(baton_be_task_begin(be, 7, 4), BATON_BE_OK);
+	assert_int_equal(baton_be_task_begin(be, 7, 4), BATON_OK);
 	assert_int_equal(atomic_load(&ring->be_inflight_ns), 0);
 	baton_be_close(be);
 	fake_batond_stop(&b);
@@ -150,10 +150,9 @@ static void totals_hold_what_the_ring_lost(void **state)
 	const int launches = 3000;
 	int64_t off, cnt;
 	for (int i = 0; i < launches; i++) {
-		assert_int_equal(baton_be_task_begin(be, 3, 1), BATON_BE_OK);
+		assert_int_equal(baton_be_task_begin(be, 3, 1), BATON_OK);
 		assert_int_equal(baton_be_next(be, &off, &cnt), 1);
-		assert_int_equal(baton_be_done(be, off, cnt, 5000),
-		                 BATON_BE_OK);
+		assert_int_equal(baton_be_done(be, off, cnt, 5000), BATON_OK);
 		assert_int_equal(baton_be_next(be, &off, &cnt), 0);
 	}
 	struct baton_ring *ring = b.shm.ring;
@@ -180,16 +179,15 @@ static int64_t piece_gap(int64_t budget_ns_per_s, int64_t *window)
 	fake_batond_control_slot(&b, 25 * MS, (uint32_t)budget_ns_per_s,
 	                         now_ns() + 5 * MS, (uint32_t)len,
 	                         (uint32_t)period);
-	assert_int_equal(baton_be_task_begin(be, 1, 1000000), BATON_BE_OK);
+	assert_int_equal(baton_be_task_begin(be, 1, 1000000), BATON_OK);
 	int64_t off, cnt, rel[2];
 	for (int i = 0; i < 2; i++) {
 		assert_int_equal(baton_be_next(be, &off, &cnt), 1);
 		rel[i] = atomic_load(&b.shm.ring->be_inflight_ns);
-		struct baton_be_info info;
+		struct baton_be_info info = {.size = sizeof info};
 		baton_be_info(be, &info);
 		*window = info.window_ns;
-		assert_int_equal(baton_be_done(be, off, cnt, 8 * MS),
-		                 BATON_BE_OK);
+		assert_int_equal(baton_be_done(be, off, cnt, 8 * MS), BATON_OK);
 	}
 	baton_be_close(be);
 	fake_batond_stop(&b);
@@ -231,16 +229,16 @@ static void waits_while_shut(void **state)
 	assert_true(fake_batond_start(&b, FAKE_WELCOME));
 	baton_be *be = open_with(&b, 60);
 	int64_t off, cnt;
-	assert_int_equal(baton_be_task_begin(be, 1, 10), BATON_BE_OK);
+	assert_int_equal(baton_be_task_begin(be, 1, 10), BATON_OK);
 	/* Registered, nothing written yet: no window. */
 	int64_t t0 = now_ns();
-	assert_int_equal(baton_be_next(be, &off, &cnt), BATON_BE_ETIMEDOUT);
+	assert_int_equal(baton_be_next(be, &off, &cnt), BATON_ETIMEDOUT);
 	assert_true(now_ns() - t0 >= 60 * MS);
 	/* Written, window 0; then budget 0. */
 	fake_batond_control(&b, 0, 1000000000u, false);
-	assert_int_equal(baton_be_next(be, &off, &cnt), BATON_BE_ETIMEDOUT);
+	assert_int_equal(baton_be_next(be, &off, &cnt), BATON_ETIMEDOUT);
 	fake_batond_control(&b, 10 * MS, 0, false);
-	assert_int_equal(baton_be_next(be, &off, &cnt), BATON_BE_ETIMEDOUT);
+	assert_int_equal(baton_be_next(be, &off, &cnt), BATON_ETIMEDOUT);
 	baton_be_close(be);
 	fake_batond_stop(&b);
 
@@ -248,7 +246,7 @@ static void waits_while_shut(void **state)
 	assert_true(fake_batond_start(&b, FAKE_WELCOME));
 	be = open_with(&b, 5000);
 	fake_batond_control(&b, 0, 1000000000u, false);
-	assert_int_equal(baton_be_task_begin(be, 1, 10), BATON_BE_OK);
+	assert_int_equal(baton_be_task_begin(be, 1, 10), BATON_OK);
 	struct opener op = {&b, 40 * MS};
 	pthread_t t;
 	t0 = now_ns();
@@ -256,8 +254,7 @@ static void waits_while_shut(void **state)
 	assert_int_equal(baton_be_next(be, &off, &cnt), 1);
 	assert_true(now_ns() - t0 >= 40 * MS);
 	pthread_join(t, NULL);
-	assert_int_equal(baton_be_done(be, off, cnt, device_ns(cnt)),
-	                 BATON_BE_OK);
+	assert_int_equal(baton_be_done(be, off, cnt, device_ns(cnt)), BATON_OK);
 	struct baton_frame rec[4];
 	assert_int_equal(fake_batond_records(&b, rec, 4), 1);
 	assert_true(rec[0].sleep_ns >= 40 * MS - MS);
@@ -271,21 +268,20 @@ static void continuous_and_budget_rest(void **state)
 	struct fake_batond b;
 	assert_true(fake_batond_start(&b, FAKE_WELCOME));
 	baton_be *be = open_with(&b, 5000);
-	struct baton_be_info info;
+	struct baton_be_info info = {.size = sizeof info};
 	int64_t off, cnt;
 	/* Periodical, budget 0.5: a sub-launch of 20 ms rests 20 ms. */
 	fake_batond_control(&b, 30 * MS, 500000000u, false);
-	assert_int_equal(baton_be_task_begin(be, 3, 1000), BATON_BE_OK);
+	assert_int_equal(baton_be_task_begin(be, 3, 1000), BATON_OK);
 	assert_int_equal(baton_be_next(be, &off, &cnt), 1);
 	baton_be_info(be, &info);
 	assert_false(info.continuous);
 	assert_int_equal(info.window_ns, 30 * MS);
-	assert_int_equal(baton_be_done(be, off, cnt, 20 * MS), BATON_BE_OK);
+	assert_int_equal(baton_be_done(be, off, cnt, 20 * MS), BATON_OK);
 	int64_t t0 = now_ns();
 	assert_int_equal(baton_be_next(be, &off, &cnt), 1);
 	assert_true(now_ns() - t0 >= 20 * MS - MS / 2);
-	assert_int_equal(baton_be_done(be, off, cnt, device_ns(cnt)),
-	                 BATON_BE_OK);
+	assert_int_equal(baton_be_done(be, off, cnt, device_ns(cnt)), BATON_OK);
 	/* Continuous: the flag is taken, the window is the daemon's. */
 	fake_batond_control(&b, 17 * MS, 1000000000u, true);
 	sleep_ns(2 * MS); /* past any rest left */
@@ -293,8 +289,7 @@ static void continuous_and_budget_rest(void **state)
 	baton_be_info(be, &info);
 	assert_true(info.continuous);
 	assert_int_equal(info.window_ns, 17 * MS);
-	assert_int_equal(baton_be_done(be, off, cnt, device_ns(cnt)),
-	                 BATON_BE_OK);
+	assert_int_equal(baton_be_done(be, off, cnt, device_ns(cnt)), BATON_OK);
 	baton_be_close(be);
 	fake_batond_stop(&b);
 }
@@ -315,13 +310,13 @@ static void slot_respected(void **state)
 	int64_t start = now_ns() + 30 * MS;
 	fake_batond_control_slot(&b, 10 * MS, 1000000000u, start, (uint32_t)len,
 	                         (uint32_t)period);
-	assert_int_equal(baton_be_task_begin(be, 1, 1000), BATON_BE_OK);
-	struct baton_be_info info;
+	assert_int_equal(baton_be_task_begin(be, 1, 1000), BATON_OK);
+	struct baton_be_info info = {.size = sizeof info};
 	int64_t off, cnt;
 	for (int i = 0; i < 4; i++) {
 		assert_int_equal(baton_be_next(be, &off, &cnt), 1);
 		baton_be_info(be, &info);
-		assert_int_equal(baton_be_done(be, off, cnt, MS), BATON_BE_OK);
+		assert_int_equal(baton_be_done(be, off, cnt, MS), BATON_OK);
 		struct baton_frame rec;
 		assert_int_equal(fake_batond_records(&b, &rec, 1), 1);
 		assert_true(rec.present_ns >= start);
@@ -353,18 +348,18 @@ static void lost_daemon_probe_loop(void **state)
 	o.fps = 20.0; /* rest 50 ms */
 	o.max_wait_ms = 100;
 	baton_be *be;
-	assert_int_equal(baton_be_open("mm", &o, &be), BATON_BE_OK);
+	assert_int_equal(baton_be_open("mm", &o, &be), BATON_OK);
 	assert_true(fake_batond_wait(&b, 1));
 	fake_batond_control(&b, 10 * MS, 1000000000u, false);
 	int64_t off, cnt, done = 0;
-	assert_int_equal(baton_be_task_begin(be, 1, 50), BATON_BE_OK);
+	assert_int_equal(baton_be_task_begin(be, 1, 50), BATON_OK);
 	assert_int_equal(baton_be_next(be, &off, &cnt), 1);
 	assert_int_equal(baton_be_done(be, off, cnt, device_ns(cnt)), 0);
 	done += cnt;
 	fake_batond_drop(&b);
 	sleep_ns(5 * MS);
 	assert_int_equal(baton_be_next(be, &off, &cnt), 1);
-	struct baton_be_info info;
+	struct baton_be_info info = {.size = sizeof info};
 	baton_be_info(be, &info);
 	assert_false(info.connected);
 	assert_false(info.continuous);
@@ -380,7 +375,7 @@ static void lost_daemon_probe_loop(void **state)
 	/* batond is back (the fake still listens): registered again
 	 * within a redial, and then waiting for its word. */
 	sleep_ns(300 * MS);
-	assert_int_equal(baton_be_next(be, &off, &cnt), BATON_BE_ETIMEDOUT);
+	assert_int_equal(baton_be_next(be, &off, &cnt), BATON_ETIMEDOUT);
 	assert_true(fake_batond_wait(&b, 2));
 	baton_be_info(be, &info);
 	assert_true(info.connected);
@@ -409,10 +404,10 @@ static void refused_or_silent(int answer)
 	o.socket_path = b.sock;
 	o.fps = 1000.0;
 	baton_be *be;
-	assert_int_equal(baton_be_open("mm", &o, &be), BATON_BE_OK);
+	assert_int_equal(baton_be_open("mm", &o, &be), BATON_OK);
 	assert_true(fake_batond_wait(&b, 1));
 	int64_t off, cnt, done = 0;
-	assert_int_equal(baton_be_task_begin(be, 1, 20), BATON_BE_OK);
+	assert_int_equal(baton_be_task_begin(be, 1, 20), BATON_OK);
 	while (baton_be_next(be, &off, &cnt) > 0) {
 		assert_int_equal(off, done);
 		done += cnt;
@@ -420,7 +415,7 @@ static void refused_or_silent(int answer)
 		                 0);
 	}
 	assert_int_equal(done, 20);
-	struct baton_be_info info;
+	struct baton_be_info info = {.size = sizeof info};
 	baton_be_info(be, &info);
 	assert_false(info.connected);
 	assert_int_equal(atomic_load(&b.registered), 1);
@@ -485,13 +480,13 @@ static void probe_hysteresis(void **state)
 	o.alpha_ns = MS;
 	o.fps = 1000.0;
 	baton_be *be;
-	assert_int_equal(baton_be_open("mm", &o, &be), BATON_BE_OK);
+	assert_int_equal(baton_be_open("mm", &o, &be), BATON_OK);
 	assert_int_equal(sc.calls, 0); /* alpha given: no calibration */
-	assert_int_equal(baton_be_task_begin(be, 1, 1000), BATON_BE_OK);
+	assert_int_equal(baton_be_task_begin(be, 1, 1000), BATON_OK);
 	for (size_t i = 0; i < strlen(want); i++) {
 		int64_t off, cnt;
 		assert_int_equal(baton_be_next(be, &off, &cnt), 1);
-		struct baton_be_info info;
+		struct baton_be_info info = {.size = sizeof info};
 		baton_be_info(be, &info);
 		assert_int_equal(info.continuous, want[i] == 'c');
 		assert_int_equal(info.window_ns,
@@ -500,10 +495,10 @@ static void probe_hysteresis(void **state)
 		                 0);
 	}
 	/* A new task starts periodical (Algorithm 1: count = 0). */
-	assert_int_equal(baton_be_task_begin(be, 1, 10), BATON_BE_OK);
+	assert_int_equal(baton_be_task_begin(be, 1, 10), BATON_OK);
 	int64_t off, cnt;
 	assert_int_equal(baton_be_next(be, &off, &cnt), 1);
-	struct baton_be_info info;
+	struct baton_be_info info = {.size = sizeof info};
 	baton_be_info(be, &info);
 	assert_false(info.continuous);
 	baton_be_close(be);
@@ -521,16 +516,16 @@ static void probe_calibration(void **state)
 	o.probe_user = &sc;
 	o.calib_probes = 10;
 	baton_be *be;
-	assert_int_equal(baton_be_open("mm", &o, &be), BATON_BE_OK);
+	assert_int_equal(baton_be_open("mm", &o, &be), BATON_OK);
 	assert_int_equal(sc.calls, 11);
-	struct baton_be_info info;
+	struct baton_be_info info = {.size = sizeof info};
 	baton_be_info(be, &info);
 	assert_true(info.alpha_ns >= 3 * MS); /* 2 ms x 1.5 at least */
 	baton_be_close(be);
 	/* A probe that fails while calibrating: no probe at all. */
 	struct script bad = {.s = "f"};
 	o.probe_user = &bad;
-	assert_int_equal(baton_be_open("mm", &o, &be), BATON_BE_OK);
+	assert_int_equal(baton_be_open("mm", &o, &be), BATON_OK);
 	baton_be_info(be, &info);
 	assert_int_equal(info.alpha_ns, 0);
 	baton_be_close(be);
@@ -544,63 +539,62 @@ static void malformed_calls(void **state)
 	o.no_daemon = 1;
 	o.fps = 1000.0;
 	baton_be *be = NULL;
-	assert_int_equal(baton_be_open(NULL, &o, &be), BATON_BE_EINVAL);
-	assert_int_equal(baton_be_open("", &o, &be), BATON_BE_EINVAL);
+	assert_int_equal(baton_be_open(NULL, &o, &be), BATON_EINVAL);
+	assert_int_equal(baton_be_open("", &o, &be), BATON_EINVAL);
 	char longname[80];
 	memset(longname, 'x', sizeof(longname) - 1);
 	longname[79] = '\0';
-	assert_int_equal(baton_be_open(longname, &o, &be), BATON_BE_EINVAL);
-	assert_int_equal(baton_be_open("mm", &o, NULL), BATON_BE_EINVAL);
+	assert_int_equal(baton_be_open(longname, &o, &be), BATON_EINVAL);
+	assert_int_equal(baton_be_open("mm", &o, NULL), BATON_EINVAL);
 	o.weight = 0.0;
-	assert_int_equal(baton_be_open("mm", &o, &be), BATON_BE_EINVAL);
+	assert_int_equal(baton_be_open("mm", &o, &be), BATON_EINVAL);
 	o.weight = 1.0;
 	o.cap = 1.5;
-	assert_int_equal(baton_be_open("mm", &o, &be), BATON_BE_EINVAL);
+	assert_int_equal(baton_be_open("mm", &o, &be), BATON_EINVAL);
 	o.cap = 0.0;
-	assert_int_equal(baton_be_open("mm", &o, &be), BATON_BE_OK);
+	assert_int_equal(baton_be_open("mm", &o, &be), BATON_OK);
 
 	int64_t off, cnt;
-	assert_int_equal(baton_be_task_begin(NULL, 1, 5), BATON_BE_EINVAL);
-	assert_int_equal(baton_be_next(be, &off, &cnt), BATON_BE_ESTATE);
-	assert_int_equal(baton_be_task_begin(be, 1, 0), BATON_BE_EINVAL);
-	assert_int_equal(baton_be_task_begin(be, 1, -5), BATON_BE_EINVAL);
-	assert_int_equal(baton_be_done(be, 0, 1, 1), BATON_BE_ESTATE);
-	assert_int_equal(baton_be_task_begin(be, 1, 5), BATON_BE_OK);
-	assert_int_equal(baton_be_next(NULL, &off, &cnt), BATON_BE_EINVAL);
-	assert_int_equal(baton_be_next(be, NULL, &cnt), BATON_BE_EINVAL);
+	assert_int_equal(baton_be_task_begin(NULL, 1, 5), BATON_EINVAL);
+	assert_int_equal(baton_be_next(be, &off, &cnt), BATON_ESTATE);
+	assert_int_equal(baton_be_task_begin(be, 1, 0), BATON_EINVAL);
+	assert_int_equal(baton_be_task_begin(be, 1, -5), BATON_EINVAL);
+	assert_int_equal(baton_be_done(be, 0, 1, 1), BATON_ESTATE);
+	assert_int_equal(baton_be_task_begin(be, 1, 5), BATON_OK);
+	assert_int_equal(baton_be_next(NULL, &off, &cnt), BATON_EINVAL);
+	assert_int_equal(baton_be_next(be, NULL, &cnt), BATON_EINVAL);
 	assert_int_equal(baton_be_next(be, &off, &cnt), 1);
 	assert_int_equal(off, 0);
 	assert_int_equal(cnt, 1); /* no sample yet */
 	/* Called again before the report. */
-	assert_int_equal(baton_be_next(be, &off, &cnt), BATON_BE_ESTATE);
-	assert_int_equal(baton_be_done(NULL, 0, 1, 1), BATON_BE_EINVAL);
-	assert_int_equal(baton_be_done(be, 1, 1, 1), BATON_BE_EINVAL);
-	assert_int_equal(baton_be_done(be, 9, 1, 1), BATON_BE_EINVAL);
-	assert_int_equal(baton_be_done(be, 0, 0, 1), BATON_BE_EINVAL);
-	assert_int_equal(baton_be_done(be, 0, -1, 1), BATON_BE_EINVAL);
-	assert_int_equal(baton_be_done(be, 0, 2, 1), BATON_BE_EINVAL);
-	assert_int_equal(baton_be_done(be, 0, 1, device_ns(1)), BATON_BE_OK);
+	assert_int_equal(baton_be_next(be, &off, &cnt), BATON_ESTATE);
+	assert_int_equal(baton_be_done(NULL, 0, 1, 1), BATON_EINVAL);
+	assert_int_equal(baton_be_done(be, 1, 1, 1), BATON_EINVAL);
+	assert_int_equal(baton_be_done(be, 9, 1, 1), BATON_EINVAL);
+	assert_int_equal(baton_be_done(be, 0, 0, 1), BATON_EINVAL);
+	assert_int_equal(baton_be_done(be, 0, -1, 1), BATON_EINVAL);
+	assert_int_equal(baton_be_done(be, 0, 2, 1), BATON_EINVAL);
+	assert_int_equal(baton_be_done(be, 0, 1, device_ns(1)), BATON_OK);
 	/* Fewer blocks than given: the next starts where they ended. */
 	assert_int_equal(baton_be_next(be, &off, &cnt), 1);
 	assert_int_equal(off, 1);
 	assert_true(cnt >= 2);
-	assert_int_equal(baton_be_done(be, 1, 1, device_ns(1)), BATON_BE_OK);
+	assert_int_equal(baton_be_done(be, 1, 1, device_ns(1)), BATON_OK);
 	int64_t done = 2;
 	int r;
 	while ((r = baton_be_next(be, &off, &cnt)) > 0) {
 		assert_int_equal(off, done);
 		done += cnt;
-		assert_int_equal(baton_be_done(be, off, cnt, -1), BATON_BE_OK);
+		assert_int_equal(baton_be_done(be, off, cnt, -1), BATON_OK);
 	}
 	assert_int_equal(r, 0);
 	assert_int_equal(done, 5);
-	assert_int_equal(baton_be_next(be, &off, &cnt), BATON_BE_ESTATE);
-	struct baton_be_info info;
-	assert_int_equal(baton_be_info(be, NULL), BATON_BE_EINVAL);
-	assert_int_equal(baton_be_info(be, &info), BATON_BE_OK);
+	assert_int_equal(baton_be_next(be, &off, &cnt), BATON_ESTATE);
+	struct baton_be_info info = {.size = sizeof info};
+	assert_int_equal(baton_be_info(be, NULL), BATON_EINVAL);
+	assert_int_equal(baton_be_info(be, &info), BATON_OK);
 	assert_int_equal(info.blocks, 5);
-	assert_string_equal(baton_be_strerror(BATON_BE_EINVAL),
-	                    "invalid argument");
+	assert_string_equal(baton_strerror(BATON_EINVAL), "invalid argument");
 	baton_be_close(be);
 	baton_be_close(NULL);
 }

@@ -100,7 +100,7 @@ static int64_t one(baton_be *be)
 	int64_t dev = cnt * MS / 10;
 	struct timespec ts = {0, dev < 5 * MS ? dev : 5 * MS};
 	nanosleep(&ts, NULL);
-	assert_int_equal(baton_be_done(be, off, cnt, dev), BATON_BE_OK);
+	assert_int_equal(baton_be_done(be, off, cnt, dev), BATON_OK);
 	return t;
 }
 
@@ -144,11 +144,11 @@ static void lane_lowers_every_thread(void **state)
 	assert_int_equal(threads_under(SCHED_IDLE, &all), 0);
 
 	fake_batond_control_idle(&b, 10 * MS, 1000000000u);
-	assert_int_equal(baton_be_task_begin(be, 1, 1000000000), BATON_BE_OK);
+	assert_int_equal(baton_be_task_begin(be, 1, 1000000000), BATON_OK);
 	for (int i = 0; i < 20; i++)
 		one(be);
-	struct baton_be_info info;
-	assert_int_equal(baton_be_info(be, &info), BATON_BE_OK);
+	struct baton_be_info info = {.size = sizeof info};
+	assert_int_equal(baton_be_info(be, &info), BATON_OK);
 	assert_int_equal(info.launches, 20);
 	assert_int_equal(info.idle_launches, 20);
 	assert_int_equal(info.window_ns, 10 * MS);
@@ -164,7 +164,7 @@ static void lane_lowers_every_thread(void **state)
 
 	/* The lane closes: the slot again, at idle priority still. */
 	three_in_slot(&b, be);
-	assert_int_equal(baton_be_info(be, &info), BATON_BE_OK);
+	assert_int_equal(baton_be_info(be, &info), BATON_OK);
 	assert_int_equal(info.idle_launches, 20);
 	assert_int_equal(info.launches, 23);
 	release_waiters();
@@ -188,9 +188,9 @@ static void lane_needs_cpu_device(void **state)
 	baton_be *be = fake_be_open(&b, "lane", 0, 100);
 	assert_null(strstr(b.hello, "\"idle\""));
 	fake_batond_control_idle(&b, 10 * MS, 1000000000u);
-	assert_int_equal(baton_be_task_begin(be, 1, 1000), BATON_BE_OK);
+	assert_int_equal(baton_be_task_begin(be, 1, 1000), BATON_OK);
 	int64_t off, cnt;
-	assert_int_equal(baton_be_next(be, &off, &cnt), BATON_BE_ETIMEDOUT);
+	assert_int_equal(baton_be_next(be, &off, &cnt), BATON_ETIMEDOUT);
 	int all;
 	assert_int_equal(threads_under(SCHED_IDLE, &all), 0);
 	/* nor beside the games: the device is not our CPUs */
@@ -211,7 +211,7 @@ static void slot_lowers_cpu_device(void **state)
 	struct fake_batond b;
 	baton_be *be = waiter_then_client(&before, &b, "slot");
 	fake_batond_control(&b, 10 * MS, 1000000000u, true);
-	assert_int_equal(baton_be_task_begin(be, 1, 1000000000), BATON_BE_OK);
+	assert_int_equal(baton_be_task_begin(be, 1, 1000000000), BATON_OK);
 	for (int i = 0; i < 3; i++)
 		one(be);
 	int all;
@@ -219,8 +219,8 @@ static void slot_lowers_cpu_device(void **state)
 	three_in_slot(&b, be);
 	assert_int_equal(threads_under(SCHED_IDLE, &all), all);
 	assert_true(all >= 3);
-	struct baton_be_info info;
-	assert_int_equal(baton_be_info(be, &info), BATON_BE_OK);
+	struct baton_be_info info = {.size = sizeof info};
+	assert_int_equal(baton_be_info(be, &info), BATON_OK);
 	assert_int_equal(info.idle_launches, 0);         /* not the lane's */
 	assert_int_equal(atomic_load(&b.registered), 1); /* not again */
 	release_waiters();
@@ -272,16 +272,16 @@ static void refused_registers_again(void **state)
 	baton_be *be = fake_be_open(&b, "lane", 1, 2000);
 	assert_non_null(strstr(b.hello, "\"idle\":true"));
 	fake_batond_control_idle(&b, 10 * MS, 1000000000u);
-	assert_int_equal(baton_be_task_begin(be, 1, 1000000000), BATON_BE_OK);
+	assert_int_equal(baton_be_task_begin(be, 1, 1000000000), BATON_OK);
 	int64_t off, cnt;
 	/* no window: the lane is not ours, and the new registration has
 	 * no control block yet */
-	assert_int_equal(baton_be_next(be, &off, &cnt), BATON_BE_ETIMEDOUT);
+	assert_int_equal(baton_be_next(be, &off, &cnt), BATON_ETIMEDOUT);
 	assert_true(fake_batond_wait(&b, 2));
 	assert_non_null(strstr(b.hello, "\"partition\":true"));
 	assert_null(strstr(b.hello, "\"idle\""));
 	three_in_slot(&b, be);
-	struct baton_be_info info;
+	struct baton_be_info info = {.size = sizeof info};
 	baton_be_info(be, &info);
 	assert_int_equal(info.idle_launches, 0);
 	int all;

@@ -68,14 +68,15 @@ static void partition_outside_slot(void **state)
 	fake_batond_control_space(&b, 10 * MS, 1000000000u, start,
 	                          (uint32_t)len, (uint32_t)period,
 	                          BATON_PARTITION(1, 1));
-	assert_int_equal(baton_be_task_begin(be, 1, 1000000000), BATON_BE_OK);
+	assert_int_equal(baton_be_task_begin(be, 1, 1000000000), BATON_OK);
 	int part = 0, whole = 0;
 	int64_t t_end = now_ns() + 400 * MS;
 	while (now_ns() < t_end) {
 		int64_t off, cnt;
 		assert_int_equal(baton_be_next(be, &off, &cnt), 1);
 		int64_t t = now_ns();
-		struct baton_be_info before, after;
+		struct baton_be_info before = {.size = sizeof before};
+		struct baton_be_info after = {.size = sizeof after};
 		baton_be_info(be, &before);
 		cpu_set_t mine;
 		assert_int_equal(sched_getaffinity(0, sizeof(mine), &mine), 0);
@@ -98,7 +99,7 @@ static void partition_outside_slot(void **state)
 		int64_t dev = cnt * MS / 10;
 		struct timespec ts = {0, dev < 50 * MS ? dev : 50 * MS};
 		nanosleep(&ts, NULL);
-		assert_int_equal(baton_be_done(be, off, cnt, dev), BATON_BE_OK);
+		assert_int_equal(baton_be_done(be, off, cnt, dev), BATON_OK);
 		baton_be_info(be, &after);
 		assert_int_equal(after.partition_launches -
 		                     before.partition_launches,
@@ -120,7 +121,7 @@ static void partition_outside_slot(void **state)
 		assert_true(
 		    in_slot(t - 20 * MS, start, len + 20 * MS, period) ||
 		    in_slot(t, start, len, period));
-		assert_int_equal(baton_be_done(be, off, cnt, MS), BATON_BE_OK);
+		assert_int_equal(baton_be_done(be, off, cnt, MS), BATON_OK);
 	}
 	baton_be_close(be);
 	fake_batond_stop(&b);
@@ -141,7 +142,7 @@ static void partition_needs_cpu_device(void **state)
 	fake_batond_control_space(&b, 10 * MS, 1000000000u, start,
 	                          (uint32_t)len, (uint32_t)period,
 	                          BATON_PARTITION(1, 1));
-	assert_int_equal(baton_be_task_begin(be, 1, 1000000000), BATON_BE_OK);
+	assert_int_equal(baton_be_task_begin(be, 1, 1000000000), BATON_OK);
 	for (int i = 0; i < 4; i++) {
 		int64_t off, cnt;
 		assert_int_equal(baton_be_next(be, &off, &cnt), 1);
@@ -150,9 +151,9 @@ static void partition_needs_cpu_device(void **state)
 		assert_int_equal(sched_getaffinity(0, sizeof(mine), &mine), 0);
 		assert_true(CPU_EQUAL(&mine, &start_set));
 		assert_true(in_slot(t, start, len + 20 * MS, period));
-		assert_int_equal(baton_be_done(be, off, cnt, MS), BATON_BE_OK);
+		assert_int_equal(baton_be_done(be, off, cnt, MS), BATON_OK);
 	}
-	struct baton_be_info info;
+	struct baton_be_info info = {.size = sizeof info};
 	baton_be_info(be, &info);
 	assert_int_equal(info.partition_launches, 0);
 	baton_be_close(be);
