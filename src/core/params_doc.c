@@ -25,15 +25,6 @@ static void put(struct out *o, const char *fmt, ...)
 		o->used += (size_t)n;
 }
 
-static void default_text(const struct core_param *p, char *buf, size_t len)
-{
-	double d = core_param_default(p);
-	if (p->type == CORE_PARAM_BOOL)
-		snprintf(buf, len, "%s", d != 0.0 ? "true" : "false");
-	else
-		snprintf(buf, len, "%.6g", d);
-}
-
 static void group_table(struct out *o, enum core_param_group group)
 {
 	size_t n;
@@ -46,7 +37,7 @@ static void group_table(struct out *o, enum core_param_group group)
 			continue;
 		char range[64], def[32];
 		core_param_range_text(p, range, sizeof(range));
-		default_text(p, def, sizeof(def));
+		core_param_default_text(p, def, sizeof(def));
 		put(o, "| `%s`", p->key);
 		if (p->old_key)
 			put(o, " (was `%s`)", p->old_key);

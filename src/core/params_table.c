@@ -211,6 +211,15 @@ double core_param_default(const struct core_param *p)
 	return core_param_get(p, &c);
 }
 
+void core_param_default_text(const struct core_param *p, char *buf, size_t len)
+{
+	double d = core_param_default(p);
+	if (p->type == CORE_PARAM_BOOL)
+		snprintf(buf, len, "%s", d != 0.0 ? "true" : "false");
+	else
+		snprintf(buf, len, "%g", d);
+}
+
 bool core_param_in_range(const struct core_param *p, double v)
 {
 	if (!isfinite(v) || v < p->lo || v > p->hi ||
@@ -224,20 +233,20 @@ void core_param_range_text(const struct core_param *p, char *buf, size_t len)
 	if (p->type == CORE_PARAM_BOOL)
 		snprintf(buf, len, "true or false");
 	else
-		snprintf(buf, len, "%s%.10g, %.10g]", p->lo_open ? "(" : "[",
-		         p->lo, p->hi);
+		snprintf(buf, len, "%s%g, %g]", p->lo_open ? "(" : "[", p->lo,
+		         p->hi);
 }
 
-void core_param_range_error(const struct core_param *p, double v, char *why,
-                            size_t len)
+void core_param_range_error(const struct core_param *p, const char *given,
+                            char *why, size_t len)
 {
 	char range[64];
 	core_param_range_text(p, range, sizeof(range));
-	snprintf(why, len, "%s = %g is out of range: must be %s%s", p->key, v,
+	snprintf(why, len, "must be %s%s, not %s",
 	         p->type == CORE_PARAM_U32      ? "an integer in "
-	         : p->type == CORE_PARAM_DOUBLE ? "in "
+	         : p->type == CORE_PARAM_DOUBLE ? "a number in "
 	                                        : "",
-	         range);
+	         range, given);
 }
 
 void core_param_keys(enum core_param_group group, char *buf, size_t len)

@@ -57,13 +57,19 @@ const struct core_param *core_param_find(enum core_param_group group,
 /* The default in the key's unit (a bool as 0 or 1). */
 double core_param_default(const struct core_param *p);
 
+/* The default as a file writes it ("0.95", "true") into buf. */
+void core_param_default_text(const struct core_param *p, char *buf, size_t len);
+
 /* Whether v (in the key's unit) lies in the range; an integer type also
  * wants a whole number. */
 bool core_param_in_range(const struct core_param *p, double v);
 
-/* "cap_steal = 2 is out of range: must be in (0, 1]" into why. */
-void core_param_range_error(const struct core_param *p, double v, char *why,
-                            size_t len);
+/* Why a value is refused, for an error that names the key before it:
+ * "must be a number in (0, 1], not 2", "must be an integer in [1, 1000],
+ * not 2.5", "must be true or false, not \"yes\"". given: the value as
+ * written. */
+void core_param_range_error(const struct core_param *p, const char *given,
+                            char *why, size_t len);
 
 /* "(0, 1]", "[1, 1000]", "true or false" into buf. */
 void core_param_range_text(const struct core_param *p, char *buf, size_t len);

@@ -3,6 +3,7 @@
 #include "sim/scenario_parse.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "util/log.h"
@@ -49,8 +50,9 @@ bool sim_cfg_param(struct sim_cfg_ctx *c, const config_setting_t *s,
 		return sim_cfg_fail(c, s, NULL, "expected %s",
 		                    type_wanted(p->type));
 	if (!core_param_in_range(p, v)) {
-		char why[160];
-		core_param_range_error(p, v, why, sizeof(why));
+		char given[32], why[160];
+		snprintf(given, sizeof(given), "%g", v);
+		core_param_range_error(p, given, why, sizeof(why));
 		return sim_cfg_fail(c, s, NULL, "%s", why);
 	}
 	core_param_set(p, params, v);

@@ -77,9 +77,8 @@ static void test_range_error_names_key_value_range(void **state)
 	assert_false(core_param_in_range(p, 1));
 	assert_false(core_param_in_range(p, 1001));
 	char why[128];
-	core_param_range_error(p, 1001, why, sizeof(why));
-	assert_string_equal(why, "max_ratio = 1001 is out of range: must be "
-	                         "in (1, 1000]");
+	core_param_range_error(p, "1001", why, sizeof(why));
+	assert_string_equal(why, "must be a number in (1, 1000], not 1001");
 	p = core_param_find(CORE_PARAM_POLICY, "cap_run", NULL);
 	assert_false(core_param_in_range(p, 2.5));
 }
