@@ -197,7 +197,7 @@ void core_param_set(const struct core_param *p, void *params, double v)
 		*(bool *)f = v != 0.0;
 		break;
 	default:
-		*(double *)f = p->scale == 1 ? v : v / p->scale;
+		*(double *)f = v / p->scale;
 	}
 }
 

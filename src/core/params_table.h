@@ -38,8 +38,8 @@ struct core_param {
 	enum core_param_group group;
 	enum core_param_type type;
 	size_t offset;       /* of the field in the group's struct */
-	double scale;        /* the key's unit to the field's (ms keys:
-	                        1e-3, the field holding seconds) */
+	double scale;        /* the key's value is the field's x scale
+	                        (1000: an ms key, its field in seconds) */
 	double lo, hi;       /* the range, in the key's unit (bools: 0, 1) */
 	bool lo_open;        /* lo itself is not allowed */
 	const char *unit;    /* the key's unit, "" for a ratio or a count */
