@@ -19,7 +19,8 @@
 
 struct core_space_gpu; /* core/harvest_space.h */
 
-/* Tunables shared by the policies; see core_params_default(). */
+/* Tunables shared by the policies; see core_params_default(). Each one a
+ * config file or a scenario sets is described in core/params_table.c. */
 struct core_params {
 	struct core_pi_gains pi;
 	double epoch_s;      /* control period the driver ticks at (s) */

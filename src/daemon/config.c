@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/params_table.h"
 #include "daemon/config_set.h"
 #include "daemon/owners.h"
 #include "ipc/msg.h"
@@ -179,111 +180,117 @@ bool daemon_config_set_admin_group(struct daemon_config *cfg, const char *name)
 
 /* ---- the command line ---- */
 
+/* One line a parameter of the table's group: key, range, default. */
+static void usage_params(FILE *out, enum core_param_group group,
+                         const char *name)
+{
+	size_t n;
+	const struct core_param *t = core_param_table(&n);
+	fprintf(out, "\n  %s = {\n", name);
+	for (size_t i = 0; i < n; i++) {
+		if (t[i].group != group)
+			continue;
+		char range[64];
+		core_param_range_text(&t[i], range, sizeof(range));
+		char def[32];
+		core_param_default_text(&t[i], def, sizeof(def));
+		fprintf(out, "    %-24s %-16s default %s%s%s\n", t[i].key,
+		        range, def, t[i].unit[0] ? " " : "", t[i].unit);
+	}
+	fprintf(out, "  }\n");
+}
+
 void daemon_usage(FILE *out)
 {
-	fprintf(
-	    out,
-	    "Usage: batond [OPTION]...\n"
-	    "The Baton daemon: paces the games that share this GPU.\n"
-	    "\n"
-	    "  --socket PATH     control socket (default: $BATON_SOCKET,\n"
-	    "                    $XDG_RUNTIME_DIR/baton/batond.sock or\n"
-	    "                    /run/baton/batond.sock)\n"
-	    "  --policy NAME     sa, fsa, esa or none (default sa)\n"
-	    "  --quality MODE    the quality lever (docs/quality.md): off "
-	    "(default),\n"
-	    "                    baton, or paper (dJay's 33 ms budget and "
-	    "greedy)\n"
-	    "  --models DIR      games' model files, DIR/GAME.json from "
-	    "`baton profile`\n"
-	    "                    (default %s)\n"
-	    "  --sla FPS         SLA of tenants that register without one "
-	    "(default %g)\n"
-	    "  --epoch-ms N      control epoch in ms (default %d)\n"
-	    "  --metrics HOST:PORT|off\n"
-	    "                    Prometheus endpoint (default %s;\n"
-	    "                    port 0 picks one); if it cannot bind, "
-	    "batond runs\n"
-	    "                    without it, with a warning\n"
-	    "  --record FILE|off append one line of JSON a second to FILE "
-	    "(created\n"
-	    "                    0600) for `baton report`; its directory "
-	    "must be as\n"
-	    "                    safe as the socket's and an existing FILE "
-	    "batond's\n"
-	    "                    own, or batond exits 2; default off\n"
-	    "  --max-tenants-per-uid N\n"
-	    "                    tenants one uid may have registered "
-	    "(default %d;\n"
-	    "                    0: no cap)\n"
-	    "  --admin-group GROUP\n"
-	    "                    its members (supplementary groups too) "
-	    "may send admin\n"
-	    "                    requests, besides root, batond's user "
-	    "and its group\n"
-	    "                    (default: none)\n"
-	    "  --config FILE     libconfig file with the same keys "
-	    "(socket, policy,\n"
-	    "                    quality, models, sla, epoch_ms, "
-	    "metrics, record,\n"
-	    "                    max_tenants_per_uid, admin_group),\n"
-	    "                    metrics_names (true: "
-	    "label tenants\n"
-	    "                    with name and pid on /metrics, which "
-	    "every local\n"
-	    "                    user can read), the limits "
-	    "max_conns_per_uid\n"
-	    "                    (connections one user may hold, "
-	    "default %d; root\n"
-	    "                    and the daemon's user are exempt), "
-	    "subuid_file (whose\n"
-	    "                    subordinate uids count as their "
-	    "owner's in the\n"
-	    "                    per-uid limits; default %s, \"off\": "
-	    "none; SIGHUP\n"
-	    "                    reads it again) and hello_timeout_ms\n"
-	    "                    (a connection's time to say hello, "
-	    "default %d),\n"
-	    "                    and a params group (kp, ki, max_ratio,\n"
-	    "                    sla_margin, util_target, fsa_guard, "
-	    "fsa_relax,\n"
-	    "                    fsa_hold_s, k_alpha, reach_tol, "
-	    "reach_hold_s,\n"
-	    "                    esa_climb, cap_period_s, cap_u_over, "
-	    "cap_u_limit,\n"
-	    "                    cap_w_u, cap_w_e, cap_steal, cap_run, "
-	    "cap_quiet,\n"
-	    "                    cap_sla_tol, cap_qos_margin, cap_total,\n"
-	    "                    quality_headroom, quality_hold_s,\n"
-	    "                    quality_reach_headroom, "
-	    "quality_warn_epochs,\n"
-	    "                    quality_critical_epochs,\n"
-	    "                    quality_critical_ratio), a harvest\n"
-	    "                    group (best-effort work: margin_ms, "
-	    "util_margin,\n"
-	    "                    periodical_ms, continuous_ms, enter_quiet, "
-	    "stuck_factor,\n"
-	    "                    stuck_ms, align, steer, slot_min_ms,\n"
-	    "                    period_tolerance, "
-	    "space_units, idle_lane), apps\n"
-	    "                    (per-application entries: name, cap,\n"
-	    "                    work_conserving, cost_ms, sla) and "
-	    "user_caps\n"
-	    "                    (uid, cap); the command line wins\n"
-	    "  --help            this text\n"
-	    "  --version         the version\n"
-	    "\n"
-	    "Logs go to stderr; BATON_LOG=error|warn|info|debug sets the "
-	    "level.\n"
-	    "Exit status: 0 after SIGTERM or SIGINT, 1 on a runtime "
-	    "failure,\n"
-	    "2 on a usage or configuration error (an unsafe socket "
-	    "directory\n"
-	    "included).\n",
-	    DAEMON_DEFAULT_MODELS, DAEMON_DEFAULT_SLA, DAEMON_DEFAULT_EPOCH_MS,
-	    DAEMON_DEFAULT_METRICS, DAEMON_DEFAULT_MAX_TENANTS_PER_UID,
-	    DAEMON_DEFAULT_CONNS_PER_UID, OWNERS_DEFAULT_PATH,
-	    DAEMON_DEFAULT_HELLO_MS);
+	fprintf(out,
+	        "Usage: batond [OPTION]...\n"
+	        "The Baton daemon: paces the games that share this GPU.\n"
+	        "\n"
+	        "  --socket PATH     control socket (default: $BATON_SOCKET,\n"
+	        "                    $XDG_RUNTIME_DIR/baton/batond.sock or\n"
+	        "                    /run/baton/batond.sock)\n"
+	        "  --policy NAME     sa, fsa, esa or none (default sa)\n"
+	        "  --quality MODE    the quality lever (docs/quality.md): off "
+	        "(default),\n"
+	        "                    baton, or paper (dJay's 33 ms budget and "
+	        "greedy)\n"
+	        "  --models DIR      games' model files, DIR/GAME.json from "
+	        "`baton profile`\n"
+	        "                    (default %s)\n"
+	        "  --sla FPS         SLA of tenants that register without one "
+	        "(default %g)\n"
+	        "  --epoch-ms N      control epoch in ms (default %d)\n"
+	        "  --metrics HOST:PORT|off\n"
+	        "                    Prometheus endpoint (default %s;\n"
+	        "                    port 0 picks one); if it cannot bind, "
+	        "batond runs\n"
+	        "                    without it, with a warning\n"
+	        "  --record FILE|off append one line of JSON a second to FILE "
+	        "(created\n"
+	        "                    0600) for `baton report`; its directory "
+	        "must be as\n"
+	        "                    safe as the socket's and an existing FILE "
+	        "batond's\n"
+	        "                    own, or batond exits 2; default off\n"
+	        "  --max-tenants-per-uid N\n"
+	        "                    tenants one uid may have registered "
+	        "(default %d;\n"
+	        "                    0: no cap)\n"
+	        "  --admin-group GROUP\n"
+	        "                    its members (supplementary groups too) "
+	        "may send admin\n"
+	        "                    requests, besides root, batond's user "
+	        "and its group\n"
+	        "                    (default: none)\n"
+	        "  --config FILE     libconfig file with the same keys "
+	        "(socket, policy,\n"
+	        "                    quality, models, sla, epoch_ms, "
+	        "metrics, record,\n"
+	        "                    max_tenants_per_uid, admin_group),\n"
+	        "                    metrics_names (true: "
+	        "label tenants\n"
+	        "                    with name and pid on /metrics, which "
+	        "every local\n"
+	        "                    user can read), the limits "
+	        "max_conns_per_uid\n"
+	        "                    (connections one user may hold, "
+	        "default %d; root\n"
+	        "                    and the daemon's user are exempt), "
+	        "subuid_file (whose\n"
+	        "                    subordinate uids count as their "
+	        "owner's in the\n"
+	        "                    per-uid limits; default %s, \"off\": "
+	        "none; SIGHUP\n"
+	        "                    reads it again) and hello_timeout_ms\n"
+	        "                    (a connection's time to say hello, "
+	        "default %d),\n"
+	        "                    a params group and a harvest group "
+	        "(below), apps\n"
+	        "                    (per-application entries: name, cap,\n"
+	        "                    work_conserving, cost_ms, sla) and "
+	        "user_caps\n"
+	        "                    (uid, cap); the command line wins\n"
+	        "  --help            this text\n"
+	        "  --version         the version\n"
+	        "\n"
+	        "Logs go to stderr; BATON_LOG=error|warn|info|debug sets the "
+	        "level.\n"
+	        "Exit status: 0 after SIGTERM or SIGINT, 1 on a runtime "
+	        "failure,\n"
+	        "2 on a usage or configuration error (an unsafe socket "
+	        "directory\n"
+	        "included).\n"
+	        "\n"
+	        "The params group takes the core's parameters, the harvest "
+	        "group those of\n"
+	        "best-effort work (docs/parameters.md says what each means):\n",
+	        DAEMON_DEFAULT_MODELS, DAEMON_DEFAULT_SLA,
+	        DAEMON_DEFAULT_EPOCH_MS, DAEMON_DEFAULT_METRICS,
+	        DAEMON_DEFAULT_MAX_TENANTS_PER_UID,
+	        DAEMON_DEFAULT_CONNS_PER_UID, OWNERS_DEFAULT_PATH,
+	        DAEMON_DEFAULT_HELLO_MS);
+	usage_params(out, CORE_PARAM_POLICY, "params");
+	usage_params(out, CORE_PARAM_HARVEST, "harvest");
 }
 
 enum daemon_args_result daemon_config_args(struct daemon_config *cfg, int argc,

@@ -9,9 +9,10 @@
 
 #include "daemon/config.h"
 #include "daemon/config_gpus.h"
-#include "daemon/config_harvest.h"
+#include "daemon/config_params.h"
 #include "daemon/config_set.h"
 #include "ipc/msg.h"
+#include "util/log.h"
 
 struct file_ctx {
 	const char *path;
@@ -54,135 +55,25 @@ static bool number(const config_setting_t *s, double *out)
 	}
 }
 
-struct param_field {
-	const char *name;
-	size_t offset; /* of a double in struct core_params */
-	double lo, hi;
-	bool lo_open; /* lo itself is not allowed */
-};
-
-#define PF(field, lo, hi, open)                                                \
-	{                                                                      \
-#field, offsetof(struct core_params, field), lo, hi, open      \
-	}
-
-static const struct param_field param_fields[] = {
-    {"kp", offsetof(struct core_params, pi.kp), 0.0, 10.0, false},
-    {"ki", offsetof(struct core_params, pi.ki), 0.0, 10.0, false},
-    {"max_ratio", offsetof(struct core_params, pi.max_ratio), 1.0, 100.0, true},
-    PF(sla_margin, 0.0, 1.0, false),
-    PF(util_target, 0.0, 1.0, true),
-    PF(fsa_guard, 0.0, 1.0, false),
-    PF(fsa_relax, 0.0, 1.0, false),
-    PF(fsa_hold_s, 0.0, 60.0, false),
-    PF(k_alpha, 0.0, 1.0, true),
-    PF(reach_tol, 0.0, 1.0, false),
-    PF(reach_hold_s, 0.0, 60.0, false),
-    PF(esa_climb, 0.0, 1.0, false),
-    /* the capacity stage (docs/capacity.md; the simulator's ranges) */
-    PF(cap_period_s, 0.0, 60.0, true),
-    PF(cap_u_over, 0.0, 10.0, true),
-    PF(cap_u_limit, 0.0, 10.0, true),
-    PF(cap_w_u, 0.0, 100.0, false),
-    PF(cap_w_e, 0.0, 100.0, false),
-    PF(cap_steal, 0.0, 1.0, true),
-    PF(cap_sla_tol, 0.0, 1.0, false),
-    PF(cap_qos_margin, 0.0, 100.0, false),
-    PF(cap_total, 0.0, 64.0, true),
-    /* the quality stage's damping (docs/quality.md) */
-    PF(quality_headroom, 0.0, 0.5, false),
-    PF(quality_hold_s, 0.0, 600.0, false),
-    PF(quality_reach_headroom, 0.0, 2.0, false),
-    /* dJay's Critical band top (Sec. 6.3: 40 ms over 33) */
-    {"quality_critical_ratio",
-     offsetof(struct core_params, quality.critical_ratio), 1.0, 100.0, true},
-};
-
-/* The integer parameters: counts of periods or epochs. */
-static const struct {
-	const char *name;
-	size_t offset; /* of an unsigned in struct core_params */
-	long long lo, hi;
-} count_fields[] = {
-    {"cap_run", offsetof(struct core_params, cap_run), 1, 1000},
-    {"cap_quiet", offsetof(struct core_params, cap_quiet), 1, 1000},
-    /* dJay's Warning and Critical (Sec. 6.3; the simulator's ranges) */
-    {"quality_warn_epochs", offsetof(struct core_params, quality.warn_epochs),
-     1, 100000},
-    {"quality_critical_epochs",
-     offsetof(struct core_params, quality.critical_epochs), 1, 100000},
-};
-
-/* A count parameter by name: true when key is one (set, or an error). */
-static bool count_param(struct file_ctx *f, struct daemon_config *cfg,
-                        const config_setting_t *s, bool *ok)
+/* params = { kp = 0.2; ... }; or harvest = { margin_ms = 1; ... };: the
+ * parameter table's keys of group (config_params.h). */
+static bool file_param_group(struct file_ctx *f, enum core_param_group group,
+                             void *params, const config_setting_t *g)
 {
-	const char *key = config_setting_name(s);
-	for (size_t k = 0; k < sizeof(count_fields) / sizeof(count_fields[0]);
-	     k++) {
-		if (strcmp(count_fields[k].name, key) != 0)
-			continue;
-		int t = config_setting_type(s);
-		long long n = config_setting_get_int64(s);
-		if ((t != CONFIG_TYPE_INT && t != CONFIG_TYPE_INT64) ||
-		    n < count_fields[k].lo || n > count_fields[k].hi)
-			*ok = file_error(
-			    f, s, "must be an integer in [%lld, %lld]",
-			    count_fields[k].lo, count_fields[k].hi);
-		else
-			*(unsigned *)((char *)&cfg->params +
-			              count_fields[k].offset) = (unsigned)n;
-		return true;
-	}
-	return false;
-}
-
-static bool file_params(struct file_ctx *f, struct daemon_config *cfg,
-                        const config_setting_t *group)
-{
-	if (!config_setting_is_group(group))
-		return file_error(f, group, "must be a group { ... }");
-	for (int i = 0; i < config_setting_length(group); i++) {
-		const config_setting_t *s = config_setting_get_elem(group, i);
-		bool ok = true;
-		if (count_param(f, cfg, s, &ok)) {
-			if (!ok)
-				return false;
-			continue;
-		}
-		const struct param_field *pf = NULL;
-		for (size_t k = 0;
-		     k < sizeof(param_fields) / sizeof(param_fields[0]); k++)
-			if (strcmp(param_fields[k].name,
-			           config_setting_name(s)) == 0)
-				pf = &param_fields[k];
-		if (!pf)
-			return file_error(f, s, "unknown parameter");
-		double v;
-		if (!number(s, &v))
-			return file_error(f, s, "must be a number");
-		if (!isfinite(v) || v < pf->lo || v > pf->hi ||
-		    (pf->lo_open && v == pf->lo))
-			return file_error(f, s, "must lie in %s%g, %g]",
-			                  pf->lo_open ? "(" : "[", pf->lo,
-			                  pf->hi);
-		*(double *)((char *)&cfg->params + pf->offset) = v;
-	}
-	return true;
-}
-
-/* harvest = { margin_ms = 1; stuck_factor = 2; ... }; (config_harvest.h) */
-static bool file_harvest(struct file_ctx *f, struct daemon_config *cfg,
-                         const config_setting_t *group)
-{
-	if (!config_setting_is_group(group))
-		return file_error(f, group, "must be a group { ... }");
-	for (int i = 0; i < config_setting_length(group); i++) {
-		const config_setting_t *s = config_setting_get_elem(group, i);
-		char why[160];
-		if (!daemon_config_harvest_key(&cfg->harvest, s, why,
-		                               sizeof(why)))
+	if (!config_setting_is_group(g))
+		return file_error(f, g, "must be a group { ... }");
+	for (int i = 0; i < config_setting_length(g); i++) {
+		const config_setting_t *s = config_setting_get_elem(g, i);
+		const struct core_param *renamed;
+		char why[512];
+		if (!daemon_config_param(group, params, s, why, sizeof(why),
+		                         &renamed))
 			return file_error(f, s, "%s", why);
+		if (renamed)
+			log_warn("%s:%d: %s.%s is deprecated: use %s", f->path,
+			         config_setting_source_line(s),
+			         config_setting_name(g), config_setting_name(s),
+			         renamed->key);
 	}
 	return true;
 }
@@ -430,9 +321,10 @@ static bool file_setting(struct file_ctx *f, struct daemon_config *cfg,
 			                  "must be a group name or a gid "
 			                  "that exists");
 	} else if (strcmp(name, "params") == 0) {
-		return file_params(f, cfg, s);
+		return file_param_group(f, CORE_PARAM_POLICY, &cfg->params, s);
 	} else if (strcmp(name, "harvest") == 0) {
-		return file_harvest(f, cfg, s);
+		return file_param_group(f, CORE_PARAM_HARVEST, &cfg->harvest,
+		                        s);
 	} else if (strcmp(name, "agones") == 0 ||
 	           strcmp(name, "kubernetes") == 0) {
 		char why[160];

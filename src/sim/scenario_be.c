@@ -1,6 +1,8 @@
 /* Scenario keys for time harvesting (see scenario_be.h). */
 #include "sim/scenario_be.h"
 
+#include "sim/scenario_parse.h"
+
 #include <math.h>
 #include <string.h>
 
@@ -89,13 +91,11 @@ bool sim_be_parse_tenant(struct sim_cfg_ctx *c, const config_setting_t *tg,
 bool sim_be_parse_harvest(struct sim_cfg_ctx *c, const config_setting_t *root,
                           struct sim_scenario *sc)
 {
-	static const char *const known[] = {"margin_ms",     "util_margin",
-	                                    "periodical_ms", "continuous_ms",
-	                                    "rest_ms",       "enter_quiet",
-	                                    "games_seen",    "align",
-	                                    "slot_min_ms",   "period_tolerance",
-	                                    "stuck_factor",  "stuck_ms",
-	                                    "stuck",         NULL};
+	/* The simulator's own keys; the rest are the parameter table's
+	 * (core/params_table.h). rest_ms is the no-daemon client loop's
+	 * (batond's clients compute their rest from their budgets). */
+	static const char *const others[] = {"rest_ms", "games_seen", "stuck",
+	                                     NULL};
 	struct core_harvest_params *p = &sc->harvest;
 	config_setting_t *g;
 
@@ -106,33 +106,12 @@ bool sim_be_parse_harvest(struct sim_cfg_ctx *c, const config_setting_t *root,
 		return false;
 	if (!g)
 		return true;
-	double margin = p->margin_s * 1e3, per = p->periodical_s * 1e3;
-	double cont = p->continuous_s * 1e3, rest = p->rest_s * 1e3;
-	double slot_min = p->slot_min_s * 1e3;
-	double stuck_ms = p->stuck_slack_s * 1e3;
-	long long quiet = p->enter_quiet;
-	if (!sim_cfg_check_known(c, g, known) ||
-	    !sim_cfg_num(c, g, "margin_ms", &margin, 0, 1000, 0) ||
-	    !sim_cfg_num(c, g, "util_margin", &p->util_margin, 0, 1, 0) ||
-	    !sim_cfg_num(c, g, "periodical_ms", &per, 0, 10000, 0) ||
-	    !sim_cfg_num(c, g, "continuous_ms", &cont, 0, 10000, NUM_LO_OPEN) ||
+	double rest = p->rest_s * 1e3;
+	if (!sim_cfg_params(c, g, CORE_PARAM_HARVEST, p, others) ||
 	    !sim_cfg_num(c, g, "rest_ms", &rest, 0, 10000, 0) ||
-	    !sim_cfg_int(c, g, "enter_quiet", &quiet, 1, 1000) ||
 	    !sim_cfg_bool(c, g, "games_seen", &sc->games_seen) ||
-	    !sim_cfg_bool(c, g, "align", &p->align) ||
-	    !sim_cfg_num(c, g, "slot_min_ms", &slot_min, 0, 1000, 0) ||
-	    !sim_cfg_num(c, g, "period_tolerance", &p->period_tolerance, 0, 1,
-	                 0) ||
-	    !sim_cfg_num(c, g, "stuck_factor", &p->stuck_factor, 1, 1000, 0) ||
-	    !sim_cfg_num(c, g, "stuck_ms", &stuck_ms, 0, 600000, 0) ||
 	    !sim_cfg_bool(c, g, "stuck", &sc->stuck_rule))
 		return false;
-	p->stuck_slack_s = stuck_ms / 1e3;
-	p->slot_min_s = slot_min / 1e3;
-	p->margin_s = margin / 1e3;
-	p->periodical_s = per / 1e3;
-	p->continuous_s = cont / 1e3;
 	p->rest_s = rest / 1e3;
-	p->enter_quiet = (uint32_t)quiet;
 	return true;
 }

@@ -8,6 +8,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "core/params_table.h"
 #include "sim/scenario.h"
 #include "sim/scenario_fields.h"
 
@@ -43,3 +44,15 @@ bool sim_scenario_read_trace(struct sim_cfg_ctx *c, const config_setting_t *s,
  * free(); NULL with err set naming the file (scenario_load.c). */
 char *sim_scenario_read_file(const char *path, size_t max,
                              struct sim_error *err);
+
+/* Member s of a group, when its key is one of the parameter table's of
+ * group (an old key warns and names the new one): read with the table's
+ * type and range into params (scenario_params.c). *known: it was one. */
+bool sim_cfg_param(struct sim_cfg_ctx *c, const config_setting_t *s,
+                   enum core_param_group group, void *params, bool *known);
+/* Every member of g: the table's keys of group into params; the names in
+ * the NULL-terminated others are the caller's to read; anything else is an
+ * unknown field. */
+bool sim_cfg_params(struct sim_cfg_ctx *c, const config_setting_t *g,
+                    enum core_param_group group, void *params,
+                    const char *const *others);

@@ -38,14 +38,39 @@ bool sim_quality_set_mode(struct sim_scenario *sc, const char *name)
 	return true;
 }
 
+/* The group's own keys, and the alarm's parameters it took before they
+ * became the policy group's quality_* keys (read from the parameter
+ * table, with a warning naming the new key). */
+static bool quality_members(struct sim_cfg_ctx *c, const config_setting_t *g,
+                            struct sim_scenario *sc)
+{
+	static const char *const own[] = {"mode", "stale_penalty", NULL};
+	static const char *const moved[] = {"critical_epochs", "warn_epochs",
+	                                    "critical_ratio", NULL};
+	for (int i = 0; i < config_setting_length(g); i++) {
+		const config_setting_t *s = config_setting_get_elem(g, i);
+		const char *name = config_setting_name(s);
+		bool is_own = false, is_moved = false, known = false;
+		for (size_t k = 0; own[k]; k++)
+			is_own = is_own || strcmp(own[k], name) == 0;
+		for (size_t k = 0; moved[k]; k++)
+			is_moved = is_moved || strcmp(moved[k], name) == 0;
+		if (is_own)
+			continue;
+		if (!is_moved)
+			return sim_cfg_fail(c, s, NULL, "unknown field");
+		if (!sim_cfg_param(c, s, CORE_PARAM_POLICY, &sc->params,
+		                   &known))
+			return false;
+	}
+	return true;
+}
+
 bool sim_scenario_parse_quality(struct sim_cfg_ctx *c,
                                 const config_setting_t *root,
                                 struct sim_scenario *sc)
 {
-	static const char *const known[] = {
-	    "mode",        "stale_penalty",  "critical_epochs",
-	    "warn_epochs", "critical_ratio", NULL};
-	config_setting_t *g, *ms;
+	config_setting_t *g, *ms = NULL;
 	const char *mode = "off";
 
 	/* params.quality holds core_params_default()'s (the policy group
@@ -54,21 +79,12 @@ bool sim_scenario_parse_quality(struct sim_cfg_ctx *c,
 	if (!sim_cfg_group(c, root, "quality", &g))
 		return false;
 	if (g) {
-		long long crit = sc->params.quality.critical_epochs;
-		long long warn = sc->params.quality.warn_epochs;
 		const char *m;
-		if (!sim_cfg_check_known(c, g, known) ||
+		if (!quality_members(c, g, sc) ||
 		    !sim_cfg_str(c, g, "mode", true, &m, &ms) ||
 		    !sim_cfg_num(c, g, "stale_penalty", &sc->stale_penalty, 0,
-		                 1, 0) ||
-		    !sim_cfg_int(c, g, "critical_epochs", &crit, 1, 100000) ||
-		    !sim_cfg_int(c, g, "warn_epochs", &warn, 1, 100000) ||
-		    !sim_cfg_num(c, g, "critical_ratio",
-		                 &sc->params.quality.critical_ratio, 1, 100,
-		                 NUM_LO_OPEN))
+		                 1, 0))
 			return false;
-		sc->params.quality.critical_epochs = (unsigned)crit;
-		sc->params.quality.warn_epochs = (unsigned)warn;
 		mode = m;
 	}
 	if (!sim_quality_set_mode(sc, mode))

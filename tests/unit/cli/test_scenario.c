@@ -15,6 +15,7 @@
 
 #include "sim/builtin.h"
 #include "sim/scenario.h"
+#include "util/log.h"
 
 /* A valid scenario with one tenant, for tests that change one thing. */
 #define MINIMAL                                                                \
@@ -278,13 +279,13 @@ static void test_out_of_range(void **state)
 	expect_error(MINIMAL "duration_s = 0;\n", 3, "duration_s",
 	             "(0, 86400]");
 	expect_error(MINIMAL "policy = { util_target = 0.0; };\n", 3,
-	             "policy.util_target", "out of range");
+	             "policy.util_target", "must be a number in");
 	expect_error(MINIMAL "policy = { max_ratio = 1; };\n", 3,
-	             "policy.max_ratio", "out of range");
+	             "policy.max_ratio", "must be a number in");
 	expect_error(MINIMAL "policy = { epoch_ms = 0.0; };\n", 3,
 	             "policy.epoch_ms", "out of range");
 	expect_error(MINIMAL "policy = { kp = -0.1; };\n", 3, "policy.kp",
-	             "out of range");
+	             "must be a number in [0, 100], not -0.1");
 	expect_error(MINIMAL "seed = -1;\n", 3, "seed", "out of range");
 	expect_error(
 	    "name = \"t\";\n"
@@ -357,9 +358,11 @@ static void test_capacity_keys(void **state)
 	parse_ok(
 	    "name = \"t\";\n"
 	    "gpu = { model = \"budget\"; slot_ms = 50; period_ms = 500; };\n"
-	    "policy = { caps = \"dynamic\"; u_over = 0.8; u_limit = 0.6;\n"
-	    "  w_u = 2; w_e = 0.5; steal = 0.25; run = 4; quiet = 5;\n"
-	    "  sla_tol = 0.05; qos_margin = 0.3; cap_total = 2.5; };\n"
+	    "policy = { caps = \"dynamic\"; cap_u_over = 0.8;\n"
+	    "  cap_u_limit = 0.6; cap_w_u = 2; cap_w_e = 0.5; cap_steal = "
+	    "0.25;\n"
+	    "  cap_run = 4; cap_quiet = 5; cap_sla_tol = 0.05;\n"
+	    "  cap_qos_margin = 0.3; cap_total = 2.5; };\n"
 	    "tenants = ( { name = \"a\"; sla_fps = 30.0; cpu_ms = 1.0;\n"
 	    "  gpu_ms = 2.0; cap = 0.25; work_conserving = true;\n"
 	    "  admit = true; profile_ms = 3.0; } );\n",
@@ -404,8 +407,74 @@ static void test_capacity_keys(void **state)
 	    3, "tenants.[0].admit", "expected true or false");
 	expect_error(MINIMAL "policy = { caps = \"elastic\"; };\n", 3,
 	             "policy.caps", "elastic");
-	expect_error(MINIMAL "policy = { u_limit = 0; };\n", 3,
-	             "policy.u_limit", "out of range");
+	expect_error(MINIMAL "policy = { cap_u_limit = 0; };\n", 3,
+	             "policy.cap_u_limit", "must be a number in");
+}
+
+/* Parses text that must parse; what it wrote to stderr (the log's
+ * warnings) into out. */
+static void parse_capturing_stderr(const char *text, struct sim_scenario *sc,
+                                   char *out, size_t len)
+{
+	fflush(stderr);
+	int saved = dup(2);
+	FILE *tmp = tmpfile();
+	assert_non_null(tmp);
+	assert_true(saved >= 0 && dup2(fileno(tmp), 2) >= 0);
+	parse_ok(text, sc);
+	fflush(stderr);
+	dup2(saved, 2);
+	close(saved);
+	rewind(tmp);
+	size_t n = fread(out, 1, len - 1, tmp);
+	out[n] = '\0';
+	fclose(tmp);
+}
+
+/* The names the parameters had before the table (core/params_table.h)
+ * still work, with a warning naming the new key. */
+static void test_old_parameter_names_warn(void **state)
+{
+	struct sim_scenario sc;
+	char log[2048];
+
+	log_set_level(LOG_WARN);
+	parse_capturing_stderr(
+	    MINIMAL "policy = { u_over = 0.8; quiet = 5; };\n"
+	            "quality = { mode = \"off\"; critical_epochs = 2; };\n",
+	    &sc, log, sizeof(log));
+	assert_true(sc.params.cap_u_over == 0.8);
+	assert_int_equal(sc.params.cap_quiet, 5);
+	assert_int_equal(sc.params.quality.critical_epochs, 2);
+	sim_scenario_finish(&sc);
+	assert_non_null(strstr(log, "policy.u_over is deprecated: use "
+	                            "cap_u_over"));
+	assert_non_null(strstr(log, "policy.quiet is deprecated: use "
+	                            "cap_quiet"));
+	assert_non_null(strstr(log, "quality.critical_epochs is deprecated: "
+	                            "use quality_critical_epochs"));
+
+	parse_capturing_stderr(MINIMAL "policy = { cap_u_over = 0.8; "
+	                               "quality_critical_epochs = 2; };\n",
+	                       &sc, log, sizeof(log));
+	assert_int_equal(sc.params.quality.critical_epochs, 2);
+	sim_scenario_finish(&sc);
+	assert_null(strstr(log, "deprecated"));
+}
+
+/* A range error names the key, the value and the range. */
+static void test_parameter_range_error(void **state)
+{
+	expect_error(MINIMAL "policy = { max_ratio = 1001; };\n", 3,
+	             "policy.max_ratio",
+	             "must be a number in (1, 1000], not 1001");
+	expect_error(MINIMAL "policy = { cap_run = 2.5; };\n", 3,
+	             "policy.cap_run", "expected an integer");
+	expect_error(MINIMAL "harvest = { space_window = 65; };\n", 3,
+	             "harvest.space_window",
+	             "must be an integer in [1, 64], not 65");
+	expect_error(MINIMAL "harvest = { steer = 1; };\n", 3, "harvest.steer",
+	             "expected true or false");
 }
 
 static void test_scenes_increasing(void **state)
@@ -625,6 +694,8 @@ int main(void)
 	    cmocka_unit_test(test_load_errors),
 	    cmocka_unit_test(test_error_format),
 	    cmocka_unit_test(test_finish_zeroed),
+	    cmocka_unit_test(test_old_parameter_names_warn),
+	    cmocka_unit_test(test_parameter_range_error),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -259,11 +259,13 @@ static void test_config_file_errors(void **state)
 	    {"policy = \"sa\";\nsla = \"fast\";\n", ":2: sla: "},
 	    {"\n\nepoch_ms = 2.5;\n", ":3: epoch_ms: "},
 	    {"sockett = \"/x\";\n", ":1: sockett: unknown setting"},
-	    {"params = { kp = -1; };\n", ":1: kp: must lie in"},
+	    {"params = { kp = -1; };\n",
+	     ":1: kp: must be a number in [0, 100], not -1"},
 	    {"params = {\n util_target = 0; };\n", ":2: util_target: "},
 	    {"params = { speed = 1; };\n", ":1: speed: unknown parameter"},
 	    {"params = 3;\n", ":1: params: must be a group"},
-	    {"params = { cap_u_limit = 0; };\n", ":1: cap_u_limit: must lie"},
+	    {"params = { cap_u_limit = 0; };\n",
+	     ":1: cap_u_limit: must be a number in (0, 10], not 0"},
 	    {"params = { cap_run = 0; };\n",
 	     ":1: cap_run: must be an integer in [1, 1000]"},
 	    {"params = { cap_quiet = 2.5; };\n", ":1: cap_quiet: must be"},
@@ -274,15 +276,15 @@ static void test_config_file_errors(void **state)
 	    {"quality = \"on\";\n", ":1: quality: must be"},
 	    {"models = \"models\";\n", ":1: models: must be an absolute"},
 	    {"params = { quality_headroom = 0.9; };\n",
-	     ":1: quality_headroom: must lie in"},
+	     ":1: quality_headroom: must be a number in [0, 0.5], not 0.9"},
 	    {"params = { quality_reach_headroom = -0.1; };\n",
-	     ":1: quality_reach_headroom: must lie in"},
+	     ":1: quality_reach_headroom: must be a number in [0, 2]"},
 	    {"params = { quality_warn_epochs = 0; };\n",
 	     ":1: quality_warn_epochs: must be an integer in [1, 100000]"},
 	    {"params = { quality_critical_epochs = 1.5; };\n",
 	     ":1: quality_critical_epochs: must be an integer"},
 	    {"params = { quality_critical_ratio = 1; };\n",
-	     ":1: quality_critical_ratio: must lie in (1, 100]"},
+	     ":1: quality_critical_ratio: must be a number in (1, 100]"},
 	};
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		write_config(cases[i].text);
@@ -305,7 +307,7 @@ static void test_config_file_errors(void **state)
 	assert_non_null(strstr(out, "/nonexistent/b.cfg"));
 }
 
-/* The harvest group (config_harvest.h): defaults, every key in its unit,
+/* The harvest group (config_params.h): defaults, every key in its unit,
  * and errors naming the key, its range and the value given. */
 static void test_harvest_group(void **state)
 {
