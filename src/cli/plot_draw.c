@@ -203,6 +203,13 @@ void plot_warmup_band(cairo_t *cr, const struct plot_panel *p, double warmup)
 	cairo_fill(cr);
 }
 
+void plot_warmup_label(cairo_t *cr, const struct plot_panel *p, double grey)
+{
+	cairo_set_source_rgb(cr, grey, grey, grey);
+	cairo_set_font_size(cr, PLOT_FONT - 1);
+	plot_text(cr, p->x + 4, p->y + 4, 0.0, 0.0, "warm-up");
+}
+
 void plot_legend_swatch(cairo_t *cr, struct plot_legend *l, const char *label)
 {
 	l->total++;

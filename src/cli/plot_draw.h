@@ -38,6 +38,8 @@ void plot_legend_end(cairo_t *cr, struct plot_legend *l);
 
 /* The warm-up's span of a panel, shaded. */
 void plot_warmup_band(cairo_t *cr, const struct plot_panel *p, double warmup);
+/* "warm-up" in the panel's top left corner, in this grey (0 black). */
+void plot_warmup_label(cairo_t *cr, const struct plot_panel *p, double grey);
 /* A legend entry with a filled swatch in the current colour. */
 void plot_legend_swatch(cairo_t *cr, struct plot_legend *l, const char *label);
 /* Draws draw(cr, arg) on a w x h surface and writes it to path (.png or
