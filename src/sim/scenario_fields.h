@@ -51,6 +51,13 @@ bool sim_cfg_num(struct sim_cfg_ctx *c, const config_setting_t *g,
                  const char *key, double *out, double lo, double hi,
                  unsigned flags);
 
+/* An array or list of numbers in [lo, hi] into out: 1 to max of them
+ * when *n is 0 on entry, else exactly *n (each, if not NULL, says why in
+ * the error: "one per object type"); *n is the length read. */
+bool sim_cfg_num_array(struct sim_cfg_ctx *c, const config_setting_t *g,
+                       const char *key, double *out, size_t *n, size_t max,
+                       double lo, double hi, const char *each);
+
 bool sim_cfg_int(struct sim_cfg_ctx *c, const config_setting_t *g,
                  const char *key, long long *out, long long lo, long long hi);
 
