@@ -260,32 +260,42 @@ static bool push_iv(struct st *s, double x)
 }
 
 /* One step of every kernel's progress; the frame's end. */
-static bool step(struct st *s, double now, double dt, bool measured,
-                 double *rt_done, struct sim_combo_mix_run *r)
+/* The SMs a bound BE kernel holds (the most of them), and how many
+ * kernels share the device instead. */
+static double held_sms(const struct st *s, unsigned *shared)
 {
 	double held = 0.0;
-	unsigned shared = 0;
+	*shared = 0;
 	for (unsigned a = 0; a < SIM_COMBO_MIX_APPS; a++) {
 		if (!s->be[a].on)
 			continue;
-		if (s->be[a].bound) {
+		if (s->be[a].bound)
 			held = fmax(held, (double)s->be[a].sms);
-		} else {
-			shared++;
-		}
+		else
+			(*shared)++;
 	}
-	bool rt_phase = s->in_frame && s->cd_left <= 0.0;
-	double c_rt = 1.0;
-	if (s->in_frame && shared > 0) {
-		/* with the RT phase: the admitted CD kernel's m; anything
-		 * else (not admitted) shares at m = 0 */
-		unsigned a = s->be[0].on && !s->be[0].bound ? 0 : 1;
-		double m =
-		    rt_phase && shared == 1 && s->be[a].cls == CORE_COMBO_CD
-		        ? s->mx->m.rt_cd * app_scale(s, a)
-		        : 0.0;
-		c_rt = shared == 1 ? core_combo_corun_speed(m) : 1.0 / 3.0;
-	}
+	return held;
+}
+
+/* The speed of the frame's render, and of the kernels sharing with it. */
+static double render_speed(const struct st *s, unsigned shared, bool rt_phase)
+{
+	if (!s->in_frame || shared == 0)
+		return 1.0;
+	/* with the RT phase: the admitted CD kernel's m; anything else (not
+	 * admitted) shares at m = 0 */
+	unsigned a = s->be[0].on && !s->be[0].bound ? 0 : 1;
+	double m = rt_phase && shared == 1 && s->be[a].cls == CORE_COMBO_CD
+	               ? s->mx->m.rt_cd * app_scale(s, a)
+	               : 0.0;
+	return shared == 1 ? core_combo_corun_speed(m) : 1.0 / 3.0;
+}
+
+/* One step of each BE kernel that runs, at c_rt beside the frame. */
+static void be_kernels_step(struct st *s, double dt, bool measured,
+                            bool rt_phase, double c_rt,
+                            struct sim_combo_mix_run *r)
+{
 	for (unsigned a = 0; a < SIM_COMBO_MIX_APPS; a++) {
 		struct be_run *b = &s->be[a];
 		if (!b->on)
@@ -315,6 +325,16 @@ static bool step(struct st *s, double now, double dt, bool measured,
 			}
 		}
 	}
+}
+
+static bool step(struct st *s, double now, double dt, bool measured,
+                 double *rt_done, struct sim_combo_mix_run *r)
+{
+	unsigned shared;
+	double held = held_sms(s, &shared);
+	bool rt_phase = s->in_frame && s->cd_left <= 0.0;
+	double c_rt = render_speed(s, shared, rt_phase);
+	be_kernels_step(s, dt, measured, rt_phase, c_rt, r);
 	if (!s->in_frame)
 		return true;
 	double sms = s->total - held;
