@@ -78,8 +78,7 @@ struct run_state {
 	double cd_left, rt_left; /* the frame's work, SM-seconds */
 	bool in_frame;
 	struct be_kernel be;
-	double *intervals;
-	size_t n_intervals, cap_intervals;
+	struct sim_combo_intervals intervals;
 	/* The timeline (sim_combo.h): frames started, the current frame's
 	 * sample (-1: not kept) and the SM-seconds BE held in it so far. */
 	uint64_t frame_no;
@@ -146,18 +145,32 @@ static void maybe_launch(struct run_state *s, double now, double c)
 		launch(s, total, false);
 }
 
-static bool push_interval(struct run_state *s, double x)
+bool sim_combo_intervals_push(struct sim_combo_intervals *iv, double x)
 {
-	if (s->n_intervals == s->cap_intervals) {
-		size_t cap = s->cap_intervals ? 2 * s->cap_intervals : 4096;
-		double *v = realloc(s->intervals, cap * sizeof(*v));
+	if (iv->n == iv->cap) {
+		size_t cap = iv->cap ? 2 * iv->cap : 4096;
+		double *v = realloc(iv->v, cap * sizeof(*v));
 		if (!v)
 			return false;
-		s->intervals = v;
-		s->cap_intervals = cap;
+		iv->v = v;
+		iv->cap = cap;
 	}
-	s->intervals[s->n_intervals++] = x;
+	iv->v[iv->n++] = x;
 	return true;
+}
+
+bool sim_combo_frame_work(double *cd_left, double *rt_left, double w)
+{
+	if (*cd_left > 0.0) {
+		*cd_left -= w;
+		if (*cd_left < 0.0) {
+			*rt_left += *cd_left;
+			*cd_left = 0.0;
+		}
+	} else {
+		*rt_left -= w;
+	}
+	return *cd_left <= 0.0 && *rt_left <= 0.0;
 }
 
 /* The current frame's sample, if kept, gets its BE figure at end_s. */
@@ -232,16 +245,7 @@ static bool render_step(struct run_state *s, double now, double dt, double w,
                         bool measured, struct sim_combo_run *r, bool *ended)
 {
 	*ended = false;
-	if (s->cd_left > 0.0) {
-		s->cd_left -= w;
-		if (s->cd_left < 0.0) {
-			s->rt_left += s->cd_left;
-			s->cd_left = 0.0;
-		}
-	} else {
-		s->rt_left -= w;
-	}
-	if (s->cd_left > 0.0 || s->rt_left > 0.0)
+	if (!sim_combo_frame_work(&s->cd_left, &s->rt_left, w))
 		return true;
 	/* A frame is late past the step that holds its deadline: the model
 	 * cannot tell finer (eps 0 sizes a split to end right on the
@@ -254,7 +258,8 @@ static bool render_step(struct run_state *s, double now, double dt, double w,
 		if (late)
 			r->late_pct += 1.0;
 		if (s->last_shown > 0.0)
-			ok = push_interval(s, shown - s->last_shown);
+			ok = sim_combo_intervals_push(&s->intervals,
+			                              shown - s->last_shown);
 	}
 	if (s->open >= 0)
 		r->timeline.v[s->open].render_s = end - s->start;
@@ -293,7 +298,7 @@ static void finish_run(const struct run_state *s, double duration,
 	r->fps_mean = n / (duration - warmup);
 	r->late_pct = 100.0 * r->late_pct / n;
 	r->integrated_pct = 100.0 * r->integrated_pct / n;
-	double p99 = sim_percentile(s->intervals, s->n_intervals, 99.0);
+	double p99 = sim_percentile(s->intervals.v, s->intervals.n, 99.0);
 	r->fps_p99 = p99 > 0.0 ? 1.0 / p99 : 0.0;
 }
 
@@ -345,7 +350,7 @@ static bool run_one(const struct sim_combo_spec *sp,
 	close_sample(&s, &r->timeline, duration);
 	if (ok)
 		finish_run(&s, duration, warmup, r);
-	free(s.intervals);
+	free(s.intervals.v);
 	return ok;
 }
 

@@ -44,8 +44,7 @@ struct st {
 	struct sim_rng rng;
 	double level;
 	bool swinging;
-	double *iv;
-	size_t n_iv, cap_iv;
+	struct sim_combo_intervals iv;
 };
 
 static double draw_rt(struct st *s)
@@ -245,20 +244,6 @@ static void start_frame(struct st *s, double grid, bool delayed, double last_rt,
 	}
 }
 
-static bool push_iv(struct st *s, double x)
-{
-	if (s->n_iv == s->cap_iv) {
-		size_t cap = s->cap_iv ? 2 * s->cap_iv : 4096;
-		double *v = realloc(s->iv, cap * sizeof(*v));
-		if (!v)
-			return false;
-		s->iv = v;
-		s->cap_iv = cap;
-	}
-	s->iv[s->n_iv++] = x;
-	return true;
-}
-
 /* One step of every kernel's progress; the frame's end. */
 /* The SMs a bound BE kernel holds (the most of them), and how many
  * kernels share the device instead. */
@@ -340,17 +325,7 @@ static bool step(struct st *s, double now, double dt, bool measured,
 	double sms = s->total - held;
 	if (s->bound_frame)
 		sms = fmin((double)s->f.split, sms);
-	double w = sms * c_rt * dt;
-	if (s->cd_left > 0.0) {
-		s->cd_left -= w;
-		if (s->cd_left < 0.0) {
-			s->rt_left += s->cd_left;
-			s->cd_left = 0.0;
-		}
-	} else {
-		s->rt_left -= w;
-	}
-	if (s->cd_left > 0.0 || s->rt_left > 0.0)
+	if (!sim_combo_frame_work(&s->cd_left, &s->rt_left, sms * c_rt * dt))
 		return true;
 	double end = now + dt;
 	bool late = end > s->deadline + dt;
@@ -359,7 +334,8 @@ static bool step(struct st *s, double now, double dt, bool measured,
 	if (measured) {
 		r->late_pct += late;
 		if (s->last_shown > 0.0)
-			ok = push_iv(s, shown - s->last_shown);
+			ok = sim_combo_intervals_push(&s->iv,
+			                              shown - s->last_shown);
 	}
 	s->last_shown = shown;
 	s->in_frame = false;
@@ -418,9 +394,9 @@ bool sim_combo_mix_run(const struct sim_combo_mix *mx,
 		r->fps_mean = f / (duration - warmup);
 		r->late_pct = 100.0 * r->late_pct / f;
 		r->integrated_pct = 100.0 * r->integrated_pct / f;
-		double p99 = sim_percentile(s.iv, s.n_iv, 99.0);
+		double p99 = sim_percentile(s.iv.v, s.iv.n, 99.0);
 		r->fps_p99 = p99 > 0.0 ? 1.0 / p99 : 0.0;
 	}
-	free(s.iv);
+	free(s.iv.v);
 	return ok;
 }
