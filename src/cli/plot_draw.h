@@ -31,6 +31,10 @@ void plot_text(cairo_t *cr, double x, double y, double ax, double ay,
 void plot_label_num(char *buf, size_t len, double v, double step);
 void plot_axes(cairo_t *cr, const struct plot_panel *p, const char *ylabel,
                bool xlabels);
+/* A panel's frame (x, y, w, h) and its y label, running upwards
+ * label_dx left of it. */
+void plot_frame(cairo_t *cr, double x, double y, double w, double h,
+                double label_dx, const char *ylabel);
 void plot_hline_dashed(cairo_t *cr, const struct plot_panel *p, double v);
 void plot_legend_entry(cairo_t *cr, struct plot_legend *l, const char *label,
                        bool dashed);
