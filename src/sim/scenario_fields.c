@@ -400,3 +400,14 @@ bool sim_cfg_num_array(struct sim_cfg_ctx *c, const config_setting_t *g,
 	*n = len;
 	return true;
 }
+
+bool sim_cfg_none_of(struct sim_cfg_ctx *c, const config_setting_t *g,
+                     const char *const *keys, const char *why)
+{
+	for (int i = 0; keys[i]; i++) {
+		config_setting_t *s = config_setting_get_member(g, keys[i]);
+		if (s)
+			return sim_cfg_fail(c, s, NULL, "%s", why);
+	}
+	return true;
+}

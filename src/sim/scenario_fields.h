@@ -44,6 +44,11 @@ bool sim_cfg_fail_plain(struct sim_error *err, const char *file, int line,
 bool sim_cfg_check_known(struct sim_cfg_ctx *c, const config_setting_t *g,
                          const char *const *known);
 
+/* Fails, saying why at the first one present, when g has any member of
+ * the NULL-terminated keys: fields that cannot go with another. */
+bool sim_cfg_none_of(struct sim_cfg_ctx *c, const config_setting_t *g,
+                     const char *const *keys, const char *why);
+
 /* Reads a number written as an integer or a float into *out when present
  * and checks it lies in the range [lo, hi] (ends opened by flags, hi may be
  * INFINITY). Absent optional members leave *out (the default) alone. */

@@ -212,29 +212,17 @@ bool sim_scenario_parse_tenant_quality(struct sim_cfg_ctx *c,
 	if (!levels && !model) {
 		static const char *const only[] = {"start_level", "areas",
 		                                   "areas_loop", NULL};
-		for (int i = 0; only[i]; i++) {
-			config_setting_t *s =
-			    config_setting_get_member(tg, only[i]);
-			if (s)
-				return sim_cfg_fail(c, s, NULL,
-				                    "needs levels or a model");
-		}
-		return true;
+		return sim_cfg_none_of(c, tg, only, "needs levels or a model");
 	}
 	if (levels && model)
 		return sim_cfg_fail(c, model_s, NULL,
 		                    "cannot be combined with levels");
 	static const char *const parametric[] = {"gpu_ms", "scenes", "trace",
 	                                         "profile_ms", NULL};
-	for (int i = 0; parametric[i]; i++) {
-		config_setting_t *p =
-		    config_setting_get_member(tg, parametric[i]);
-		if (p)
-			return sim_cfg_fail(c, p, NULL,
-			                    "cannot be combined with quality "
-			                    "levels (their models give the GPU "
-			                    "cost)");
-	}
+	if (!sim_cfg_none_of(c, tg, parametric,
+	                     "cannot be combined with quality levels (their "
+	                     "models give the GPU cost)"))
+		return false;
 	struct sim_quality_spec *q = calloc(1, sizeof(*q));
 	if (!q)
 		return sim_cfg_fail(c, tg, NULL, "out of memory");

@@ -68,13 +68,9 @@ static bool parse_name_trace(struct sim_cfg_ctx *c, const config_setting_t *tg,
 	 * next to it would be ignored, which is worth an error. */
 	static const char *const parametric[] = {"cpu_ms", "gpu_ms", "jitter",
 	                                         "scenes", NULL};
-	for (int i = 0; parametric[i]; i++) {
-		config_setting_t *p =
-		    config_setting_get_member(tg, parametric[i]);
-		if (p)
-			return sim_cfg_fail(c, p, NULL,
-			                    "cannot be combined with trace");
-	}
+	if (!sim_cfg_none_of(c, tg, parametric,
+	                     "cannot be combined with trace"))
+		return false;
 	if (!(*trace)[0])
 		return sim_cfg_fail(c, *trace_s, NULL, "must not be empty");
 	return true;
