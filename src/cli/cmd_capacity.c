@@ -160,6 +160,34 @@ int cli_capacity_ask(struct cli_client *cl, const char *profile, double cost_ms,
 	return cli_client_request(cl, req, reply);
 }
 
+/* Asks batond and prints its answer: CLI_EXIT_OK when a session fits,
+ * CLI_EXIT_NO_FIT when not, else the failure's status. */
+static int ask(const char *profile, double cost, double sla, bool json)
+{
+	struct cli_client cl;
+	int rc = cli_client_open(&cl, "baton capacity");
+	if (rc != CLI_EXIT_OK)
+		return rc;
+	json_t *r = NULL;
+	rc = cli_capacity_ask(&cl, profile, cost, sla, &r);
+	cli_client_close(&cl);
+	if (rc != CLI_EXIT_OK)
+		return rc;
+	bool fits = json_is_true(json_object_get(r, "fits"));
+	if (json) {
+		json_object_del(r, "type");
+		if (json_dumpf(r, stdout, JSON_COMPACT) < 0)
+			rc = CLI_EXIT_FAILURE;
+		fputc('\n', stdout);
+	} else {
+		cli_capacity_print(stdout, r);
+	}
+	json_decref(r);
+	if (fflush(stdout) != 0)
+		rc = CLI_EXIT_FAILURE;
+	return rc != CLI_EXIT_OK ? rc : fits ? CLI_EXIT_OK : CLI_EXIT_NO_FIT;
+}
+
 int cmd_capacity(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -219,26 +247,5 @@ int cmd_capacity(int argc, char **argv)
 		return usage("%s", "need --profile NAME, or --cost MS and "
 		                   "--sla FPS");
 
-	struct cli_client cl;
-	int rc = cli_client_open(&cl, "baton capacity");
-	if (rc != CLI_EXIT_OK)
-		return rc;
-	json_t *r = NULL;
-	rc = cli_capacity_ask(&cl, profile, cost, sla, &r);
-	cli_client_close(&cl);
-	if (rc != CLI_EXIT_OK)
-		return rc;
-	bool fits = json_is_true(json_object_get(r, "fits"));
-	if (json) {
-		json_object_del(r, "type");
-		if (json_dumpf(r, stdout, JSON_COMPACT) < 0)
-			rc = CLI_EXIT_FAILURE;
-		fputc('\n', stdout);
-	} else {
-		cli_capacity_print(stdout, r);
-	}
-	json_decref(r);
-	if (fflush(stdout) != 0)
-		rc = CLI_EXIT_FAILURE;
-	return rc != CLI_EXIT_OK ? rc : fits ? CLI_EXIT_OK : CLI_EXIT_NO_FIT;
+	return ask(profile, cost, sla, json);
 }

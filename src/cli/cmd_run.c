@@ -512,6 +512,123 @@ static int run_be(char **cmd, const char *weight, const char *cap,
 	return rc ? rc : exec_command(cmd);
 }
 
+/* What the options asked for (NULL: not given). */
+struct run_opts {
+	const char *sla, *fps, *cap, *name, *weight, *gpu;
+	bool wait, be;
+	double wait_timeout;
+};
+
+/* --wait-timeout's seconds; false if they are not a number in [0, 1e7]. */
+static bool parse_wait_timeout(const char *s, double *out)
+{
+	char *end;
+	errno = 0;
+	double v = strtod(s, &end);
+	if (errno || end == s || *end || !isfinite(v) || v < 0.0 || v > 1e7)
+		return false;
+	*out = v;
+	return true;
+}
+
+/* One option but --help: -1 when taken, else a usage error's status. */
+static int parse_option(int c, const char *arg, struct run_opts *o)
+{
+	double v;
+	switch (c) {
+	case 's':
+		if (!valid_fps(arg))
+			return usage_error("--sla: '%s' is not a frame rate in "
+			                   "[1, 1000]",
+			                   arg);
+		o->sla = arg;
+		return -1;
+	case 'f':
+		if (!valid_fps(arg))
+			return usage_error("--fps: '%s' is not a frame rate in "
+			                   "[1, 1000]",
+			                   arg);
+		o->fps = arg;
+		return -1;
+	case 'c':
+		if (!valid_cap(arg))
+			return usage_error("--cap: '%s' is not a share of "
+			                   "one GPU in (0, 1]",
+			                   arg);
+		o->cap = arg;
+		return -1;
+	case 'n':
+		if (!*arg)
+			return usage_error("--name: empty name%s", "");
+		o->name = arg;
+		return -1;
+	case 'w':
+		o->wait = true;
+		return -1;
+	case 't':
+		if (!parse_wait_timeout(arg, &o->wait_timeout))
+			return usage_error("--wait-timeout: '%s' is not a "
+			                   "number of seconds in [0, 1e7]",
+			                   arg);
+		return -1;
+	case 'b':
+		o->be = true;
+		return -1;
+	case 'W':
+		if (!parse_decimal(arg, &v) || !(v > 0.0) || v > 1000.0)
+			return usage_error("--weight: '%s' is not a "
+			                   "weight in (0, 1000]",
+			                   arg);
+		o->weight = arg;
+		return -1;
+	case 'g':
+		o->gpu = arg;
+		return -1;
+	}
+	return EXIT_USAGE; /* not an option of opts: the caller's check */
+}
+
+/* --wait: the profile is the tenant name the shim will register. */
+static int wait_for_profile(const struct run_opts *o, const char *cmd)
+{
+	const char *prof = o->name;
+	if (!prof) {
+		prof = strrchr(cmd, '/');
+		prof = prof ? prof + 1 : cmd;
+	}
+	if (!*prof || strlen(prof) >= IPC_NAME_MAX)
+		return usage_error("--wait: '%s' is no profile name "
+		                   "(give --name)",
+		                   prof);
+	return wait_for_room(prof, o->wait_timeout);
+}
+
+/* A game: the shim's environment and preload, the Vulkan layer, then
+ * CMD. */
+static int run_game(char **cmd, const struct run_opts *o)
+{
+	char found[PATH_MAX], tried[4 * PATH_MAX] = "";
+	if (!find_shim(found, sizeof(found), tried, sizeof(tried))) {
+		fprintf(stderr,
+		        "baton run: cannot find " SHIM_NAME "; tried:\n%s"
+		        "Set BATON_SHIM_PATH to its location.\n",
+		        tried);
+		return 1;
+	}
+	if ((o->sla && setenv("BATON_SLA", o->sla, 1)) ||
+	    (o->fps && setenv("BATON_FPS", o->fps, 1)) ||
+	    (o->cap && setenv("BATON_CAP", o->cap, 1)) ||
+	    (o->name && setenv("BATON_NAME", o->name, 1))) {
+		perror("baton run: setenv");
+		return 1;
+	}
+	int rc = preload_path(found);
+	if (rc)
+		return rc;
+	add_vulkan_layer();
+	return exec_command(cmd);
+}
+
 int cmd_run(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -527,133 +644,42 @@ int cmd_run(int argc, char **argv)
 	    {"help", no_argument, NULL, 'h'},
 	    {NULL, 0, NULL, 0},
 	};
-	const char *sla = NULL, *fps = NULL, *cap = NULL, *name = NULL;
-	const char *weight = NULL, *gpu = NULL;
-	bool wait = false, be = false;
-	double wait_timeout = 300.0;
+	struct run_opts o = {.wait_timeout = 300.0};
 	int c;
 	opterr = 0;
 	optind = 0; /* glibc: start over, whoever parsed before */
 	/* '+': stop at the command, whose own options are its business. */
 	while ((c = getopt_long(argc, argv, "+h", opts, NULL)) != -1) {
-		switch (c) {
-		case 's':
-			if (!valid_fps(optarg))
-				return usage_error("--sla: '%s' is not a frame "
-				                   "rate in [1, 1000]",
-				                   optarg);
-			sla = optarg;
-			break;
-		case 'f':
-			if (!valid_fps(optarg))
-				return usage_error("--fps: '%s' is not a frame "
-				                   "rate in [1, 1000]",
-				                   optarg);
-			fps = optarg;
-			break;
-		case 'c':
-			if (!valid_cap(optarg))
-				return usage_error(
-				    "--cap: '%s' is not a share of "
-				    "one GPU in (0, 1]",
-				    optarg);
-			cap = optarg;
-			break;
-		case 'n':
-			if (!*optarg)
-				return usage_error("--name: empty name%s", "");
-			name = optarg;
-			break;
-		case 'w':
-			wait = true;
-			break;
-		case 't': {
-			char *end;
-			errno = 0;
-			wait_timeout = strtod(optarg, &end);
-			if (errno || end == optarg || *end ||
-			    !isfinite(wait_timeout) || wait_timeout < 0.0 ||
-			    wait_timeout > 1e7)
-				return usage_error(
-				    "--wait-timeout: '%s' is not "
-				    "a number of seconds in [0, "
-				    "1e7]",
-				    optarg);
-			break;
-		}
-		case 'b':
-			be = true;
-			break;
-		case 'W': {
-			double v;
-			if (!parse_decimal(optarg, &v) || !(v > 0.0) ||
-			    v > 1000.0)
-				return usage_error("--weight: '%s' is not a "
-				                   "weight in (0, 1000]",
-				                   optarg);
-			weight = optarg;
-			break;
-		}
-		case 'g':
-			gpu = optarg;
-			break;
-		case 'h':
+		if (c == 'h') {
 			cmd_run_help(stdout);
 			return 0;
-		default:
+		}
+		if (!strchr("sfcnwtbWg", c)) /* '?': unknown or incomplete */
 			return usage_error("unknown or incomplete option '%s'",
 			                   argv[optind - 1]);
-		}
+		int rc = parse_option(c, optarg, &o);
+		if (rc >= 0)
+			return rc;
 	}
 	if (optind >= argc)
 		return usage_error("no command to run%s", "");
-	if (be && (sla || fps || wait))
+	if (o.be && (o.sla || o.fps || o.wait))
 		return usage_error("--be: best-effort work has no frame rate "
 		                   "(--sla, --fps) nor a --wait%s",
 		                   "");
-	if (weight && !be)
+	if (o.weight && !o.be)
 		return usage_error("--weight: only with --be%s", "");
-	if (gpu) {
-		int grc = run_gpu_select(gpu);
+	if (o.gpu) {
+		int grc = run_gpu_select(o.gpu);
 		if (grc)
 			return grc;
 	}
-	if (be)
-		return run_be(argv + optind, weight, cap, name);
-	if (wait) {
-		/* The profile: the tenant name the shim will register. */
-		const char *prof = name;
-		if (!prof) {
-			prof = strrchr(argv[optind], '/');
-			prof = prof ? prof + 1 : argv[optind];
-		}
-		if (!*prof || strlen(prof) >= IPC_NAME_MAX)
-			return usage_error("--wait: '%s' is no profile name "
-			                   "(give --name)",
-			                   prof);
-		int rc = wait_for_room(prof, wait_timeout);
+	if (o.be)
+		return run_be(argv + optind, o.weight, o.cap, o.name);
+	if (o.wait) {
+		int rc = wait_for_profile(&o, argv[optind]);
 		if (rc != 0)
 			return rc;
 	}
-
-	char found[PATH_MAX], tried[4 * PATH_MAX] = "";
-	if (!find_shim(found, sizeof(found), tried, sizeof(tried))) {
-		fprintf(stderr,
-		        "baton run: cannot find " SHIM_NAME "; tried:\n%s"
-		        "Set BATON_SHIM_PATH to its location.\n",
-		        tried);
-		return 1;
-	}
-	if ((sla && setenv("BATON_SLA", sla, 1)) ||
-	    (fps && setenv("BATON_FPS", fps, 1)) ||
-	    (cap && setenv("BATON_CAP", cap, 1)) ||
-	    (name && setenv("BATON_NAME", name, 1))) {
-		perror("baton run: setenv");
-		return 1;
-	}
-	int rc = preload_path(found);
-	if (rc)
-		return rc;
-	add_vulkan_layer();
-	return exec_command(&argv[optind]);
+	return run_game(&argv[optind], &o);
 }

@@ -114,106 +114,112 @@ static int usage(const char *fmt, const char *arg)
 	return CLI_EXIT_USAGE;
 }
 
-/* The request's fields from argv; CLI_EXIT_OK or a usage error printed. */
-static int build(int argc, char **argv, json_t *req)
+/* fps=N or sla=N into req. */
+static int set_rate(const char *a, json_t *req)
 {
-	bool what = false, value = false, all = false;
-	for (int i = 1; i < argc; i++) {
-		const char *a = argv[i];
-		unsigned long long v;
-		if (strcmp(a, "--id") == 0 || strcmp(a, "--uid") == 0) {
-			bool id = a[2] == 'i';
-			if (!parse_count(i + 1 < argc ? argv[i + 1] : NULL,
-			                 id ? 1 : 0,
-			                 id ? (unsigned long long)INT64_MAX
-			                    : UINT32_MAX - 1ULL,
-			                 &v))
-				return usage("%s needs a number (an id from "
-				             "baton status --json, a uid)",
-				             a);
-			json_object_set_new(req, id ? "id" : "uid",
-			                    json_integer((json_int_t)v));
-			what = true;
-			i++;
-		} else if (strcmp(a, "--all") == 0) {
-			all = true;
-		} else if (strcmp(a, "--level") == 0 ||
-		           strncmp(a, "level=", 6) == 0) {
-			const char *n = a[0] == '-'
-			                    ? (i + 1 < argc ? argv[++i] : NULL)
-			                    : a + 6;
-			bool none = n && strcmp(n, "none") == 0;
-			if (!none && !parse_count(n, 0, 7, &v))
-				return usage("%s needs a level (0 to 7, "
-				             "one the game declared) or none",
-				             a);
-			json_object_set_new(
-			    req, "level",
-			    json_integer(none ? -1 : (json_int_t)v));
-			value = true;
-		} else if (strncmp(a, "fps=", 4) == 0 ||
-		           strncmp(a, "sla=", 4) == 0) {
-			bool fps = a[0] == 'f';
-			double x;
-			if (!parse_value(a + 4, fps, &x)) {
-				fprintf(stderr,
-				        "baton set: '%s': N must lie in [%g, "
-				        "%g]%s\n",
-				        a, IPC_FPS_MIN, IPC_FPS_MAX,
-				        fps ? " or be 0" : "");
-				return CLI_EXIT_USAGE;
-			}
-			json_object_set_new(req, fps ? "fixed_fps" : "sla_fps",
-			                    json_real(x));
-			value = true;
-		} else if (strncmp(a, "cap=", 4) == 0) {
-			double x;
-			if (strcmp(a + 4, "none") == 0) {
-				x = 0.0;
-			} else if (!parse_cap(a + 4, &x)) {
-				fprintf(stderr,
-				        "baton set: '%s': C must be a share of "
-				        "one GPU in (0, 1], or none\n",
-				        a);
-				return CLI_EXIT_USAGE;
-			}
-			json_object_set_new(req, "cap", json_real(x));
-			value = true;
-		} else if (strncmp(a, "weight=", 7) == 0) {
-			char *end;
-			errno = 0;
-			double x = strtod(a + 7, &end);
-			if (errno || end == a + 7 || *end || !isfinite(x) ||
-			    !(x > 0.0) || x > IPC_BE_WEIGHT_MAX) {
-				fprintf(stderr,
-				        "baton set: '%s': W must lie in (0, "
-				        "%g]\n",
-				        a, IPC_BE_WEIGHT_MAX);
-				return CLI_EXIT_USAGE;
-			}
-			json_object_set_new(req, "weight", json_real(x));
-			value = true;
-		} else if (strncmp(a, "work_conserving=", 16) == 0) {
-			const char *yn = a + 16;
-			bool yes =
-			    strcmp(yn, "yes") == 0 || strcmp(yn, "true") == 0;
-			if (!yes && strcmp(yn, "no") != 0 &&
-			    strcmp(yn, "false") != 0)
-				return usage("'%s': yes or no", a);
-			json_object_set_new(req, "work_conserving",
-			                    json_boolean(yes));
-			value = true;
-		} else if (a[0] == '-') {
-			return usage("unknown option %s", a);
-		} else if (json_object_get(req, "name")) {
-			return usage("'%s' is not fps=N, sla=N, cap=C, "
-			             "work_conserving=yes|no or weight=W",
-			             a);
-		} else {
-			json_object_set_new(req, "name", json_string(a));
-			what = true;
-		}
+	bool fps = a[0] == 'f';
+	double x;
+	if (!parse_value(a + 4, fps, &x)) {
+		fprintf(stderr, "baton set: '%s': N must lie in [%g, %g]%s\n",
+		        a, IPC_FPS_MIN, IPC_FPS_MAX, fps ? " or be 0" : "");
+		return CLI_EXIT_USAGE;
 	}
+	json_object_set_new(req, fps ? "fixed_fps" : "sla_fps", json_real(x));
+	return CLI_EXIT_OK;
+}
+
+/* cap=C or cap=none into req. */
+static int set_cap(const char *a, json_t *req)
+{
+	double x;
+	if (strcmp(a + 4, "none") == 0) {
+		x = 0.0;
+	} else if (!parse_cap(a + 4, &x)) {
+		fprintf(stderr,
+		        "baton set: '%s': C must be a share of one GPU in (0, "
+		        "1], or none\n",
+		        a);
+		return CLI_EXIT_USAGE;
+	}
+	json_object_set_new(req, "cap", json_real(x));
+	return CLI_EXIT_OK;
+}
+
+/* weight=W into req. */
+static int set_weight(const char *a, json_t *req)
+{
+	char *end;
+	errno = 0;
+	double x = strtod(a + 7, &end);
+	if (errno || end == a + 7 || *end || !isfinite(x) || !(x > 0.0) ||
+	    x > IPC_BE_WEIGHT_MAX) {
+		fprintf(stderr, "baton set: '%s': W must lie in (0, %g]\n", a,
+		        IPC_BE_WEIGHT_MAX);
+		return CLI_EXIT_USAGE;
+	}
+	json_object_set_new(req, "weight", json_real(x));
+	return CLI_EXIT_OK;
+}
+
+/* work_conserving=yes|no (or true|false) into req. */
+static int set_work_conserving(const char *a, json_t *req)
+{
+	const char *yn = a + 16;
+	bool yes = strcmp(yn, "yes") == 0 || strcmp(yn, "true") == 0;
+	if (!yes && strcmp(yn, "no") != 0 && strcmp(yn, "false") != 0)
+		return usage("'%s': yes or no", a);
+	json_object_set_new(req, "work_conserving", json_boolean(yes));
+	return CLI_EXIT_OK;
+}
+
+/* A KEY=VALUE argument: -1 if a is none, else CLI_EXIT_OK or a usage
+ * error printed. */
+static int set_assignment(const char *a, json_t *req)
+{
+	if (strncmp(a, "fps=", 4) == 0 || strncmp(a, "sla=", 4) == 0)
+		return set_rate(a, req);
+	if (strncmp(a, "cap=", 4) == 0)
+		return set_cap(a, req);
+	if (strncmp(a, "weight=", 7) == 0)
+		return set_weight(a, req);
+	if (strncmp(a, "work_conserving=", 16) == 0)
+		return set_work_conserving(a, req);
+	return -1;
+}
+
+/* --id N or --uid U (n the next argument, NULL if none) into req. */
+static int set_id(const char *a, const char *n, json_t *req)
+{
+	bool id = a[2] == 'i';
+	unsigned long long v;
+	if (!parse_count(n, id ? 1 : 0,
+	                 id ? (unsigned long long)INT64_MAX : UINT32_MAX - 1ULL,
+	                 &v))
+		return usage("%s needs a number (an id from baton status "
+		             "--json, a uid)",
+		             a);
+	json_object_set_new(req, id ? "id" : "uid",
+	                    json_integer((json_int_t)v));
+	return CLI_EXIT_OK;
+}
+
+/* --level N, --level none or level=N (n the level, NULL if none). */
+static int set_level(const char *a, const char *n, json_t *req)
+{
+	unsigned long long v = 0;
+	bool none = n && strcmp(n, "none") == 0;
+	if (!none && !parse_count(n, 0, 7, &v))
+		return usage("%s needs a level (0 to 7, one the game declared) "
+		             "or none",
+		             a);
+	json_object_set_new(req, "level",
+	                    json_integer(none ? -1 : (json_int_t)v));
+	return CLI_EXIT_OK;
+}
+
+/* What the request names and what it sets, checked. */
+static int check_request(json_t *req, bool all, bool what, bool value)
+{
 	if (all && !json_object_get(req, "name"))
 		return usage("%s goes with a NAME", "--all");
 	if (all)
@@ -224,6 +230,46 @@ static int build(int argc, char **argv, json_t *req)
 		return usage("%s", "need fps=N, sla=N, cap=C, "
 		                   "work_conserving=yes|no or weight=W");
 	return CLI_EXIT_OK;
+}
+
+/* The request's fields from argv; CLI_EXIT_OK or a usage error printed. */
+static int build(int argc, char **argv, json_t *req)
+{
+	bool what = false, value = false, all = false;
+	for (int i = 1; i < argc; i++) {
+		const char *a = argv[i];
+		int rc;
+		if (strcmp(a, "--id") == 0 || strcmp(a, "--uid") == 0) {
+			rc = set_id(a, i + 1 < argc ? argv[i + 1] : NULL, req);
+			what = true;
+			i++;
+		} else if (strcmp(a, "--all") == 0) {
+			all = true;
+			continue;
+		} else if (strcmp(a, "--level") == 0 ||
+		           strncmp(a, "level=", 6) == 0) {
+			const char *n = a[0] == '-'
+			                    ? (i + 1 < argc ? argv[++i] : NULL)
+			                    : a + 6;
+			rc = set_level(a, n, req);
+			value = true;
+		} else if ((rc = set_assignment(a, req)) >= 0) {
+			value = true;
+		} else if (a[0] == '-') {
+			return usage("unknown option %s", a);
+		} else if (json_object_get(req, "name")) {
+			return usage("'%s' is not fps=N, sla=N, cap=C, "
+			             "work_conserving=yes|no or weight=W",
+			             a);
+		} else {
+			json_object_set_new(req, "name", json_string(a));
+			what = true;
+			continue;
+		}
+		if (rc != CLI_EXIT_OK)
+			return rc;
+	}
+	return check_request(req, all, what, value);
 }
 
 int cmd_set(int argc, char **argv)

@@ -157,80 +157,90 @@ static bool parse_seconds(const char *s, double *out)
 }
 
 /* Returns -1 to go on, else the exit code. */
-static int parse_args(int argc, char **argv, struct sim_opts *o)
+/* What parse_value_option says of an option that takes no value. */
+#define NOT_A_VALUE (-2)
+
+/* An option with a value: -1 when taken, NOT_A_VALUE when c is none of
+ * them, else a usage error's status. */
+static int parse_value_option(int c, const char *arg, struct sim_opts *o)
+{
+	struct sim_scenario probe = {0};
+	switch (c) {
+	case 'p':
+		if (!core_policy_find(arg))
+			return usage_error("--policy: unknown policy '%s' (see "
+			                   "--help)",
+			                   arg);
+		o->policy = arg;
+		return -1;
+	case 's':
+		if (!parse_u64(arg, INT64_MAX, &o->seed))
+			return usage_error("--seed: '%s' is not a non-negative "
+			                   "integer (at most %lld)",
+			                   arg, (long long)INT64_MAX);
+		o->have_seed = true;
+		return -1;
+	case 'd':
+		if (!parse_seconds(arg, &o->duration_s))
+			return usage_error(
+			    "--duration: '%s' is not a number of "
+			    "seconds in (0, 86400]",
+			    arg);
+		return -1;
+	case OPT_QUALITY:
+		if (!sim_quality_set_mode(&probe, arg))
+			return usage_error("--quality: unknown mode '%s' (see "
+			                   "--help)",
+			                   arg);
+		o->quality = arg;
+		return -1;
+	case OPT_PLOT:
+		if (plot_format_of(arg) == PLOT_NONE)
+			return usage_error("--plot: '%s' must end in .svg or "
+			                   ".png",
+			                   arg);
+		o->plot = arg;
+		return -1;
+	}
+	return NOT_A_VALUE;
+}
+
+/* getopt's ':' (a value missing) or '?' (an unknown option). */
+static int option_error(int c, char **argv)
 {
 	char name[32];
-	int c;
+	if (c == ':')
+		return usage_error("option '%s' needs a value",
+		                   option_name(optopt, name, sizeof(name)));
+	if (optopt && optopt < 256) {
+		snprintf(name, sizeof(name), "-%c", optopt);
+		return usage_error("unknown option '%s'", name);
+	}
+	return usage_error("unknown option '%s'", argv[optind - 1]);
+}
 
+static int parse_args(int argc, char **argv, struct sim_opts *o)
+{
+	int c;
 	opterr = 0;
 	optind = 0; /* glibc: start over, whoever parsed before */
 	while ((c = getopt_long(argc, argv, short_options, long_options,
 	                        NULL)) != -1) {
-		switch (c) {
-		case 'p':
-			if (!core_policy_find(optarg))
-				return usage_error("--policy: unknown policy "
-				                   "'%s' (see --help)",
-				                   optarg);
-			o->policy = optarg;
-			break;
-		case 's':
-			if (!parse_u64(optarg, INT64_MAX, &o->seed))
-				return usage_error("--seed: '%s' is not a "
-				                   "non-negative integer (at "
-				                   "most %lld)",
-				                   optarg,
-				                   (long long)INT64_MAX);
-			o->have_seed = true;
-			break;
-		case 'd':
-			if (!parse_seconds(optarg, &o->duration_s))
-				return usage_error(
-				    "--duration: '%s' is not a number of "
-				    "seconds in (0, 86400]",
-				    optarg);
-			break;
-		case 'j':
+		int rc = parse_value_option(c, optarg, o);
+		if (rc == -1)
+			continue;
+		if (rc != NOT_A_VALUE)
+			return rc;
+		if (c == 'j')
 			o->json = true;
-			break;
-		case OPT_QUALITY: {
-			struct sim_scenario probe = {0};
-			if (!sim_quality_set_mode(&probe, optarg))
-				return usage_error("--quality: unknown mode "
-				                   "'%s' (see --help)",
-				                   optarg);
-			o->quality = optarg;
-			break;
-		}
-		case OPT_PLOT:
-			if (plot_format_of(optarg) == PLOT_NONE)
-				return usage_error(
-				    "--plot: '%s' must end in .svg or "
-				    ".png",
-				    optarg);
-			o->plot = optarg;
-			break;
-		case 'q':
+		else if (c == 'q')
 			o->quiet = true;
-			break;
-		case 'l':
+		else if (c == 'l')
 			o->list = true;
-			break;
-		case 'h':
+		else if (c == 'h')
 			o->help = true;
-			break;
-		case ':':
-			return usage_error(
-			    "option '%s' needs a value",
-			    option_name(optopt, name, sizeof(name)));
-		default:
-			if (optopt && optopt < 256) {
-				snprintf(name, sizeof(name), "-%c", optopt);
-				return usage_error("unknown option '%s'", name);
-			}
-			return usage_error("unknown option '%s'",
-			                   argv[optind - 1]);
-		}
+		else
+			return option_error(c, argv);
 	}
 	if (o->help || o->list)
 		return -1;

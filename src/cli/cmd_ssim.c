@@ -20,15 +20,6 @@ void cmd_ssim_help(FILE *out)
 	        "input (the\nfile is named).\n");
 }
 
-static struct core_ssim_image as_ssim(const struct pnm_image *p)
-{
-	return (struct core_ssim_image){.pixels = p->pixels,
-	                                .width = p->width,
-	                                .height = p->height,
-	                                .stride = p->width * p->channels,
-	                                .channels = p->channels};
-}
-
 int cmd_ssim(int argc, char **argv)
 {
 	if (argc >= 2 &&
@@ -53,7 +44,8 @@ int cmd_ssim(int argc, char **argv)
 		return CLI_EXIT_USAGE;
 	}
 	int rc = CLI_EXIT_OK;
-	struct core_ssim_image a = as_ssim(&img[0]), b = as_ssim(&img[1]);
+	struct core_ssim_image a = pnm_as_ssim(&img[0]),
+	                       b = pnm_as_ssim(&img[1]);
 	size_t bytes = core_ssim_workspace_size(a.width, a.height);
 	void *ws = bytes ? malloc(bytes) : NULL;
 	double mean = 0.0;

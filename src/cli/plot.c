@@ -32,16 +32,6 @@ enum plot_format plot_format_of(const char *path)
 	return PLOT_NONE;
 }
 
-static void warmup_band(cairo_t *cr, const struct plot_panel *p, double warmup)
-{
-	if (warmup <= p->xmin)
-		return;
-	double x1 = plot_px(p, fmin(warmup, p->xmax));
-	cairo_set_source_rgb(cr, 0.92, 0.92, 0.92);
-	cairo_rectangle(cr, p->x, p->y, x1 - p->x, p->h);
-	cairo_fill(cr);
-}
-
 /* One per-second series, each point at the middle of its window; clipped
  * to the panel. */
 static void series(cairo_t *cr, const struct plot_panel *p, const double *v,
@@ -211,15 +201,12 @@ static void render(cairo_t *cr, const struct cli_report *r)
 	bottom.ymax = 110.0;
 	bottom.ystep = 25.0;
 
-	warmup_band(cr, &top, warmup);
-	warmup_band(cr, &bottom, warmup);
+	plot_warmup_band(cr, &top, warmup);
+	plot_warmup_band(cr, &bottom, warmup);
 	plot_axes(cr, &top, "frames per second", false);
 	plot_axes(cr, &bottom, "GPU utilization %", true);
-	if (warmup > 0) {
-		cairo_set_source_rgb(cr, 0.45, 0.45, 0.45);
-		cairo_set_font_size(cr, PLOT_FONT - 1);
-		plot_text(cr, top.x + 4, top.y + 4, 0.0, 0.0, "warm-up");
-	}
+	if (warmup > 0)
+		plot_warmup_label(cr, &top, 0.45);
 	cairo_set_source_rgb(cr, 0.1, 0.1, 0.1);
 	cairo_set_font_size(cr, PLOT_FONT);
 	plot_text(cr, bottom.x + bottom.w / 2, bottom.y + bottom.h + 26, 0.5,

@@ -211,9 +211,7 @@ static void panel(cairo_t *cr, const struct combo_plot *cp, size_t k,
 		rect(cr, &p, 0.0, fmin(cp->warmup, cp->duration), p.ymin,
 		     p.ymax);
 		cairo_fill(cr);
-		cairo_set_source_rgb(cr, 0.35, 0.35, 0.35);
-		cairo_set_font_size(cr, PLOT_FONT - 1);
-		plot_text(cr, p.x + 4, p.y + 4, 0.0, 0.0, "warm-up");
+		plot_warmup_label(cr, &p, 0.35);
 	}
 	plot_axes(cr, &p, "SMs", k + 1 == cp->c->n_runs);
 	cairo_set_source_rgb(cr, 0.3, 0.3, 0.3);

@@ -131,12 +131,18 @@ void plot_axes(cairo_t *cr, const struct plot_panel *p, const char *ylabel,
 			plot_text(cr, x, p->y + p->h + 8, 0.5, 0.0, buf);
 		}
 	}
+	plot_frame(cr, p->x, p->y, p->w, p->h, 52, ylabel);
+}
+
+void plot_frame(cairo_t *cr, double x, double y, double w, double h,
+                double label_dx, const char *ylabel)
+{
 	cairo_set_source_rgb(cr, 0.2, 0.2, 0.2);
-	cairo_rectangle(cr, p->x, p->y, p->w, p->h);
+	cairo_rectangle(cr, x, y, w, h);
 	cairo_stroke(cr);
 	/* The y label runs upwards along the left edge. */
 	cairo_save(cr);
-	cairo_translate(cr, p->x - 52, p->y + p->h / 2);
+	cairo_translate(cr, x - label_dx, y + h / 2);
 	cairo_rotate(cr, -M_PI / 2);
 	plot_text(cr, 0, 0, 0.5, 0.5, ylabel);
 	cairo_restore(cr);
@@ -201,6 +207,13 @@ void plot_warmup_band(cairo_t *cr, const struct plot_panel *p, double warmup)
 	cairo_set_source_rgb(cr, 0.92, 0.92, 0.92);
 	cairo_rectangle(cr, p->x, p->y, x1 - p->x, p->h);
 	cairo_fill(cr);
+}
+
+void plot_warmup_label(cairo_t *cr, const struct plot_panel *p, double grey)
+{
+	cairo_set_source_rgb(cr, grey, grey, grey);
+	cairo_set_font_size(cr, PLOT_FONT - 1);
+	plot_text(cr, p->x + 4, p->y + 4, 0.0, 0.0, "warm-up");
 }
 
 void plot_legend_swatch(cairo_t *cr, struct plot_legend *l, const char *label)

@@ -31,6 +31,10 @@ void plot_text(cairo_t *cr, double x, double y, double ax, double ay,
 void plot_label_num(char *buf, size_t len, double v, double step);
 void plot_axes(cairo_t *cr, const struct plot_panel *p, const char *ylabel,
                bool xlabels);
+/* A panel's frame (x, y, w, h) and its y label, running upwards
+ * label_dx left of it. */
+void plot_frame(cairo_t *cr, double x, double y, double w, double h,
+                double label_dx, const char *ylabel);
 void plot_hline_dashed(cairo_t *cr, const struct plot_panel *p, double v);
 void plot_legend_entry(cairo_t *cr, struct plot_legend *l, const char *label,
                        bool dashed);
@@ -38,6 +42,8 @@ void plot_legend_end(cairo_t *cr, struct plot_legend *l);
 
 /* The warm-up's span of a panel, shaded. */
 void plot_warmup_band(cairo_t *cr, const struct plot_panel *p, double warmup);
+/* "warm-up" in the panel's top left corner, in this grey (0 black). */
+void plot_warmup_label(cairo_t *cr, const struct plot_panel *p, double grey);
 /* A legend entry with a filled swatch in the current colour. */
 void plot_legend_swatch(cairo_t *cr, struct plot_legend *l, const char *label);
 /* Draws draw(cr, arg) on a w x h surface and writes it to path (.png or

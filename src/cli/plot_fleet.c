@@ -45,14 +45,7 @@ static void frame(cairo_t *cr, const struct box *b, const char *ylabel)
 		snprintf(buf, sizeof(buf), "%g", v);
 		plot_text(cr, b->x - 8, by(b, v), 1.0, 0.5, buf);
 	}
-	cairo_set_source_rgb(cr, 0.2, 0.2, 0.2);
-	cairo_rectangle(cr, b->x, b->y, b->w, b->h);
-	cairo_stroke(cr);
-	cairo_save(cr);
-	cairo_translate(cr, b->x - 58, b->y + b->h / 2);
-	cairo_rotate(cr, -M_PI / 2);
-	plot_text(cr, 0, 0, 0.5, 0.5, ylabel);
-	cairo_restore(cr);
+	plot_frame(cr, b->x, b->y, b->w, b->h, 58, ylabel);
 }
 
 static const double *values(const struct sim_fleet_run *s, bool gpus)

@@ -58,15 +58,6 @@ bool profile_check_same(const struct profile_csv *best, const char *best_path,
 	return true;
 }
 
-static struct core_ssim_image as_ssim(const struct pnm_image *p)
-{
-	return (struct core_ssim_image){.pixels = p->pixels,
-	                                .width = p->width,
-	                                .height = p->height,
-	                                .stride = p->width * p->channels,
-	                                .channels = p->channels};
-}
-
 int profile_ssim(const char *best_dir, const char *dir,
                  struct profile_level *lv, char *err, size_t err_len)
 {
@@ -100,7 +91,8 @@ int profile_ssim(const char *best_dir, const char *dir,
 			ws = malloc(need);
 			ws_bytes = ws ? need : 0;
 		}
-		struct core_ssim_image ia = as_ssim(&a), ib = as_ssim(&b);
+		struct core_ssim_image ia = pnm_as_ssim(&a),
+		                       ib = pnm_as_ssim(&b);
 		enum core_ssim_status st =
 		    core_ssim(&ia, &ib, ws, ws_bytes, NULL, &lv->ssim[i]);
 		if (st == CORE_SSIM_WORKSPACE) {

@@ -108,6 +108,66 @@ static void space_tick(const struct core_params *params, struct core_gpu *gpu,
 	core_space_tick(h->params, h->space, &in);
 }
 
+/* Pacing (vGASA): a tenant's target from the reference the policy set,
+ * through its PI loop; or its pin; or none. */
+static void pace(const struct core_params *params, struct core_tenant *t)
+{
+	if (t->fixed_fps > 0.0) {
+		core_pi_reset(&t->pi);
+		t->target_fps = t->fixed_fps;
+		return;
+	}
+	if (!(t->ref_fps > 0.0)) {
+		core_pi_reset(&t->pi);
+		t->target_fps = 0.0;
+		return;
+	}
+	/* A target the game cannot reach is never wound up: what was
+	 * integrated toward it goes, and no positive error is integrated
+	 * while the pacer barely holds the game back, nor while its cap does
+	 * (reach.h). */
+	if ((t->limited || t->cap_bound) && t->pi.integral > 0.0)
+		t->pi.integral = 0.0;
+	t->target_fps = core_pi_update(&t->pi, &params->pi, t->ref_fps, t->fps,
+	                               core_reach_can_raise(params, t));
+	/* Whatever the policy and the loop decide, a paced game is never
+	 * paced under its SLA: no report of another tenant can push it
+	 * there. The floor is the SLA, not SA's reference above it, so that
+	 * the loop can still trim a target under the reference for a pacer
+	 * that overshoots it. */
+	double floor = t->sla_fps;
+	if (t->target_fps < floor)
+		t->target_fps = floor;
+}
+
+/* Stage 6, time harvesting (GPU grid): what the games, as the stages
+ * above left them, leave to best-effort work. */
+static void harvest(const struct core_params *params, struct core_gpu *gpu,
+                    struct core_tenant *tenants, size_t n)
+{
+	struct core_harvest_stage *h = &gpu->harvest;
+	if (!h->params || !h->out) {
+		for (size_t i = 0; i < n; i++)
+			tenants[i].phase_s = 0.0; /* no stage, no steering */
+		return;
+	}
+	size_t games = h->games_seen ? n : 0;
+	core_harvest_tick(h->params, tenants, games, gpu->other_util, h->out,
+	                  h->be, h->n_be);
+	size_t in_lane =
+	    core_harvest_idle(h->params, h->out, gpu->overload, h->be, h->n_be);
+	core_harvest_slot(h->params, tenants, games, h->now_s, &h->out->slot);
+	/* On a CPU device, the games' Presents packed one after another: the
+	 * slot is then the period less their spans. */
+	core_harvest_phase(h->params, tenants, n,
+	                   games && h->cpu_device ? h->n_be - in_lane : 0,
+	                   h->now_s);
+	/* Space harvesting (COMBO) on what the games, as measured, need: the
+	 * partition the BE windows above run beside. */
+	if (h->space)
+		space_tick(params, gpu, tenants, games);
+}
+
 void core_controller_tick(const struct core_policy *policy,
                           const struct core_params *params,
                           struct core_gpu *gpu, struct core_tenant *tenants,
@@ -133,63 +193,9 @@ void core_controller_tick(const struct core_policy *policy,
 		if (gpu->quality.changed > 0)
 			measure_demand(params, gpu, tenants, n);
 	}
-
+	/* Pacing: the policy sets the references, each PI loop a target. */
 	policy->assign(params, gpu, tenants, n);
-
-	for (size_t i = 0; i < n; i++) {
-		struct core_tenant *t = &tenants[i];
-		if (t->fixed_fps > 0.0) {
-			core_pi_reset(&t->pi);
-			t->target_fps = t->fixed_fps;
-		} else if (!(t->ref_fps > 0.0)) {
-			core_pi_reset(&t->pi);
-			t->target_fps = 0.0;
-		} else {
-			/* A target the game cannot reach is never wound
-			 * up: what was integrated toward it goes, and no
-			 * positive error is integrated while the pacer
-			 * barely holds the game back, nor while its cap
-			 * does (reach.h). */
-			if ((t->limited || t->cap_bound) &&
-			    t->pi.integral > 0.0)
-				t->pi.integral = 0.0;
-			t->target_fps = core_pi_update(
-			    &t->pi, &params->pi, t->ref_fps, t->fps,
-			    core_reach_can_raise(params, t));
-			/* Whatever the policy and the loop decide, a paced
-			 * game is never paced under its SLA: no report of
-			 * another tenant can push it there. The floor is the
-			 * SLA, not SA's reference above it, so that the loop
-			 * can still trim a target under the reference for a
-			 * pacer that overshoots it. */
-			double floor = t->sla_fps;
-			if (t->target_fps < floor)
-				t->target_fps = floor;
-		}
-	}
-
-	/* Stage 6, time harvesting (GPU grid): what the games, as the
-	 * stages above left them, leave to best-effort work. */
-	struct core_harvest_stage *h = &gpu->harvest;
-	if (!h->params || !h->out) {
-		for (size_t i = 0; i < n; i++)
-			tenants[i].phase_s = 0.0; /* no stage, no steering */
-	} else {
-		size_t games = h->games_seen ? n : 0;
-		core_harvest_tick(h->params, tenants, games, gpu->other_util,
-		                  h->out, h->be, h->n_be);
-		size_t in_lane = core_harvest_idle(
-		    h->params, h->out, gpu->overload, h->be, h->n_be);
-		core_harvest_slot(h->params, tenants, games, h->now_s,
-		                  &h->out->slot);
-		/* On a CPU device, the games' Presents packed one after
-		 * another: the slot is then the period less their spans. */
-		core_harvest_phase(
-		    h->params, tenants, n,
-		    games && h->cpu_device ? h->n_be - in_lane : 0, h->now_s);
-		/* Space harvesting (COMBO) on what the games, as measured,
-		 * need: the partition the BE windows above run beside. */
-		if (h->space)
-			space_tick(params, gpu, tenants, games);
-	}
+	for (size_t i = 0; i < n; i++)
+		pace(params, &tenants[i]);
+	harvest(params, gpu, tenants, n);
 }

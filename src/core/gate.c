@@ -6,6 +6,11 @@ bool core_gate_cap_valid(double cap)
 	return cap >= 0.0 && cap <= 1.0;
 }
 
+double core_gate_cap_tighter(double cap, double other)
+{
+	return other > 0.0 && (cap == 0.0 || other < cap) ? other : cap;
+}
+
 void core_gate_init(struct core_gate *g, double cap)
 {
 	*g = (struct core_gate){0};

@@ -54,6 +54,12 @@ struct core_gate {
  * infinities, negative values and values above one GPU. */
 bool core_gate_cap_valid(double cap);
 
+/* Cap precedence wherever two caps meet (an app entry's and a tenant's
+ * own, batond's and the game's BATON_CAP): a second cap can lower the
+ * first, never raise it. Returns the smaller of the two, 0 (none) only
+ * when neither is set; a second cap not above 0 is none. */
+double core_gate_cap_tighter(double cap, double other);
+
 /* A gate with cap (0: none); an invalid cap gives a gate without one. The
  * bucket starts empty, neither credit nor debt. */
 void core_gate_init(struct core_gate *g, double cap);

@@ -85,6 +85,139 @@ static bool is_free(const unsigned char *free_col, size_t j)
 	return free_col && free_col[j];
 }
 
+/* Lawson and Hanson's arrays and counts for one solve. */
+struct nnls {
+	const double *g, *h;
+	size_t n;
+	const unsigned char *free_col;
+	double *x, *l, *z, *w, *y;
+	size_t *p;         /* the passive columns, p[0..k-1] */
+	unsigned char *s8; /* one state byte per column */
+	size_t k;
+	unsigned iter, max_iter;
+};
+
+/* The dual's tolerance: |w_j| = |a_j . r| <= ||a_j|| ||b||, the
+ * gradient's own scale. false for a non-finite G_jj or h_j. */
+static bool dual_tolerance(const struct nnls *c, double btb, double *tol)
+{
+	double gmax = 0.0, hmax = 0.0;
+	for (size_t j = 0; j < c->n; j++) {
+		if (!isfinite(c->g[j * c->n + j]) || !isfinite(c->h[j]))
+			return false;
+		gmax = fmax(gmax, c->g[j * c->n + j]);
+		hmax = fmax(hmax, fabs(c->h[j]));
+	}
+	double scale = btb > 0.0 ? sqrt(gmax) * sqrt(btb) : hmax;
+	*tol = 10.0 * DBL_EPSILON * (double)c->n * scale;
+	return true;
+}
+
+/* x = 0 but for the free columns, which start passive and solved. */
+static void start(struct nnls *c)
+{
+	c->k = 0;
+	for (size_t j = 0; j < c->n; j++) {
+		c->x[j] = 0.0;
+		c->z[j] = 0.0;
+		c->s8[j] = is_free(c->free_col, j) ? PASSIVE : ZERO;
+		if (c->s8[j] == PASSIVE)
+			c->p[c->k++] = j;
+	}
+	if (c->k > 0) {
+		factor_solve(c->g, c->h, c->n, c->p, &c->k, c->s8, c->free_col,
+		             c->x, c->l, c->z, c->y);
+		for (size_t t = 0; t < c->k; t++)
+			c->x[c->p[t]] = c->z[c->p[t]];
+	}
+}
+
+/* The zero column whose dual w_j = h_j - (G x)_j is largest above tol, or
+ * n when none is: x is optimal. */
+static size_t most_violated(struct nnls *c, double tol)
+{
+	size_t n = c->n, best = n;
+	double wmax = tol;
+	for (size_t j = 0; j < n; j++) {
+		if (c->s8[j] != ZERO)
+			continue;
+		double s = c->h[j];
+		for (size_t t = 0; t < n; t++)
+			s -= c->g[j * n + t] * c->x[t];
+		c->w[j] = s;
+		if (s > wmax) {
+			wmax = s;
+			best = j;
+		}
+	}
+	return best;
+}
+
+/* Moves column best into the passive set and solves; false (best
+ * rejected until the next column enters) when it depends on the passive
+ * columns or its solution is not positive. */
+static bool enter(struct nnls *c, size_t best)
+{
+	c->p[c->k++] = best;
+	c->s8[best] = PASSIVE;
+	if (factor(c->g, c->n, c->p, c->k, c->l) != c->k) {
+		c->k--;
+		c->s8[best] = REJECTED;
+		return false;
+	}
+	solve(c->h, c->n, c->p, c->k, c->l, c->z, c->y);
+	if (!(c->z[best] > 0.0)) {
+		c->k--;
+		c->s8[best] = REJECTED;
+		return false;
+	}
+	for (size_t j = 0; j < c->n; j++)
+		if (c->s8[j] == REJECTED)
+			c->s8[j] = ZERO;
+	return true;
+}
+
+/* The inner loop: steps back towards feasibility while a constrained
+ * passive variable would go non-positive, dropping those that reach 0.
+ * false when it runs out of iterations. */
+static bool step_back(struct nnls *c)
+{
+	size_t n = c->n;
+	for (;;) {
+		double alpha = 2.0;
+		size_t hit = n;
+		for (size_t t = 0; t < c->k; t++) {
+			size_t j = c->p[t];
+			if (is_free(c->free_col, j) || c->z[j] > 0.0)
+				continue;
+			double a = c->x[j] / (c->x[j] - c->z[j]);
+			if (a < alpha) {
+				alpha = a;
+				hit = j;
+			}
+		}
+		if (hit == n)
+			return true;
+		if (c->iter++ >= c->max_iter)
+			return false;
+		for (size_t t = 0; t < c->k; t++) {
+			size_t j = c->p[t];
+			c->x[j] += alpha * (c->z[j] - c->x[j]);
+		}
+		c->x[hit] = 0.0;
+		for (size_t t = c->k; t-- > 0;) {
+			size_t j = c->p[t];
+			if (is_free(c->free_col, j) || c->x[j] > 0.0)
+				continue;
+			c->x[j] = 0.0;
+			c->s8[j] = ZERO;
+			drop_at(c->p, &c->k, t);
+		}
+		factor_solve(c->g, c->h, n, c->p, &c->k, c->s8, c->free_col,
+		             c->x, c->l, c->z, c->y);
+	}
+}
+
 enum core_nnls_status core_nnls_gram(const double *g, const double *h, size_t n,
                                      double btb, const unsigned char *free_col,
                                      unsigned max_iter, double *x, double *work,
@@ -92,114 +225,39 @@ enum core_nnls_status core_nnls_gram(const double *g, const double *h, size_t n,
 {
 	if (!g || !h || !x || !work || !iwork || n == 0)
 		return CORE_NNLS_BAD_INPUT;
-	double *l = work, *z = work + n * n, *w = z + n, *y = w + n;
-	size_t *p = iwork;
-	/* one state byte per column, in the second half of iwork */
-	unsigned char *s8 = (unsigned char *)(iwork + n);
-	if (max_iter == 0)
-		max_iter = (unsigned)(3 * n);
-
-	double gmax = 0.0, hmax = 0.0;
-	for (size_t j = 0; j < n; j++) {
-		if (!isfinite(g[j * n + j]) || !isfinite(h[j]))
-			return CORE_NNLS_BAD_INPUT;
-		gmax = fmax(gmax, g[j * n + j]);
-		hmax = fmax(hmax, fabs(h[j]));
-	}
-	/* |w_j| = |a_j . r| <= ||a_j|| ||b||: the gradient's own scale */
-	double scale = btb > 0.0 ? sqrt(gmax) * sqrt(btb) : hmax;
-	double tol = 10.0 * DBL_EPSILON * (double)n * scale;
-
-	size_t k = 0;
-	for (size_t j = 0; j < n; j++) {
-		x[j] = 0.0;
-		z[j] = 0.0;
-		s8[j] = is_free(free_col, j) ? PASSIVE : ZERO;
-		if (s8[j] == PASSIVE)
-			p[k++] = j;
-	}
-	if (k > 0) {
-		factor_solve(g, h, n, p, &k, s8, free_col, x, l, z, y);
-		for (size_t t = 0; t < k; t++)
-			x[p[t]] = z[p[t]];
-	}
-
-	unsigned iter = 0;
+	struct nnls c = {
+	    .g = g,
+	    .h = h,
+	    .n = n,
+	    .free_col = free_col,
+	    .x = x,
+	    .l = work,
+	    .z = work + n * n,
+	    .p = iwork,
+	    /* one state byte per column, in the second half of iwork */
+	    .s8 = (unsigned char *)(iwork + n),
+	    .max_iter = max_iter ? max_iter : (unsigned)(3 * n),
+	};
+	c.w = c.z + n;
+	c.y = c.w + n;
+	double tol;
+	if (!dual_tolerance(&c, btb, &tol))
+		return CORE_NNLS_BAD_INPUT;
+	start(&c);
 	for (;;) {
-		size_t best = n;
-		double wmax = tol;
-		for (size_t j = 0; j < n; j++) {
-			if (s8[j] != ZERO)
-				continue;
-			double s = h[j];
-			for (size_t t = 0; t < n; t++)
-				s -= g[j * n + t] * x[t];
-			w[j] = s;
-			if (s > wmax) {
-				wmax = s;
-				best = j;
-			}
-		}
+		size_t best = most_violated(&c, tol);
 		if (best == n)
 			return CORE_NNLS_OK;
-		if (iter++ >= max_iter)
+		if (c.iter++ >= c.max_iter)
 			return CORE_NNLS_MAX_ITER;
-
-		p[k++] = best;
-		s8[best] = PASSIVE;
-		size_t bad = factor(g, n, p, k, l);
-		if (bad != k) {
-			/* best depends on the passive columns: try the next */
-			k--;
-			s8[best] = REJECTED;
+		/* a column that depends on the passive ones, or would enter
+		 * at 0: try the next */
+		if (!enter(&c, best))
 			continue;
-		}
-		solve(h, n, p, k, l, z, y);
-		if (!(z[best] > 0.0)) {
-			k--;
-			s8[best] = REJECTED;
-			continue;
-		}
-		for (size_t j = 0; j < n; j++)
-			if (s8[j] == REJECTED)
-				s8[j] = ZERO;
-
-		/* Inner loop: step back towards feasibility while a
-		 * constrained passive variable would go non-positive. */
-		for (;;) {
-			double alpha = 2.0;
-			size_t hit = n;
-			for (size_t t = 0; t < k; t++) {
-				size_t j = p[t];
-				if (is_free(free_col, j) || z[j] > 0.0)
-					continue;
-				double a = x[j] / (x[j] - z[j]);
-				if (a < alpha) {
-					alpha = a;
-					hit = j;
-				}
-			}
-			if (hit == n)
-				break;
-			if (iter++ >= max_iter)
-				return CORE_NNLS_MAX_ITER;
-			for (size_t t = 0; t < k; t++) {
-				size_t j = p[t];
-				x[j] += alpha * (z[j] - x[j]);
-			}
-			x[hit] = 0.0;
-			for (size_t t = k; t-- > 0;) {
-				size_t j = p[t];
-				if (is_free(free_col, j) || x[j] > 0.0)
-					continue;
-				x[j] = 0.0;
-				s8[j] = ZERO;
-				drop_at(p, &k, t);
-			}
-			factor_solve(g, h, n, p, &k, s8, free_col, x, l, z, y);
-		}
-		for (size_t t = 0; t < k; t++)
-			x[p[t]] = z[p[t]];
+		if (!step_back(&c))
+			return CORE_NNLS_MAX_ITER;
+		for (size_t t = 0; t < c.k; t++)
+			x[c.p[t]] = c.z[c.p[t]];
 	}
 }
 

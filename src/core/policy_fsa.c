@@ -79,17 +79,22 @@ static double share(const struct core_tenant *t)
 
 #define FSA_GAIN_MAX 16.0
 
-static void assign_fsa(const struct core_params *p, struct core_gpu *gpu,
-                       struct core_tenant *t, size_t n)
-{
-	if (gpu->fsa_hold_s > 0.0)
-		gpu->fsa_hold_s -= p->epoch_s;
-	if (gpu->fsa_gain < 1.0)
-		gpu->fsa_gain = 1.0;
+/* What the free-running games need and can give this tick. */
+struct fsa_census {
+	double need;   /* GPU time the games below their floor lack */
+	size_t below;  /* games below their floor, or new */
+	size_t donors; /* games above their floor with a known cost */
+	bool safe;     /* every free-running game at or above its floor */
+};
 
-	double need = 0.0, total = 0.0;
-	size_t below = 0, donors = 0, active = 0;
-	bool safe = true; /* every free-running game at or above its floor */
+/* Counts the games below their floor (their references dropped: they
+ * run free until a reallocation) and what they need, and the donors. */
+static struct fsa_census census(const struct core_params *p,
+                                struct core_tenant *t, size_t n)
+{
+	struct fsa_census c = {.safe = true};
+	double total = 0.0;
+	size_t active = 0;
 	for (size_t i = 0; i < n; i++) {
 		if (t[i].fixed_fps > 0.0)
 			continue;
@@ -102,54 +107,61 @@ static void assign_fsa(const struct core_params *p, struct core_gpu *gpu,
 		if (!(t[i].ref_fps > 0.0) && !t[i].cap_bound &&
 		    t[i].fps_smooth > 0.0 &&
 		    t[i].fps_smooth < floor_fps(p, &t[i]))
-			safe = false;
+			c.safe = false;
 		if (is_new(p, &t[i])) {
-			below++;
-			safe = false;
+			c.below++;
+			c.safe = false;
 			t[i].ref_fps = 0.0;
 			double fair = total / (double)active - share(&t[i]);
 			double mine = share(&t[i]) > 0.0
 			                  ? t[i].k * (floor_fps(p, &t[i]) -
 			                              t[i].fps_smooth)
 			                  : 0.0;
-			need += fair > mine ? fair : mine;
+			c.need += fair > mine ? fair : mine;
 		} else if (is_below(p, &t[i])) {
-			below++;
+			c.below++;
 			t[i].ref_fps = 0.0;
-			need +=
+			c.need +=
 			    t[i].k * (floor_fps(p, &t[i]) - t[i].fps_smooth);
 		} else if (t[i].fps_smooth > floor_fps(p, &t[i]) &&
 		           t[i].k > 0.0) {
-			donors++;
+			c.donors++;
 		}
 	}
+	return c;
+}
 
-	if (below > 0) {
-		if (gpu->fsa_hold_s > 0.0 || donors == 0 || !(need > 0.0))
-			return;
-		double give = need * gpu->fsa_gain / (double)donors;
-		gpu->fsa_gain = fmin(2.0 * gpu->fsa_gain, FSA_GAIN_MAX);
-		for (size_t i = 0; i < n; i++) {
-			struct core_tenant *d = &t[i];
-			if (d->fixed_fps > 0.0 || is_below(p, d) ||
-			    is_new(p, d) ||
-			    !(d->fps_smooth > floor_fps(p, d)) || !(d->k > 0.0))
-				continue;
-			/* a donor already capped gives from its cap: a
-			 * reallocation never raises one */
-			double from = d->fps_smooth;
-			if (d->ref_fps > 0.0 && d->ref_fps < from)
-				from = d->ref_fps;
-			double want = from - give / d->k;
-			double fl = floor_fps(p, d);
-			d->ref_fps = want > fl ? want : fl;
-		}
-		gpu->fsa_hold_s = p->fsa_hold_s;
+/* Each donor gives an equal part of the need (times the gain, which
+ * doubles while the need persists), never going under its floor. */
+static void donate(const struct core_params *p, struct core_gpu *gpu,
+                   struct core_tenant *t, size_t n, const struct fsa_census *c)
+{
+	if (gpu->fsa_hold_s > 0.0 || c->donors == 0 || !(c->need > 0.0))
 		return;
+	double give = c->need * gpu->fsa_gain / (double)c->donors;
+	gpu->fsa_gain = fmin(2.0 * gpu->fsa_gain, FSA_GAIN_MAX);
+	for (size_t i = 0; i < n; i++) {
+		struct core_tenant *d = &t[i];
+		if (d->fixed_fps > 0.0 || is_below(p, d) || is_new(p, d) ||
+		    !(d->fps_smooth > floor_fps(p, d)) || !(d->k > 0.0))
+			continue;
+		/* a donor already capped gives from its cap: a reallocation
+		 * never raises one */
+		double from = d->fps_smooth;
+		if (d->ref_fps > 0.0 && d->ref_fps < from)
+			from = d->ref_fps;
+		double want = from - give / d->k;
+		double fl = floor_fps(p, d);
+		d->ref_fps = want > fl ? want : fl;
 	}
-	if (!safe)
-		return;
+	gpu->fsa_hold_s = p->fsa_hold_s;
+}
 
+/* With every game safe, the donors' references relax upwards, each
+ * dropped once it would no longer bind. */
+static void relax(const struct core_params *p, struct core_gpu *gpu,
+                  struct core_tenant *t, size_t n)
+{
 	gpu->fsa_gain = 1.0;
 	for (size_t i = 0; i < n; i++) {
 		struct core_tenant *d = &t[i];
@@ -164,6 +176,20 @@ static void assign_fsa(const struct core_params *p, struct core_gpu *gpu,
 		if (can > 0.0 && d->ref_fps > can * (1.0 + 2.0 * p->fsa_guard))
 			d->ref_fps = 0.0;
 	}
+}
+
+static void assign_fsa(const struct core_params *p, struct core_gpu *gpu,
+                       struct core_tenant *t, size_t n)
+{
+	if (gpu->fsa_hold_s > 0.0)
+		gpu->fsa_hold_s -= p->epoch_s;
+	if (gpu->fsa_gain < 1.0)
+		gpu->fsa_gain = 1.0;
+	struct fsa_census c = census(p, t, n);
+	if (c.below > 0)
+		donate(p, gpu, t, n, &c);
+	else if (c.safe)
+		relax(p, gpu, t, n);
 }
 
 const struct core_policy core_policy_fsa = {

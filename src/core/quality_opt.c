@@ -207,48 +207,62 @@ static void search(const struct quality_item *items, size_t n, size_t nf,
 	}
 }
 
-enum quality_status quality_exact(const struct quality_item *items, size_t n,
-                                  const struct quality_params *p,
-                                  unsigned *levels, void *workspace)
+/* Each session's weighted costs into w->wc and its cheapest level into
+ * levels; returns the sum of the cheapest costs. */
+static double cheapest_levels(const struct quality_item *items, size_t n,
+                              struct exact_ws *w, unsigned *levels)
 {
-	void *pareto_ws;
-	struct exact_ws w = carve(workspace, n, &pareto_ws);
 	double total_min = 0.0;
 	for (size_t s = 0; s < n; s++) {
 		unsigned q = 0;
 		for (unsigned r = 0; r < items[s].n_levels; r++) {
-			w.wc[s * L + r] = items[s].weight * items[s].cost[r];
-			if (w.wc[s * L + r] < w.wc[s * L + q])
+			w->wc[s * L + r] = items[s].weight * items[s].cost[r];
+			if (w->wc[s * L + r] < w->wc[s * L + q])
 				q = r;
 		}
 		levels[s] = q;
-		total_min += w.wc[s * L + q];
+		total_min += w->wc[s * L + q];
 	}
-	if (!quality_fits(p, total_min))
-		return QUALITY_INFEASIBLE;
+	return total_min;
+}
 
-	double inc;
-	double lambda = lp_and_incumbent(items, n, p, &w, total_min, &inc);
+/* The Lagrangian scores b - lambda wc of every level into w->score, each
+ * session's best into w->sfx_best; returns the Lagrangian bound. */
+static double lagrangian_scores(const struct quality_item *items, size_t n,
+                                const struct quality_params *p,
+                                struct exact_ws *w, double lambda)
+{
 	double lsum = lambda * p->budget;
 	for (size_t s = 0; s < n; s++) {
 		double best = -INFINITY;
 		for (unsigned r = 0; r < items[s].n_levels; r++) {
-			double *sc = &w.score[s * L + r];
-			*sc = items[s].benefit[r] - lambda * w.wc[s * L + r];
+			double *sc = &w->score[s * L + r];
+			*sc = items[s].benefit[r] - lambda * w->wc[s * L + r];
 			best = fmax(best, *sc);
 		}
-		w.sfx_best[s] = best; /* per session for now */
+		w->sfx_best[s] = best; /* per session for now */
 		lsum += best;
 	}
+	return lsum;
+}
 
-	/* Step 3: reduction; fixed sessions folded into the root. */
-	size_t nf = 0;
-	double fixed_c = 0.0, fixed_b = 0.0;
+/* Step 3, reduction: each session's levels that could still beat the
+ * incumbent inc, by score descending; a session left with one is fixed,
+ * its cost and benefit summed into *fixed_c and *fixed_b, the others
+ * listed in w->free_s (*nf of them). false when some session has none:
+ * the incumbent is optimal. */
+static bool reduce(const struct quality_item *items, size_t n,
+                   struct exact_ws *w, double lsum, double inc, size_t *nf,
+                   double *fixed_c, double *fixed_b)
+{
+	*nf = 0;
+	*fixed_c = *fixed_b = 0.0;
 	for (size_t s = 0; s < n; s++) {
-		uint32_t *sv = &w.surv[s * L], k = 0;
-		const double *sc = &w.score[s * L];
+		uint32_t *sv = &w->surv[s * L], k = 0;
+		const double *sc = &w->score[s * L];
 		for (unsigned r = 0; r < items[s].n_levels; r++) {
-			if (!(lsum - w.sfx_best[s] + sc[r] > inc + QUALITY_EPS))
+			if (!(lsum - w->sfx_best[s] + sc[r] >
+			      inc + QUALITY_EPS))
 				continue;
 			/* insertion by score descending, then level */
 			uint32_t j = k++;
@@ -258,31 +272,58 @@ enum quality_status quality_exact(const struct quality_item *items, size_t n,
 			}
 			sv[j] = r;
 		}
-		if (k == 0) { /* no level can beat the incumbent */
-			memcpy(levels, w.inc_lv, n * sizeof(*levels));
-			return QUALITY_OK;
-		}
-		w.n_surv[s] = k;
+		if (k == 0) /* no level can beat the incumbent */
+			return false;
+		w->n_surv[s] = k;
 		if (k == 1) {
-			fixed_c += w.wc[s * L + sv[0]];
-			fixed_b += items[s].benefit[sv[0]];
+			*fixed_c += w->wc[s * L + sv[0]];
+			*fixed_b += items[s].benefit[sv[0]];
 		} else {
-			w.free_s[nf++] = (uint32_t)s;
+			w->free_s[(*nf)++] = (uint32_t)s;
 		}
 	}
-	w.sfx_best[nf] = 0.0;
-	w.sfx_minc[nf] = 0.0;
+	return true;
+}
+
+/* The search's bounds over the free sessions from d on: the best score
+ * and the least cost of their survivors. */
+static void suffix_bounds(struct exact_ws *w, size_t nf)
+{
+	w->sfx_best[nf] = 0.0;
+	w->sfx_minc[nf] = 0.0;
 	for (size_t d = nf; d-- > 0;) {
-		uint32_t s = w.free_s[d];
+		uint32_t s = w->free_s[d];
 		double minc = INFINITY;
-		for (uint32_t i = 0; i < w.n_surv[s]; i++)
-			minc = fmin(minc, w.wc[s * L + w.surv[s * L + i]]);
+		for (uint32_t i = 0; i < w->n_surv[s]; i++)
+			minc = fmin(minc, w->wc[s * L + w->surv[s * L + i]]);
 		/* the per-session bests are spent: from here on sfx_best is
 		 * the suffix sum over free sessions, from the survivors */
-		w.sfx_best[d] =
-		    w.score[s * L + w.surv[s * L]] + w.sfx_best[d + 1];
-		w.sfx_minc[d] = minc + w.sfx_minc[d + 1];
+		w->sfx_best[d] =
+		    w->score[s * L + w->surv[s * L]] + w->sfx_best[d + 1];
+		w->sfx_minc[d] = minc + w->sfx_minc[d + 1];
 	}
+}
+
+enum quality_status quality_exact(const struct quality_item *items, size_t n,
+                                  const struct quality_params *p,
+                                  unsigned *levels, void *workspace)
+{
+	void *pareto_ws;
+	struct exact_ws w = carve(workspace, n, &pareto_ws);
+	double total_min = cheapest_levels(items, n, &w, levels);
+	if (!quality_fits(p, total_min))
+		return QUALITY_INFEASIBLE;
+
+	double inc;
+	double lambda = lp_and_incumbent(items, n, p, &w, total_min, &inc);
+	double lsum = lagrangian_scores(items, n, p, &w, lambda);
+	size_t nf;
+	double fixed_c, fixed_b;
+	if (!reduce(items, n, &w, lsum, inc, &nf, &fixed_c, &fixed_b)) {
+		memcpy(levels, w.inc_lv, n * sizeof(*levels));
+		return QUALITY_OK;
+	}
+	suffix_bounds(&w, nf);
 	struct quality_pareto_in in = {
 	    .n = n,
 	    .nf = nf,

@@ -103,24 +103,21 @@ static void refuse_log(struct server *s, const char *fmt, ...)
 
 static void refuse_log(struct server *s, const char *fmt, ...)
 {
-	int64_t now = daemon_now_ns();
-	if (s->refuse_log_ns && now - s->refuse_log_ns < 1000 * NS_PER_MS) {
-		s->refused_quiet++;
+	unsigned held;
+	if (!log_gate_take(&s->refuse_log, daemon_now_ns(), 1000 * NS_PER_MS,
+	                   &held))
 		return;
-	}
 	char msg[256];
 	va_list ap;
 	va_start(ap, fmt);
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
-	if (s->refused_quiet)
-		log_warn("%s (and %lu more refusals or accept failures in "
+	if (held)
+		log_warn("%s (and %u more refusals or accept failures in "
 		         "the last second)",
-		         msg, s->refused_quiet);
+		         msg, held);
 	else
 		log_warn("%s", msg);
-	s->refuse_log_ns = now;
-	s->refused_quiet = 0;
 }
 
 /* An accepted socket we will not serve: the reason as one error line if

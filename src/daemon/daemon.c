@@ -5,6 +5,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "core/gate.h"
 #include "core/reach.h"
 #include "util/log.h"
 
@@ -170,8 +171,8 @@ struct tenant *daemon_add_be_tenant(struct daemon *d, const char *name,
 	/* An app entry's cap binds a best-effort tenant of that name too
 	 * (lowered, never raised, as for a game's hello). */
 	const struct daemon_app *app = daemon_config_app(&d->cfg, name);
-	if (app && app->cap > 0.0 && (t->cap == 0.0 || app->cap < t->cap))
-		t->cap = app->cap;
+	if (app)
+		t->cap = core_gate_cap_tighter(t->cap, app->cap);
 	/* VALID, no budget, no window: it waits for the first tick. */
 	daemon_write_be(d, t);
 	log_info("best-effort tenant %llu \"%s\" pid %d uid %u registered "
@@ -231,8 +232,8 @@ void daemon_tenant_to_gpu(struct daemon *d, struct tenant *t, unsigned g)
 
 void daemon_tenant_hello_cap(struct tenant *t, double cap)
 {
-	if (cap > 0.0 && cap <= 1.0 && (t->cap == 0.0 || cap < t->cap))
-		t->cap = cap;
+	if (cap <= 1.0) /* NaN and caps above one GPU are none */
+		t->cap = core_gate_cap_tighter(t->cap, cap);
 }
 
 double daemon_tenant_sla(const struct daemon *d, const struct tenant *t)

@@ -82,6 +82,124 @@ static bool open_record(const struct daemon_config *cfg, struct record **out)
 	return *out != NULL;
 }
 
+/* The Prometheus endpoint when cfg asks for it (d->metrics NULL if not).
+ * A taken port is a warning, not a failed start: any local user can bind
+ * 127.0.0.1:9477 first, and pacing matters more than metrics. */
+static void start_metrics(struct daemon *d, const struct daemon_config *cfg)
+{
+	if (!cfg->metrics_on)
+		return;
+	char err[256];
+	unsigned port = 0;
+	d->metrics = metrics_start(cfg->metrics_host, cfg->metrics_port,
+	                           cfg->metrics_names, &port, err, sizeof(err));
+	bool v6 = strchr(cfg->metrics_host, ':') != NULL;
+	if (!d->metrics) {
+		/* Always, whatever the log level, as the line below: scripts
+		 * and tests wait for one of the two. */
+		fprintf(stderr,
+		        "batond: warning: %s; running without "
+		        "metrics\n",
+		        err);
+	} else {
+		log_info("metrics on %s%s%s:%u", v6 ? "[" : "",
+		         cfg->metrics_host, v6 ? "]" : "", port);
+		/* Always, whatever the log level: scripts and tests find an
+		 * ephemeral port here. */
+		fprintf(stderr, "batond: metrics on http://%s%s%s:%u/metrics\n",
+		        v6 ? "[" : "", cfg->metrics_host, v6 ? "]" : "", port);
+	}
+	fflush(stderr);
+}
+
+/* The history file's writer thread; without it batond goes on without
+ * recording. */
+static void start_record(struct daemon *d, const struct daemon_config *cfg)
+{
+	char err[256];
+	if (d->record && !record_start(d->record, err, sizeof(err))) {
+		fprintf(stderr,
+		        "batond: warning: %s; running without recording\n",
+		        err);
+		record_close(d->record);
+		d->record = NULL;
+	} else if (d->record) {
+		log_info("recording to %s, a line a second", cfg->record_path);
+	}
+	fflush(stderr);
+}
+
+/* Everything before the event loop: 0 to run it, else the exit status
+ * (what was started is stopped again). */
+static int start(struct daemon *d, struct server *s,
+                 const struct daemon_config *cfg)
+{
+	char err[256];
+	/* An unsafe socket directory is the configuration's fault: exit 2,
+	 * as for a usage error, before anything is created in it. */
+	if (!listener_check_dir(cfg->socket_path, err, sizeof(err))) {
+		fprintf(stderr, "batond: %s\n", err);
+		return 2;
+	}
+	/* So is a history file in a directory other users can write, or one
+	 * that is not batond's own: exit 2, before anything is written to
+	 * it. Its writer starts below. */
+	struct record *rec = NULL;
+	if (!open_record(cfg, &rec))
+		return 2;
+	if (!daemon_init(d, cfg) || !daemon_load_owners(d)) {
+		log_error("out of memory");
+		record_close(rec);
+		daemon_finish(d);
+		return 1;
+	}
+	d->record = rec;
+	/* Before any thread exists: it blocks the signals we take from the
+	 * signalfd, and the metrics thread inherits that mask. */
+	if (!server_open(s, d, err, sizeof(err))) {
+		fprintf(stderr, "batond: %s\n", err);
+		record_close(d->record);
+		daemon_finish(d);
+		return 1;
+	}
+	start_metrics(d, cfg);
+	/* After server_open, as the metrics thread: the writer thread
+	 * inherits the signal mask. */
+	start_record(d, cfg);
+	/* After server_open, as the metrics thread: it inherits the mask. */
+	if (!start_publisher(d, cfg)) {
+		server_close(s);
+		metrics_stop(d->metrics);
+		record_close(d->record);
+		daemon_finish(d);
+		return 2;
+	}
+	return 0;
+}
+
+/* After the event loop: the threads stopped, the record's figures said. */
+static void stop(struct daemon *d, struct server *s)
+{
+	publisher_stop(d->publisher);
+	d->publisher = NULL;
+	server_close(s);
+	if (d->record) {
+		struct record_stats rs;
+		record_get_stats(d->record, &rs);
+		log_info(
+		    "record: %llu seconds queued (%.1f us each on average, "
+		    "%.1f us at most), %llu dropped",
+		    (unsigned long long)rs.queued,
+		    rs.queued ? rs.offer_sum_s / (double)rs.queued * 1e6 : 0.0,
+		    rs.offer_max_s * 1e6, (unsigned long long)rs.dropped);
+	}
+	record_close(d->record);
+	d->record = NULL;
+	metrics_stop(d->metrics);
+	d->metrics = NULL;
+	daemon_finish(d);
+}
+
 int main(int argc, char **argv)
 {
 	struct daemon_config cfg;
@@ -95,83 +213,11 @@ int main(int argc, char **argv)
 	}
 
 	raise_fd_limit();
-	char err[256];
-	/* An unsafe socket directory is the configuration's fault: exit 2,
-	 * as for a usage error, before anything is created in it. */
-	if (!listener_check_dir(cfg.socket_path, err, sizeof(err))) {
-		fprintf(stderr, "batond: %s\n", err);
-		return 2;
-	}
-	/* So is a history file in a directory other users can write, or one
-	 * that is not batond's own: exit 2, before anything is written to
-	 * it. Its writer starts below. */
-	struct record *rec = NULL;
-	if (!open_record(&cfg, &rec))
-		return 2;
 	struct daemon d;
-	if (!daemon_init(&d, &cfg) || !daemon_load_owners(&d)) {
-		log_error("out of memory");
-		record_close(rec);
-		daemon_finish(&d);
-		return 1;
-	}
-	d.record = rec;
 	struct server s;
-	/* Before any thread exists: it blocks the signals we take from the
-	 * signalfd, and the metrics thread inherits that mask. */
-	if (!server_open(&s, &d, err, sizeof(err))) {
-		fprintf(stderr, "batond: %s\n", err);
-		record_close(d.record);
-		daemon_finish(&d);
-		return 1;
-	}
-	/* A taken port is a warning, not a failed start: any local user can
-	 * bind 127.0.0.1:9477 first, and pacing matters more than metrics. */
-	if (cfg.metrics_on) {
-		unsigned port = 0;
-		d.metrics =
-		    metrics_start(cfg.metrics_host, cfg.metrics_port,
-		                  cfg.metrics_names, &port, err, sizeof(err));
-		bool v6 = strchr(cfg.metrics_host, ':') != NULL;
-		if (!d.metrics) {
-			/* Always, whatever the log level, as the line below:
-			 * scripts and tests wait for one of the two. */
-			fprintf(stderr,
-			        "batond: warning: %s; running without "
-			        "metrics\n",
-			        err);
-		} else {
-			log_info("metrics on %s%s%s:%u", v6 ? "[" : "",
-			         cfg.metrics_host, v6 ? "]" : "", port);
-			/* Always, whatever the log level: scripts and tests
-			 * find an ephemeral port here. */
-			fprintf(stderr,
-			        "batond: metrics on http://%s%s%s:%u/metrics\n",
-			        v6 ? "[" : "", cfg.metrics_host, v6 ? "]" : "",
-			        port);
-		}
-		fflush(stderr);
-	}
-	/* After server_open, as the metrics thread: the writer thread
-	 * inherits the signal mask. */
-	if (d.record && !record_start(d.record, err, sizeof(err))) {
-		fprintf(stderr,
-		        "batond: warning: %s; running without recording\n",
-		        err);
-		record_close(d.record);
-		d.record = NULL;
-	} else if (d.record) {
-		log_info("recording to %s, a line a second", cfg.record_path);
-	}
-	fflush(stderr);
-	/* After server_open, as the metrics thread: it inherits the mask. */
-	if (!start_publisher(&d, &cfg)) {
-		server_close(&s);
-		metrics_stop(d.metrics);
-		record_close(d.record);
-		daemon_finish(&d);
-		return 2;
-	}
+	int rc = start(&d, &s, &cfg);
+	if (rc != 0)
+		return rc;
 	log_info("listening on %s, policy %s, default SLA %g FPS, epoch %d ms",
 	         cfg.socket_path, cfg.policy->name, cfg.default_sla,
 	         cfg.epoch_ms);
@@ -179,25 +225,7 @@ int main(int argc, char **argv)
 	         "closing, hello within %d ms (RLIMIT_NOFILE %zu)",
 	         s.lim.conn_cap, s.lim.per_uid, s.lim.pending_cap,
 	         cfg.hello_timeout_ms, s.lim.nofile);
-
-	int rc = server_run(&s);
-	publisher_stop(d.publisher);
-	d.publisher = NULL;
-	server_close(&s);
-	if (d.record) {
-		struct record_stats rs;
-		record_get_stats(d.record, &rs);
-		log_info(
-		    "record: %llu seconds queued (%.1f us each on average, "
-		    "%.1f us at most), %llu dropped",
-		    (unsigned long long)rs.queued,
-		    rs.queued ? rs.offer_sum_s / (double)rs.queued * 1e6 : 0.0,
-		    rs.offer_max_s * 1e6, (unsigned long long)rs.dropped);
-	}
-	record_close(d.record);
-	d.record = NULL;
-	metrics_stop(d.metrics);
-	d.metrics = NULL;
-	daemon_finish(&d);
+	rc = server_run(&s);
+	stop(&d, &s);
 	return rc;
 }

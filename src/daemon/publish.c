@@ -48,19 +48,6 @@ bool publish_backoff_due(const struct publish_backoff *b, int64_t now_ns)
 	return now_ns >= b->next_ns;
 }
 
-bool publish_ratelog_take(struct publish_ratelog *r, int64_t now_ns,
-                          unsigned *held)
-{
-	if (r->last_ns && now_ns - r->last_ns < PUBLISH_LOG_GAP_NS) {
-		r->quiet++;
-		return false;
-	}
-	*held = r->quiet;
-	r->quiet = 0;
-	r->last_ns = now_ns;
-	return true;
-}
-
 #define PUBLISH_POLL_NS 100000000L
 
 struct publisher {

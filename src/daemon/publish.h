@@ -52,16 +52,8 @@ void publish_backoff_fail(struct publish_backoff *b, int64_t now_ns,
 void publish_backoff_ok(struct publish_backoff *b);
 bool publish_backoff_due(const struct publish_backoff *b, int64_t now_ns);
 
-/* At most one line every PUBLISH_LOG_GAP_NS per peer; the lines held back
- * are counted into the next. */
+/* At most one line every PUBLISH_LOG_GAP_NS per peer (util/log_gate.h). */
 #define PUBLISH_LOG_GAP_NS 10000000000LL
-struct publish_ratelog {
-	int64_t last_ns; /* 0: never */
-	unsigned quiet;
-};
-/* Whether to write a line now; *held is how many were held back since. */
-bool publish_ratelog_take(struct publish_ratelog *r, int64_t now_ns,
-                          unsigned *held);
 
 /* ---- the thread ---- */
 

@@ -106,7 +106,7 @@ void publish_peer_fail(struct publish_peer *p, int64_t now_ns, const char *fmt,
 	publish_backoff_fail(&p->bo, now_ns, p->retry_max_ns);
 	p->failing = true;
 	unsigned held;
-	if (!publish_ratelog_take(&p->log, now_ns, &held))
+	if (!log_gate_take(&p->log, now_ns, PUBLISH_LOG_GAP_NS, &held))
 		return;
 	char msg[256];
 	va_list ap;

@@ -5,6 +5,7 @@
 #include <curl/curl.h>
 
 #include "daemon/publish.h"
+#include "util/log_gate.h"
 
 #define PUBLISH_TIMEOUT_MS 2000
 #define PUBLISH_CONNECT_MS 1000
@@ -31,7 +32,7 @@ struct publish_peer {
 	const char *what; /* "agones", "kubernetes" */
 	CURL *h;
 	struct publish_backoff bo;
-	struct publish_ratelog log;
+	struct log_gate log;
 	int64_t retry_max_ns;
 	bool failing;
 	struct publish_stats *stats;

@@ -5,6 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ipc/quality_name.h"
+
 #define GET(src) __atomic_load_n(&(src), __ATOMIC_RELAXED)
 /* Tries at the seqlock per tick: the game's update is a few hundred
  * stores, so a retry or two sees it finished; a writer stopped mid-update
@@ -24,31 +26,11 @@ void daemon_quality_release(struct daemon_quality *q)
 	q->models = NULL;
 }
 
-static bool id_char(char c)
-{
-	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
-	       (c >= '0' && c <= '9') || c == '-' || c == '_' || c == '.';
-}
-
-/* NUL-terminated within the field, 1 to 31 bytes, each allowed. */
-static bool name_ok(const char *s, bool id)
-{
-	size_t n = strnlen(s, BATON_QUALITY_NAME_SIZE);
-	if (n == 0 || n == BATON_QUALITY_NAME_SIZE)
-		return false;
-	for (size_t i = 0; i < n; i++) {
-		unsigned char c = (unsigned char)s[i];
-		if (id ? !id_char((char)c) : (c < 0x20 || c > 0x7e))
-			return false;
-	}
-	return true;
-}
-
 bool daemon_quality_validate(const struct baton_quality *c, char *err,
                              size_t errlen)
 {
 	const char *bad = NULL;
-	if (!name_ok(c->game_id, true))
+	if (!ipc_quality_name_ok(c->game_id, true))
 		bad = "game_id";
 	else if (c->n_levels == 0 || c->n_levels > BATON_QUALITY_LEVELS_MAX)
 		bad = "n_levels";
@@ -57,7 +39,7 @@ bool daemon_quality_validate(const struct baton_quality *c, char *err,
 	else if (c->n_types == 0 || c->n_types > BATON_QUALITY_TYPES_MAX)
 		bad = "n_types";
 	for (uint32_t i = 0; !bad && i < c->n_levels; i++)
-		if (!name_ok(c->level_names[i], false))
+		if (!ipc_quality_name_ok(c->level_names[i], false))
 			bad = "level_names";
 	for (uint32_t i = 0; !bad && i < c->n_types; i++)
 		for (uint32_t j = 0; j < i; j++)

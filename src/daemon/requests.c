@@ -82,6 +82,86 @@ static size_t tenants_of(const struct daemon *d, uid_t owner)
 	return n;
 }
 
+/* Whether c's owner has as many tenants as max_tenants_per_uid allows
+ * (the connection failed if so). */
+static bool hello_over_cap(struct server *s, struct conn *c)
+{
+	unsigned cap = s->d->cfg.max_tenants_per_uid;
+	if (cap == 0 || tenants_of(s->d, c->owner) < cap)
+		return false;
+	char msg[200];
+	if (c->owner == c->cred.uid)
+		snprintf(msg, sizeof(msg),
+		         "uid %u has %u tenants registered, the most "
+		         "max_tenants_per_uid allows",
+		         (unsigned)c->cred.uid, cap);
+	else
+		snprintf(msg, sizeof(msg),
+		         "uid %u (a subordinate uid of uid %u) has %u "
+		         "tenants registered with its owner's other "
+		         "uids, the most max_tenants_per_uid allows",
+		         (unsigned)c->cred.uid, (unsigned)c->owner, cap);
+	conn_fail(s, c, BATON_ERR_DENIED, msg);
+	return true;
+}
+
+/* The GPU it renders on (daemon/gpus.h): the one it names, else the core
+ * set holding every CPU it may run on, else the first. -1 (the connection
+ * failed) for a name no GPU here has. */
+static int hello_gpu(struct server *s, struct conn *c,
+                     const struct ipc_msg_hello *h)
+{
+	cpu_set_t allowed;
+	bool have = daemon_gpus_allowed(c->cred.pid, &allowed);
+	int gpu = daemon_gpu_for(s->d->gpus, s->d->n_gpus, h->gpu, h->gpu_uuid,
+	                         NULL, have ? &allowed : NULL);
+	if (gpu >= 0)
+		return gpu;
+	char msg[200], safe[32 * 4];
+	char names[96] = "";
+	for (size_t g = 0, at = 0; g < s->d->n_gpus && at < 80; g++) {
+		int w = snprintf(names + at, sizeof(names) - at, "%s%s",
+		                 g ? ", " : "", s->d->gpus[g].name);
+		at += w > 0 ? (size_t)w : 0;
+	}
+	snprintf(msg, sizeof(msg), "no GPU \"%s\" here (%s)",
+	         ipc_escape(safe, sizeof(safe), h->gpu), names);
+	conn_fail(s, c, BATON_ERR_NOT_FOUND, msg);
+	return -1;
+}
+
+/* The tenant of a hello, on GPU gpu, taking over *shm; NULL when out of
+ * memory. */
+static struct tenant *hello_register(struct server *s, struct conn *c,
+                                     const struct ipc_msg_hello *h,
+                                     struct ipc_shm *shm, unsigned gpu)
+{
+	struct tenant *t;
+	if (h->role == IPC_ROLE_BE) {
+		t = daemon_add_be_tenant(s->d, h->name, c->cred.pid,
+		                         c->cred.uid, h->weight, h->cap, shm,
+		                         daemon_now_ns());
+		if (!t)
+			return NULL;
+		daemon_tenant_to_gpu(s->d, t, gpu);
+		t->be_state.partition = h->partition;
+		t->be_state.core.idle_capable = h->idle;
+		return t;
+	}
+	t = daemon_add_tenant(s->d, h->name, c->cred.pid, c->cred.uid,
+	                      h->sla_fps, h->fixed_fps, shm, daemon_now_ns());
+	if (!t)
+		return NULL;
+	daemon_tenant_to_gpu(s->d, t, gpu);
+	daemon_tenant_hello_cap(t, h->cap);
+	/* The GL shim paces before the real swap, which hands the frame to
+	 * the device: none of it runs during the wait
+	 * (core/harvest_slot.h). A game that says so falsely moves the slot
+	 * onto its own frames only. */
+	t->work_after_wait = strcmp(h->api, "gl") == 0;
+	return t;
+}
+
 static void hello(struct server *s, struct conn *c,
                   const struct ipc_msg_hello *h)
 {
@@ -97,52 +177,19 @@ static void hello(struct server *s, struct conn *c,
 	}
 	/* Before the memfd is looked at: a user past the cap costs nothing
 	 * more. */
-	unsigned cap = s->d->cfg.max_tenants_per_uid;
-	if (cap > 0 && tenants_of(s->d, c->owner) >= cap) {
-		char msg[200];
-		if (c->owner == c->cred.uid)
-			snprintf(msg, sizeof(msg),
-			         "uid %u has %u tenants registered, the most "
-			         "max_tenants_per_uid allows",
-			         (unsigned)c->cred.uid, cap);
-		else
-			snprintf(msg, sizeof(msg),
-			         "uid %u (a subordinate uid of uid %u) has %u "
-			         "tenants registered with its owner's other "
-			         "uids, the most max_tenants_per_uid allows",
-			         (unsigned)c->cred.uid, (unsigned)c->owner,
-			         cap);
-		conn_fail(s, c, BATON_ERR_DENIED, msg);
+	if (hello_over_cap(s, c))
 		return;
-	}
 	if (c->memfd < 0) {
 		conn_fail(s, c, BATON_ERR_SHM,
 		          "a tenant hello carries exactly one memfd, got none");
 		return;
 	}
-	/* The GPU it renders on (daemon/gpus.h): the one it names, else the
-	 * core set holding every CPU it may run on, else the first. */
-	cpu_set_t allowed;
-	bool have = daemon_gpus_allowed(c->cred.pid, &allowed);
-	int gpu = daemon_gpu_for(s->d->gpus, s->d->n_gpus, h->gpu, h->gpu_uuid,
-	                         NULL, have ? &allowed : NULL);
-	if (gpu < 0) {
-		char msg[200], safe[32 * 4];
-		char names[96] = "";
-		for (size_t g = 0, at = 0; g < s->d->n_gpus && at < 80; g++) {
-			int w = snprintf(names + at, sizeof(names) - at, "%s%s",
-			                 g ? ", " : "", s->d->gpus[g].name);
-			at += w > 0 ? (size_t)w : 0;
-		}
-		snprintf(msg, sizeof(msg), "no GPU \"%s\" here (%s)",
-		         ipc_escape(safe, sizeof(safe), h->gpu), names);
-		conn_fail(s, c, BATON_ERR_NOT_FOUND, msg);
+	int gpu = hello_gpu(s, c, h);
+	if (gpu < 0)
 		return;
-	}
 	char err[160];
 	struct ipc_shm shm;
-	bool ok = ipc_shm_map(c->memfd, &shm, err, sizeof(err));
-	if (!ok) {
+	if (!ipc_shm_map(c->memfd, &shm, err, sizeof(err))) {
 		conn_fail(s, c, BATON_ERR_SHM, err);
 		return;
 	}
@@ -152,31 +199,7 @@ static void hello(struct server *s, struct conn *c,
 	close(c->memfd);
 	c->memfd = -1;
 	c->tenant_role = true;
-	if (h->role == IPC_ROLE_BE) {
-		c->tenant = daemon_add_be_tenant(s->d, h->name, c->cred.pid,
-		                                 c->cred.uid, h->weight, h->cap,
-		                                 &shm, daemon_now_ns());
-		if (c->tenant)
-			daemon_tenant_to_gpu(s->d, c->tenant, (unsigned)gpu);
-		if (c->tenant) {
-			c->tenant->be_state.partition = h->partition;
-			c->tenant->be_state.core.idle_capable = h->idle;
-		}
-	} else {
-		c->tenant = daemon_add_tenant(
-		    s->d, h->name, c->cred.pid, c->cred.uid, h->sla_fps,
-		    h->fixed_fps, &shm, daemon_now_ns());
-		if (c->tenant) {
-			daemon_tenant_to_gpu(s->d, c->tenant, (unsigned)gpu);
-			daemon_tenant_hello_cap(c->tenant, h->cap);
-			/* The GL shim paces before the real swap, which
-			 * hands the frame to the device: none of it runs
-			 * during the wait (core/harvest_slot.h). A game
-			 * that says so falsely moves the slot onto its own
-			 * frames only. */
-			c->tenant->work_after_wait = strcmp(h->api, "gl") == 0;
-		}
-	}
+	c->tenant = hello_register(s, c, h, &shm, (unsigned)gpu);
 	if (!c->tenant) {
 		ipc_shm_unmap(&shm);
 		conn_fail(s, c, BATON_ERR_INVALID, "out of memory");
@@ -386,69 +409,61 @@ static void status(struct server *s, struct conn *c)
 	conn_send_line(s, c, ipc_msg_encode(daemon_status(s->d)));
 }
 
-/* Any user may ask: the answer reveals the GPU's aggregate load and
- * whether it is overloaded, nothing about another user's tenants (a
- * profile is a configured app, or a program the asker itself runs). */
-static void capacity(struct server *s, struct conn *c,
-                     const struct ipc_msg_capacity *m)
+/* A session's cost and SLA for capacity's profile: a configured app's,
+ * else what batond learned about the asker's own tenants of that name.
+ * false when neither knows it. */
+static bool profile_cost(const struct daemon *d, const struct conn *c,
+                         const char *profile, double *cost_s, double *sla,
+                         const char **source)
 {
-	const struct daemon *d = s->d;
-	double cost_s = m->cost_ms * 1e-3, sla = m->sla_fps;
-	const char *source = "given";
-	if (m->has_profile) {
-		const struct daemon_app *app =
-		    daemon_config_app(&d->cfg, m->profile);
-		cost_s = 0.0;
-		if (app && app->cost_ms > 0.0) {
-			cost_s = app->cost_ms * 1e-3;
-			sla = app->sla_fps;
-			source = "config";
-		} else {
-			/* What batond learned about that program: the
-			 * asker's own tenants of that name. */
-			for (size_t i = 0; i < d->n_tenants; i++) {
-				const struct tenant *t = d->tenants[i];
-				if (t->corrupt || t->uid != c->cred.uid ||
-				    strcmp(t->name, m->profile) != 0 ||
-				    !(t->core.k > 0.0))
-					continue;
-				cost_s = t->core.k;
-				sla = daemon_tenant_sla(d, t);
-				source = "learned";
-				break;
-			}
-		}
-		if (!(cost_s > 0.0)) {
-			char msg[192];
-			char safe[IPC_NAME_MAX * 4];
-			snprintf(msg, sizeof(msg),
-			         "no profile \"%s\": not an app with cost_ms "
-			         "in batond's config, nor a program of yours "
-			         "whose cost batond has learned",
-			         ipc_escape(safe, sizeof(safe), m->profile));
-			reply_error(s, c, BATON_ERR_NOT_FOUND, msg);
-			return;
-		}
+	const struct daemon_app *app = daemon_config_app(&d->cfg, profile);
+	if (app && app->cost_ms > 0.0) {
+		*cost_s = app->cost_ms * 1e-3;
+		*sla = app->sla_fps;
+		*source = "config";
+		return true;
 	}
-	/* Each GPU's controller answers for itself; the node's answer
-	 * (the top level) is the sum of what fits, with the figures of the
-	 * GPU that admits most (ties: the first). */
-	struct core_admit a = {0};
-	size_t best = 0;
-	json_int_t more = 0;
-	bool fits = false, severe = false;
-	uint32_t overloaded = 0;
+	for (size_t i = 0; i < d->n_tenants; i++) {
+		const struct tenant *t = d->tenants[i];
+		if (t->corrupt || t->uid != c->cred.uid ||
+		    strcmp(t->name, profile) != 0 || !(t->core.k > 0.0))
+			continue;
+		*cost_s = t->core.k;
+		*sla = daemon_tenant_sla(d, t);
+		*source = "learned";
+		return true;
+	}
+	return false;
+}
+
+/* The node's answer: the sum of what fits over its GPUs, with the figures
+ * of the GPU that admits most (ties: the first). */
+struct node_admit {
+	struct core_admit best;
+	size_t best_gpu;
+	json_int_t more;
+	bool fits, severe;
+	uint32_t overloaded;
+};
+
+/* Each GPU's controller answers for itself: its answers as a JSON array
+ * (NULL when out of memory), the node's in *n. */
+static json_t *admit_gpus(const struct daemon *d, double cost_s, double sla,
+                          struct node_admit *n)
+{
+	*n = (struct node_admit){0};
 	json_t *gpus = json_array();
 	for (size_t g = 0; g < d->n_gpus && gpus; g++) {
 		const struct core_gpu *gp = &d->gpus[g].gpu;
 		struct core_admit ag =
 		    core_caps_admit(&d->cfg.params, gp, cost_s, sla);
-		if (g == 0 || (ag.fits && (!a.fits || ag.more > a.more)))
-			a = ag, best = g;
-		fits |= ag.fits;
-		more += ag.fits ? (json_int_t)ag.more : 0;
-		severe |= gp->caps.severe;
-		overloaded += gp->caps.n_overloaded;
+		if (g == 0 ||
+		    (ag.fits && (!n->best.fits || ag.more > n->best.more)))
+			n->best = ag, n->best_gpu = g;
+		n->fits |= ag.fits;
+		n->more += ag.fits ? (json_int_t)ag.more : 0;
+		n->severe |= gp->caps.severe;
+		n->overloaded += gp->caps.n_overloaded;
 		json_array_append_new(
 		    gpus,
 		    json_pack("{s:s, s:b, s:I, s:s, s:f, s:f, s:b}", "name",
@@ -458,42 +473,70 @@ static void capacity(struct server *s, struct conn *c,
 		              "limit", ag.limit, "severe",
 		              (int)gp->caps.severe));
 	}
+	return gpus;
+}
+
+/* With the quality lever (core/quality_stage.h): whether it would fit
+ * with every game at its cheapest level, and the joins the stage refused
+ * so far (dJay's admission failures), over the node's GPUs. */
+static json_t *quality_admit(const struct daemon *d, double cost_s, double sla)
+{
+	struct core_quality_admit q = {0}, qb = {0};
+	json_int_t refusals = 0;
+	for (size_t g = 0; g < d->n_gpus; g++) {
+		struct core_quality_admit qg = core_quality_admit(
+		    &d->cfg.params, &d->gpus[g].gpu, cost_s, sla);
+		if (g == 0 || (qg.fits && (!qb.fits || qg.more > qb.more)))
+			qb = qg;
+		q.fits |= qg.fits;
+		q.more += qg.fits ? qg.more : 0;
+		refusals += (json_int_t)d->gpus[g].gpu.quality.refusals;
+	}
+	return json_pack("{s:b, s:I, s:f, s:f, s:f, s:I}", "fits", (int)q.fits,
+	                 "more", (json_int_t)q.more, "floor", qb.floor, "need",
+	                 qb.need, "budget", qb.budget, "refusals", refusals);
+}
+
+/* Any user may ask: the answer reveals the GPU's aggregate load and
+ * whether it is overloaded, nothing about another user's tenants (a
+ * profile is a configured app, or a program the asker itself runs). */
+static void capacity(struct server *s, struct conn *c,
+                     const struct ipc_msg_capacity *m)
+{
+	const struct daemon *d = s->d;
+	double cost_s = m->cost_ms * 1e-3, sla = m->sla_fps;
+	const char *source = "given";
+	if (m->has_profile &&
+	    !profile_cost(d, c, m->profile, &cost_s, &sla, &source)) {
+		char msg[192];
+		char safe[IPC_NAME_MAX * 4];
+		snprintf(msg, sizeof(msg),
+		         "no profile \"%s\": not an app with cost_ms in "
+		         "batond's config, nor a program of yours whose cost "
+		         "batond has learned",
+		         ipc_escape(safe, sizeof(safe), m->profile));
+		reply_error(s, c, BATON_ERR_NOT_FOUND, msg);
+		return;
+	}
+	struct node_admit n;
+	json_t *gpus = admit_gpus(d, cost_s, sla, &n);
+	const struct core_admit *a = &n.best;
 	json_t *o = json_pack(
 	    "{s:s, s:b, s:I, s:s, s:s, s:f, s:f, s:f, s:f, s:f, s:f, s:b, s:I, "
 	    "s:s, s:o}",
-	    "type", "capacity", "fits", (int)fits, "more", more, "reason",
-	    core_admit_reason_str(a.why), "source", source, "cost_ms",
-	    cost_s * 1e3, "sla_fps", sla, "load", a.load, "newcomer",
-	    a.newcomer, "overhead", a.overhead, "limit", a.limit, "severe",
-	    (int)severe, "overloaded", (json_int_t)overloaded,
+	    "type", "capacity", "fits", (int)n.fits, "more", n.more, "reason",
+	    core_admit_reason_str(a->why), "source", source, "cost_ms",
+	    cost_s * 1e3, "sla_fps", sla, "load", a->load, "newcomer",
+	    a->newcomer, "overhead", a->overhead, "limit", a->limit, "severe",
+	    (int)n.severe, "overloaded", (json_int_t)n.overloaded,
 	    /* the GPU whose figures these are, and every GPU's answer */
-	    "gpu", d->gpus[best].name, "gpus", gpus ? gpus : json_array());
+	    "gpu", d->gpus[n.best_gpu].name, "gpus",
+	    gpus ? gpus : json_array());
 	if (o && m->has_profile)
 		json_object_set_new(o, "profile", json_string(m->profile));
-	/* With the quality lever (core/quality_stage.h): whether it would
-	 * fit with every game at its cheapest level, and the joins the
-	 * stage refused so far (dJay's admission failures), over the
-	 * node's GPUs. */
-	if (o && d->cfg.params.quality_on) {
-		struct core_quality_admit q = {0}, qb = {0};
-		json_int_t refusals = 0;
-		for (size_t g = 0; g < d->n_gpus; g++) {
-			struct core_quality_admit qg = core_quality_admit(
-			    &d->cfg.params, &d->gpus[g].gpu, cost_s, sla);
-			if (g == 0 ||
-			    (qg.fits && (!qb.fits || qg.more > qb.more)))
-				qb = qg;
-			q.fits |= qg.fits;
-			q.more += qg.fits ? qg.more : 0;
-			refusals += (json_int_t)d->gpus[g].gpu.quality.refusals;
-		}
-		json_object_set_new(
-		    o, "quality",
-		    json_pack("{s:b, s:I, s:f, s:f, s:f, s:I}", "fits",
-		              (int)q.fits, "more", (json_int_t)q.more, "floor",
-		              qb.floor, "need", qb.need, "budget", qb.budget,
-		              "refusals", refusals));
-	}
+	if (o && d->cfg.params.quality_on)
+		json_object_set_new(o, "quality",
+		                    quality_admit(d, cost_s, sla));
 	conn_send_line(s, c, ipc_msg_encode(o));
 }
 

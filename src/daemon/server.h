@@ -14,6 +14,7 @@
 #include "daemon/listen.h"
 #include "ipc/fdpass.h"
 #include "ipc/linebuf.h"
+#include "util/log_gate.h"
 
 /* The most connections served at once, whatever the descriptor limit;
  * more are refused on accept, so a flood cannot exhaust the daemon's
@@ -108,8 +109,7 @@ struct server {
 	 * in): accept ran out of descriptors, or the closer is full. */
 	int64_t listen_resume_ns;
 	/* Refusals and accept failures, logged at most once a second. */
-	int64_t refuse_log_ns;
-	unsigned long refused_quiet;
+	struct log_gate refuse_log; /* refusals: one line a second */
 };
 
 /* The limits for a descriptor limit of nofile and the configuration:

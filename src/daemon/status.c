@@ -150,7 +150,62 @@ static json_t *gpu_status(const struct daemon *d, const struct daemon_gpu *dg,
 	return o;
 }
 
-json_t *daemon_status(struct daemon *d)
+/* The capacity stage (core/caps.h): published cap, the budget its gate
+ * enforces (dynamic cap within its user's cap, plus spare for a
+ * work-conserving one), last period's u, whether it is overloaded, and
+ * whether its gate holds it back (cap-bound). */
+static json_t *game_caps(const struct tenant *t)
+{
+	const struct core_cap_state *cs = &t->core.caps;
+	return json_pack("{s:f, s:f, s:f, s:b, s:b, s:b}", "cap", t->cap,
+	                 "budget", cs->budget, "u", cs->sampled ? cs->u : 0.0,
+	                 "overloaded", (int)cs->overloaded, "work_conserving",
+	                 (int)t->work_conserving,
+	                 /* its gate holds it (core/reach.h) */
+	                 "cap_bound", (int)t->core.cap_bound);
+}
+
+/* One game's row: its rates, frame times and share, then its caps, GPU
+ * and quality. NULL when out of memory. */
+static json_t *game_status(struct daemon *d, struct tenant *t, int64_t now)
+{
+	double fps = stats_fps(&t->win, now, 1000000000LL);
+	size_t n = stats_intervals(&t->win, now, 2000000000LL, d->intervals);
+	double q = 0.99, p99;
+	stats_quantiles(d->intervals, n, &q, &p99, 1);
+	json_t *o = json_pack(
+	    "{s:s, s:i, s:f, s:f, s:f, s:f, s:f, s:I, s:b, s:f, s:I, s:f, s:I}",
+	    "name", t->name, "pid", (int)t->pid, "sla_fps",
+	    daemon_tenant_sla(d, t), "target_fps", t->core.target_fps, "fps",
+	    fps, "frame_ms_p99", p99 * 1e3, "gpu_share", t->gpu_share,
+	    "below_sla_s", (json_int_t)t->below_sla_s,
+	    /* cannot reach its reference (core/reach.h), and the rate it
+	       could reach */
+	    "limited", (int)t->core.limited, "reach_fps", t->core.reach_fps,
+	    /* beyond proto.h: the id of its welcome and its pin (0 = none) */
+	    "id", (json_int_t)t->id, "fixed_fps", t->fixed_fps, "uid",
+	    (json_int_t)t->uid);
+	if (!o)
+		return NULL;
+	json_object_update_new(o, game_caps(t));
+	json_object_set_new(o, "kind", json_string("game"));
+	json_object_set_new(o, "gpu", json_string(d->gpus[t->gpu].name));
+	/* what its records claimed of the GPU, of which gpu_share counted
+	 * (tenant_seen.h) */
+	json_object_set_new(o, "claimed_share",
+	                    json_real(t->seen.claimed_share));
+	/* its pacer follows the phase batond packed it at
+	 * (core/harvest_phase.h) */
+	json_object_set_new(o, "steered", json_boolean(t->core.phase_s > 0.0));
+	if (t->quality.declared)
+		json_object_set_new(
+		    o, "quality",
+		    quality_status(&t->quality, &t->core.quality));
+	return o;
+}
+
+/* The games' rows. */
+static json_t *games_status(struct daemon *d)
 {
 	json_t *list = json_array();
 	int64_t now = d->last_tick_ns;
@@ -158,65 +213,14 @@ json_t *daemon_status(struct daemon *d)
 		struct tenant *t = d->tenants[i];
 		if (t->corrupt || t->be)
 			continue;
-		double fps = stats_fps(&t->win, now, 1000000000LL);
-		size_t n =
-		    stats_intervals(&t->win, now, 2000000000LL, d->intervals);
-		double q = 0.99, p99;
-		stats_quantiles(d->intervals, n, &q, &p99, 1);
-		json_array_append_new(
-		    list,
-		    json_pack("{s:s, s:i, s:f, s:f, s:f, s:f, s:f, s:I, s:b, "
-		              "s:f, s:I, s:f, s:I}",
-		              "name", t->name, "pid", (int)t->pid, "sla_fps",
-		              daemon_tenant_sla(d, t), "target_fps",
-		              t->core.target_fps, "fps", fps, "frame_ms_p99",
-		              p99 * 1e3, "gpu_share", t->gpu_share,
-		              "below_sla_s", (json_int_t)t->below_sla_s,
-		              /* cannot reach its reference (core/reach.h),
-		                 and the rate it could reach */
-		              "limited", (int)t->core.limited, "reach_fps",
-		              t->core.reach_fps,
-		              /* beyond proto.h: the id of its welcome and
-		                 its pin (0 = none) */
-		              "id", (json_int_t)t->id, "fixed_fps",
-		              t->fixed_fps, "uid", (json_int_t)t->uid));
-		json_t *o = json_array_get(list, json_array_size(list) - 1);
-		const struct core_cap_state *cs = &t->core.caps;
-		/* The capacity stage (core/caps.h): published cap, the
-		 * budget its gate enforces (dynamic cap within its user's
-		 * cap, plus spare for a work-conserving one), last period's
-		 * u, whether it is overloaded, and whether its gate holds
-		 * it back (cap-bound). */
-		if (o)
-			json_object_update_new(
-			    o,
-			    json_pack("{s:f, s:f, s:f, s:b, s:b, s:b}", "cap",
-			              t->cap, "budget", cs->budget, "u",
-			              cs->sampled ? cs->u : 0.0, "overloaded",
-			              (int)cs->overloaded, "work_conserving",
-			              (int)t->work_conserving,
-			              /* its gate holds it (core/reach.h) */
-			              "cap_bound", (int)t->core.cap_bound));
-		if (o)
-			json_object_set_new(o, "kind", json_string("game"));
-		if (o)
-			json_object_set_new(o, "gpu",
-			                    json_string(d->gpus[t->gpu].name));
-		/* what its records claimed of the GPU, of which gpu_share
-		 * counted (tenant_seen.h) */
-		if (o)
-			json_object_set_new(o, "claimed_share",
-			                    json_real(t->seen.claimed_share));
-		/* its pacer follows the phase batond packed it at
-		 * (core/harvest_phase.h) */
-		if (o)
-			json_object_set_new(
-			    o, "steered", json_boolean(t->core.phase_s > 0.0));
-		if (o && t->quality.declared)
-			json_object_set_new(
-			    o, "quality",
-			    quality_status(&t->quality, &t->core.quality));
+		json_array_append_new(list, game_status(d, t, now));
 	}
+	return list;
+}
+
+json_t *daemon_status(struct daemon *d)
+{
+	json_t *list = games_status(d);
 	json_t *be = be_status(d);
 	if (!list || !be) {
 		json_decref(list);

@@ -15,6 +15,7 @@
 #include "ipc/msg.h"
 #include "ipc/ring.h"
 #include "ipc/shm_layout.h"
+#include "util/log_gate.h"
 
 struct tenant {
 	/* 64 bits: at 10 000 registrations a second a 32-bit id would wrap
@@ -100,8 +101,7 @@ struct tenant {
 	 * from a best-effort tenant): dropped, counted, logged at most once
 	 * a second (shm.h). */
 	uint64_t wrong_kind;
-	uint64_t wrong_kind_logged; /* of them, already in a log line */
-	int64_t wrong_kind_log_ns;
+	struct log_gate wrong_kind_log; /* one line a second */
 };
 
 /* Allocates a tenant that takes over *shm (cleared) and starts reading its

@@ -47,17 +47,17 @@ struct epoch_sample {
 static void wrong_kind(struct tenant *t, int64_t now)
 {
 	t->wrong_kind++;
-	if (t->wrong_kind_log_ns && now - t->wrong_kind_log_ns < NS_PER_S)
+	unsigned held;
+	if (!log_gate_take(&t->wrong_kind_log, now, NS_PER_S, &held))
 		return;
+	/* this record and those held back since the last line */
 	log_warn("tenant %llu \"%s\" pid %d: %llu %s dropped (%s)",
 	         (unsigned long long)t->id, t->name, (int)t->pid,
-	         (unsigned long long)(t->wrong_kind - t->wrong_kind_logged),
+	         (unsigned long long)held + 1,
 	         t->be ? "frame records" : "best-effort records",
 	         t->be ? "a best-effort tenant writes BATON_FRAME_BE only"
 	               : "only a best-effort registration writes "
 	                 "BATON_FRAME_BE");
-	t->wrong_kind_logged = t->wrong_kind;
-	t->wrong_kind_log_ns = now;
 }
 
 /* One best-effort record: a sub-launch. Its wait counts at most the time

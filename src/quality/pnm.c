@@ -104,3 +104,12 @@ void pnm_free(struct pnm_image *img)
 	free(img->pixels);
 	memset(img, 0, sizeof(*img));
 }
+
+struct core_ssim_image pnm_as_ssim(const struct pnm_image *img)
+{
+	return (struct core_ssim_image){.pixels = img->pixels,
+	                                .width = img->width,
+	                                .height = img->height,
+	                                .stride = img->width * img->channels,
+	                                .channels = img->channels};
+}

@@ -5,6 +5,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "core/ssim.h"
+
 /* An image read from a file; pixels is malloc'd (free with pnm_free). */
 struct pnm_image {
 	unsigned char *pixels;
@@ -20,3 +22,6 @@ bool pnm_read(const char *path, struct pnm_image *img, char *err,
               size_t err_len);
 
 void pnm_free(struct pnm_image *img);
+
+/* The image as core_ssim reads it: rows packed, channels interleaved. */
+struct core_ssim_image pnm_as_ssim(const struct pnm_image *img);

@@ -17,32 +17,9 @@
 #include "ipc/fdpass.h"
 #include "ipc/linebuf.h"
 #include "ipc/peer_cred.h"
+#include "ipc/json_escape.h"
 #include "ipc/proto.h"
 #include "sdk/be_internal.h"
-
-/* The name as the inside of a JSON string: quote, backslash and control
- * characters escaped. 0 if it does not fit. */
-static size_t json_escape(char *out, size_t len, const char *s)
-{
-	size_t o = 0;
-	for (; *s; s++) {
-		unsigned char c = (unsigned char)*s;
-		char esc[8];
-		int n;
-		if (c == '"' || c == '\\')
-			n = snprintf(esc, sizeof(esc), "\\%c", c);
-		else if (c < 0x20 || c == 0x7f)
-			n = snprintf(esc, sizeof(esc), "\\u%04x", c);
-		else
-			n = snprintf(esc, sizeof(esc), "%c", c);
-		if (o + (size_t)n >= len)
-			return 0;
-		memcpy(out + o, esc, (size_t)n);
-		o += (size_t)n;
-	}
-	out[o] = '\0';
-	return o;
-}
 
 /* x >= 0 with six decimals, by hand: printf's follows LC_NUMERIC. */
 static void fixed6(char *out, size_t len, double x)
@@ -55,7 +32,7 @@ size_t be_hello_format(char *buf, size_t len, const char *name, double weight,
                        double cap, bool partition, bool idle)
 {
 	char esc[BE_NAME_MAX * 6 + 1], w[32], c[48] = "";
-	if (!json_escape(esc, sizeof(esc), name))
+	if (!ipc_json_escape(esc, sizeof(esc), name))
 		return 0;
 	fixed6(w, sizeof(w), weight);
 	if (cap > 0.0 && cap <= 1.0) {

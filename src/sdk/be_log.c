@@ -5,6 +5,7 @@
 #include <time.h>
 
 #include "sdk/be_internal.h"
+#include "util/log_gate.h"
 
 int64_t be_now_ns(void)
 {
@@ -25,30 +26,25 @@ void be_sleep_until(int64_t t_ns)
 		;
 }
 
-/* Per key: when the last line went out and how many were held back
- * since. A race between threads can only let an extra line through. */
-static int64_t last_ns[BE_LOG_KEYS];
-static unsigned held[BE_LOG_KEYS];
+/* One gate per key. A race between threads can only let an extra line
+ * through. */
+static struct log_gate gates[BE_LOG_KEYS];
 
 void be_log(int key, const char *fmt, ...)
 {
 	if (key < 0 || key >= BE_LOG_KEYS)
 		key = BE_LOG_CALL;
-	int64_t now = be_now_ns();
-	if (last_ns[key] && now - last_ns[key] < 1000000000LL) {
-		held[key]++;
+	unsigned held;
+	if (!log_gate_take(&gates[key], be_now_ns(), 1000000000LL, &held))
 		return;
-	}
 	char line[512];
 	va_list ap;
 	va_start(ap, fmt);
 	vsnprintf(line, sizeof(line), fmt, ap);
 	va_end(ap);
-	if (held[key])
+	if (held)
 		fprintf(stderr, "baton-be: %s (%u similar lines held back)\n",
-		        line, held[key]);
+		        line, held);
 	else
 		fprintf(stderr, "baton-be: %s\n", line);
-	last_ns[key] = now;
-	held[key] = 0;
 }

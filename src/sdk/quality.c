@@ -7,35 +7,13 @@
 
 #include "baton/baton.h"
 #include "ipc/control.h"
+#include "ipc/quality_name.h"
 #include "sdk/quality_internal.h"
 
 struct quality_decl quality_decl = {.forced_level = -1};
 /* The level the game drew at last (render thread only). */
 static uint32_t current_level;
 static bool driven;
-
-static bool id_char(char c)
-{
-	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
-	       (c >= '0' && c <= '9') || c == '-' || c == '_' || c == '.';
-}
-
-/* 1 to BATON_QUALITY_NAME_MAX bytes, each printable ASCII (or id_char
- * only for a game id). */
-static bool name_ok(const char *s, bool id)
-{
-	if (!s)
-		return false;
-	size_t n = strnlen(s, BATON_QUALITY_NAME_MAX + 1);
-	if (n == 0 || n > BATON_QUALITY_NAME_MAX)
-		return false;
-	for (size_t i = 0; i < n; i++) {
-		unsigned char c = (unsigned char)s[i];
-		if (id ? !id_char((char)c) : (c < 0x20 || c > 0x7e))
-			return false;
-	}
-	return true;
-}
 
 /* BATON_QUALITY_LEVEL=N: the level forced for profiling, -1 if unset or
  * not a level. */
@@ -65,7 +43,7 @@ int baton_quality_declare(const char *game_id, uint32_t n_levels,
 		quality_log(QLOG_CALL, "baton_quality_declare: called twice");
 		return BATON_ESTATE;
 	}
-	if (!name_ok(game_id, true)) {
+	if (!ipc_quality_name_ok(game_id, true)) {
 		quality_log(QLOG_CALL,
 		            "baton_quality_declare: game id must be 1 to %u "
 		            "letters, digits, '-', '_' or '.'",
@@ -81,7 +59,7 @@ int baton_quality_declare(const char *game_id, uint32_t n_levels,
 		return BATON_EINVAL;
 	}
 	for (uint32_t i = 0; i < n_levels; i++)
-		if (!name_ok(level_names[i], false)) {
+		if (!ipc_quality_name_ok(level_names[i], false)) {
 			quality_log(QLOG_CALL,
 			            "baton_quality_declare: level %u's name "
 			            "must be 1 to %u printable bytes",

@@ -368,10 +368,8 @@ static int64_t pick_period(void)
  * when it changes. */
 static void apply_cap(int64_t now)
 {
-	double cap = fs.local_cap;
-	double ctl = (double)fs.ctl_cap / 1e9;
-	if (fs.ctl_cap && (cap == 0.0 || ctl < cap))
-		cap = ctl;
+	double cap =
+	    core_gate_cap_tighter(fs.local_cap, (double)fs.ctl_cap / 1e9);
 	if (cap != fs.gate.cap)
 		core_gate_set_cap(&fs.gate, now, cap);
 }

@@ -3,36 +3,8 @@
 #include <stdatomic.h>
 #include <stdio.h>
 
+#include "ipc/json_escape.h"
 #include "ipc/proto.h"
-
-/* Escapes s as the inside of a JSON string: quote, backslash and the
- * control characters; everything else (UTF-8 included) as is. Returns the
- * length, or 0 if it does not fit (an empty name is never written). */
-static size_t json_escape(char *out, size_t len, const char *s)
-{
-	size_t o = 0;
-	for (; *s; s++) {
-		unsigned char c = (unsigned char)*s;
-		char esc[7];
-		size_t n;
-		if (c == '"' || c == '\\') {
-			esc[0] = '\\';
-			esc[1] = (char)c;
-			n = 2;
-		} else if (c < 0x20 || c == 0x7f) {
-			n = (size_t)snprintf(esc, sizeof(esc), "\\u%04x", c);
-		} else {
-			esc[0] = (char)c;
-			n = 1;
-		}
-		if (o + n >= len)
-			return 0;
-		for (size_t i = 0; i < n; i++)
-			out[o++] = esc[i];
-	}
-	out[o] = '\0';
-	return o;
-}
 
 /* A frame rate as a JSON number with three decimals. By hand, because
  * printf's %g follows the game's LC_NUMERIC and would write "59,94". */
@@ -65,7 +37,8 @@ size_t shim_hello_format(char *buf, size_t len, const struct shim_config *cfg,
 {
 	/* Six bytes per character at worst. */
 	char name[SHIM_NAME_MAX * 6 + 1];
-	if (!json_escape(name, sizeof(name), cfg->name[0] ? cfg->name : "?"))
+	if (!ipc_json_escape(name, sizeof(name),
+	                     cfg->name[0] ? cfg->name : "?"))
 		return 0;
 	char sla[32], fixed[32], cap[48] = "";
 	format_fps(sla, sizeof(sla), cfg->sla_fps);
@@ -83,7 +56,7 @@ size_t shim_hello_format(char *buf, size_t len, const struct shim_config *cfg,
 	/* BATON_GPU (`baton run --gpu`): the GPU batond should count it on */
 	char gpu[sizeof(cfg->gpu) * 6 + 16] = "";
 	char gesc[sizeof(cfg->gpu) * 6 + 1];
-	if (cfg->gpu[0] && json_escape(gesc, sizeof(gesc), cfg->gpu))
+	if (cfg->gpu[0] && ipc_json_escape(gesc, sizeof(gesc), cfg->gpu))
 		snprintf(gpu, sizeof(gpu), ",\"gpu\":\"%s\"", gesc);
 	/* the device's UUID (hex digits only: nothing to escape) */
 	char uuid[64] = "";

@@ -355,3 +355,59 @@ bool sim_cfg_list(struct sim_cfg_ctx *c, const config_setting_t *g,
 	}
 	return true;
 }
+
+/* One element of a number array: an integer or a float in [lo, hi]. */
+static bool num_elem(struct sim_cfg_ctx *c, const config_setting_t *e,
+                     double lo, double hi, double *out)
+{
+	int t = config_setting_type(e);
+	double v;
+	if (t == CONFIG_TYPE_INT || t == CONFIG_TYPE_INT64)
+		v = (double)config_setting_get_int64(e);
+	else if (t == CONFIG_TYPE_FLOAT)
+		v = config_setting_get_float(e);
+	else
+		return sim_cfg_fail(c, e, NULL, "expected a number");
+	if (!(v >= lo && v <= hi))
+		return sim_cfg_fail(c, e, NULL,
+		                    "%g is out of range: must be in [%g, %g]",
+		                    v, lo, hi);
+	*out = v;
+	return true;
+}
+
+bool sim_cfg_num_array(struct sim_cfg_ctx *c, const config_setting_t *g,
+                       const char *key, double *out, size_t *n, size_t max,
+                       double lo, double hi, const char *each)
+{
+	config_setting_t *a = config_setting_get_member(g, key);
+	if (!a)
+		return sim_cfg_fail(c, g, key, "missing required field");
+	if (!config_setting_is_array(a) && !config_setting_is_list(a))
+		return sim_cfg_fail(c, a, NULL, "expected an array of numbers");
+	size_t len = (size_t)config_setting_length(a);
+	if (*n == 0 && (len == 0 || len > max))
+		return sim_cfg_fail(
+		    c, a, NULL, "needs 1 to %zu numbers, not %zu", max, len);
+	if (*n != 0 && len != *n)
+		return sim_cfg_fail(
+		    c, a, NULL, "needs %zu numbers%s%s%s, not %zu", *n,
+		    each ? " (" : "", each ? each : "", each ? ")" : "", len);
+	for (size_t j = 0; j < len; j++)
+		if (!num_elem(c, config_setting_get_elem(a, (unsigned)j), lo,
+		              hi, &out[j]))
+			return false;
+	*n = len;
+	return true;
+}
+
+bool sim_cfg_none_of(struct sim_cfg_ctx *c, const config_setting_t *g,
+                     const char *const *keys, const char *why)
+{
+	for (int i = 0; keys[i]; i++) {
+		config_setting_t *s = config_setting_get_member(g, keys[i]);
+		if (s)
+			return sim_cfg_fail(c, s, NULL, "%s", why);
+	}
+	return true;
+}

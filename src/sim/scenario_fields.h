@@ -44,12 +44,24 @@ bool sim_cfg_fail_plain(struct sim_error *err, const char *file, int line,
 bool sim_cfg_check_known(struct sim_cfg_ctx *c, const config_setting_t *g,
                          const char *const *known);
 
+/* Fails, saying why at the first one present, when g has any member of
+ * the NULL-terminated keys: fields that cannot go with another. */
+bool sim_cfg_none_of(struct sim_cfg_ctx *c, const config_setting_t *g,
+                     const char *const *keys, const char *why);
+
 /* Reads a number written as an integer or a float into *out when present
  * and checks it lies in the range [lo, hi] (ends opened by flags, hi may be
  * INFINITY). Absent optional members leave *out (the default) alone. */
 bool sim_cfg_num(struct sim_cfg_ctx *c, const config_setting_t *g,
                  const char *key, double *out, double lo, double hi,
                  unsigned flags);
+
+/* An array or list of numbers in [lo, hi] into out: 1 to max of them
+ * when *n is 0 on entry, else exactly *n (each, if not NULL, says why in
+ * the error: "one per object type"); *n is the length read. */
+bool sim_cfg_num_array(struct sim_cfg_ctx *c, const config_setting_t *g,
+                       const char *key, double *out, size_t *n, size_t max,
+                       double lo, double hi, const char *each);
 
 bool sim_cfg_int(struct sim_cfg_ctx *c, const config_setting_t *g,
                  const char *key, long long *out, long long lo, long long hi);

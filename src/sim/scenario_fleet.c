@@ -23,42 +23,6 @@
 /* Expected arrivals a scenario may ask for (ids are 32-bit, and memory). */
 #define MAX_ARRIVALS SIM_FLEET_MAX_ARRIVALS
 
-/* An array of 1..max numbers in [lo, hi]; *n its length (0 on entry: any
- * length; else it must be *n). */
-static bool numbers(struct sim_cfg_ctx *c, const config_setting_t *g,
-                    const char *key, double *out, size_t *n, size_t max,
-                    double lo, double hi)
-{
-	config_setting_t *a = config_setting_get_member(g, key);
-	if (!a)
-		return sim_cfg_fail(c, g, key, "missing required field");
-	if (!config_setting_is_array(a) && !config_setting_is_list(a))
-		return sim_cfg_fail(c, a, NULL, "expected an array of numbers");
-	size_t len = (size_t)config_setting_length(a);
-	if (len == 0 || len > max || (*n && len != *n))
-		return sim_cfg_fail(c, a, NULL, "needs %s%zu numbers, not %zu",
-		                    *n ? "" : "1 to ", *n ? *n : max, len);
-	for (size_t j = 0; j < len; j++) {
-		config_setting_t *e = config_setting_get_elem(a, (unsigned)j);
-		int t = config_setting_type(e);
-		double v;
-		if (t == CONFIG_TYPE_INT || t == CONFIG_TYPE_INT64)
-			v = (double)config_setting_get_int64(e);
-		else if (t == CONFIG_TYPE_FLOAT)
-			v = config_setting_get_float(e);
-		else
-			return sim_cfg_fail(c, e, NULL, "expected a number");
-		if (!(v >= lo && v <= hi))
-			return sim_cfg_fail(c, e, NULL,
-			                    "%g is out of range: must be in "
-			                    "[%g, %g]",
-			                    v, lo, hi);
-		out[j] = v;
-	}
-	*n = len;
-	return true;
-}
-
 static bool parse_game(struct sim_cfg_ctx *c, const config_setting_t *e,
                        struct sim_fleet_game *gm)
 {
@@ -72,8 +36,10 @@ static bool parse_game(struct sim_cfg_ctx *c, const config_setting_t *e,
 	    !sim_cfg_num(c, e, "weight", &gm->weight, 0, 1e6, NUM_LO_OPEN) ||
 	    !sim_cfg_num(c, e, "sla_fps", &gm->sla_fps, 0, 1000,
 	                 NUM_LO_OPEN | NUM_REQUIRED) ||
-	    !numbers(c, e, "cost_ms", ms, &n, QUALITY_MAX_LEVELS, 1e-6, 1e4) ||
-	    !numbers(c, e, "ssim", gm->ssim, &n, QUALITY_MAX_LEVELS, 0, 1))
+	    !sim_cfg_num_array(c, e, "cost_ms", ms, &n, QUALITY_MAX_LEVELS,
+	                       1e-6, 1e4, NULL) ||
+	    !sim_cfg_num_array(c, e, "ssim", gm->ssim, &n, QUALITY_MAX_LEVELS,
+	                       0, 1, NULL))
 		return false;
 	gm->n_levels = (unsigned)n;
 	for (size_t l = 0; l < n; l++) {
@@ -139,8 +105,8 @@ static bool parse_counts(struct sim_cfg_ctx *c, const config_setting_t *g,
 	size_t n = 0;
 	if (!config_setting_get_member(g, "per_gpu"))
 		return true;
-	if (!numbers(c, g, "per_gpu", v, &n, SIM_FLEET_MAX_COUNTS, 1,
-	             SIM_FLEET_MAX_PER_GPU))
+	if (!sim_cfg_num_array(c, g, "per_gpu", v, &n, SIM_FLEET_MAX_COUNTS, 1,
+	                       SIM_FLEET_MAX_PER_GPU, NULL))
 		return false;
 	for (size_t i = 0; i < n; i++) {
 		if (v[i] != floor(v[i]))

@@ -104,48 +104,6 @@ bool sim_scenario_parse_quality(struct sim_cfg_ctx *c,
 	return true;
 }
 
-/* An array or list of n numbers (n == 0: any length up to max, returned
- * in *n). */
-static bool num_array(struct sim_cfg_ctx *c, const config_setting_t *g,
-                      const char *key, double *out, size_t *n, size_t max,
-                      double lo, double hi)
-{
-	config_setting_t *a = config_setting_get_member(g, key);
-	if (!a)
-		return sim_cfg_fail(c, g, key, "missing required field");
-	int type = config_setting_type(a);
-	if (type != CONFIG_TYPE_ARRAY && type != CONFIG_TYPE_LIST)
-		return sim_cfg_fail(c, a, NULL, "expected an array of numbers");
-	size_t len = (size_t)config_setting_length(a);
-	if (*n == 0 && (len == 0 || len > max))
-		return sim_cfg_fail(
-		    c, a, NULL, "needs 1 to %zu numbers, not %zu", max, len);
-	if (*n != 0 && len != *n)
-		return sim_cfg_fail(c, a, NULL,
-		                    "needs %zu numbers (one per object type), "
-		                    "not %zu",
-		                    *n, len);
-	for (size_t j = 0; j < len; j++) {
-		config_setting_t *e = config_setting_get_elem(a, (unsigned)j);
-		int et = config_setting_type(e);
-		double v;
-		if (et == CONFIG_TYPE_INT || et == CONFIG_TYPE_INT64)
-			v = (double)config_setting_get_int64(e);
-		else if (et == CONFIG_TYPE_FLOAT)
-			v = config_setting_get_float(e);
-		else
-			return sim_cfg_fail(c, e, NULL, "expected a number");
-		if (!(v >= lo && v <= hi))
-			return sim_cfg_fail(c, e, NULL,
-			                    "%g is out of range: must be in "
-			                    "[%g, %g]",
-			                    v, lo, hi);
-		out[j] = v;
-	}
-	*n = len;
-	return true;
-}
-
 /* Inline levels, paper-mode models (no intercept, SSIM itself): per type,
  * cost_ms (ms of GPU per object) and ssim (SSIM per object). */
 static bool parse_levels(struct sim_cfg_ctx *c, const config_setting_t *list,
@@ -164,8 +122,9 @@ static bool parse_levels(struct sim_cfg_ctx *c, const config_setting_t *list,
 		if (!sim_cfg_check_known(c, e, known) ||
 		    !sim_cfg_str_copy(c, e, "name", false, name,
 		                      sizeof(name)) ||
-		    !num_array(c, e, "cost_ms", w, &q->n_types,
-		               CORE_QM_MAX_TYPES, 0, 10000))
+		    !sim_cfg_num_array(c, e, "cost_ms", w, &q->n_types,
+		                       CORE_QM_MAX_TYPES, 0, 10000,
+		                       "one per object type"))
 			return false;
 		lv->mode = CORE_QM_PAPER;
 		lv->n_types = q->n_types;
@@ -174,8 +133,9 @@ static bool parse_levels(struct sim_cfg_ctx *c, const config_setting_t *list,
 		                   : (UINT64_C(1) << q->n_types) - 1;
 		for (size_t j = 0; j < q->n_types; j++)
 			lv->cost.weight[j] = w[j] / 1000.0;
-		if (!num_array(c, e, "ssim", lv->benefit.weight, &q->n_types,
-		               CORE_QM_MAX_TYPES, -1, 1))
+		if (!sim_cfg_num_array(c, e, "ssim", lv->benefit.weight,
+		                       &q->n_types, CORE_QM_MAX_TYPES, -1, 1,
+		                       "one per object type"))
 			return false;
 		lv->cost.kept = lv->benefit.kept = all;
 	}
@@ -233,8 +193,9 @@ static bool parse_areas(struct sim_cfg_ctx *c, const config_setting_t *tg,
 		    !sim_cfg_num(c, e, "duration_s", &a->duration_s, 0,
 		                 MAX_DURATION_S, NUM_LO_OPEN) ||
 		    !sim_cfg_int(c, e, "frames", &frames, 1, 1LL << 40) ||
-		    !num_array(c, e, "active", a->active, &n, CORE_QM_MAX_TYPES,
-		               0, 1e6))
+		    !sim_cfg_num_array(c, e, "active", a->active, &n,
+		                       CORE_QM_MAX_TYPES, 0, 1e6,
+		                       "one per object type"))
 			return false;
 		a->frames = (uint64_t)frames;
 		bool last = i + 1 == q->n_areas;
@@ -247,8 +208,9 @@ static bool parse_areas(struct sim_cfg_ctx *c, const config_setting_t *tg,
 			    "neither unless areas_loop)");
 		memcpy(a->potential, a->active, sizeof(a->potential));
 		if (config_setting_get_member(e, "potential") &&
-		    !num_array(c, e, "potential", a->potential, &n,
-		               CORE_QM_MAX_TYPES, 0, 1e6))
+		    !sim_cfg_num_array(c, e, "potential", a->potential, &n,
+		                       CORE_QM_MAX_TYPES, 0, 1e6,
+		                       "one per object type"))
 			return false;
 	}
 	return true;
@@ -266,29 +228,17 @@ bool sim_scenario_parse_tenant_quality(struct sim_cfg_ctx *c,
 	if (!levels && !model) {
 		static const char *const only[] = {"start_level", "areas",
 		                                   "areas_loop", NULL};
-		for (int i = 0; only[i]; i++) {
-			config_setting_t *s =
-			    config_setting_get_member(tg, only[i]);
-			if (s)
-				return sim_cfg_fail(c, s, NULL,
-				                    "needs levels or a model");
-		}
-		return true;
+		return sim_cfg_none_of(c, tg, only, "needs levels or a model");
 	}
 	if (levels && model)
 		return sim_cfg_fail(c, model_s, NULL,
 		                    "cannot be combined with levels");
 	static const char *const parametric[] = {"gpu_ms", "scenes", "trace",
 	                                         "profile_ms", NULL};
-	for (int i = 0; parametric[i]; i++) {
-		config_setting_t *p =
-		    config_setting_get_member(tg, parametric[i]);
-		if (p)
-			return sim_cfg_fail(c, p, NULL,
-			                    "cannot be combined with quality "
-			                    "levels (their models give the GPU "
-			                    "cost)");
-	}
+	if (!sim_cfg_none_of(c, tg, parametric,
+	                     "cannot be combined with quality levels (their "
+	                     "models give the GPU cost)"))
+		return false;
 	struct sim_quality_spec *q = calloc(1, sizeof(*q));
 	if (!q)
 		return sim_cfg_fail(c, tg, NULL, "out of memory");

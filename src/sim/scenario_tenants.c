@@ -40,71 +40,51 @@ static bool parse_scenes(struct sim_cfg_ctx *c, const config_setting_t *tg,
 	return true;
 }
 
-static bool parse_tenant(struct sim_cfg_ctx *c, const config_setting_t *tg,
-                         struct sim_tenant_spec *t,
-                         const struct sim_scenario *sc)
-{
-	static const char *const known[] = {"name",
-	                                    "sla_fps",
-	                                    "cpu_ms",
-	                                    "gpu_ms",
-	                                    "jitter",
-	                                    "cpu_stretch",
-	                                    "fixed_fps",
-	                                    "start_s",
-	                                    "stop_s",
-	                                    "max_in_flight",
-	                                    "pacer",
-	                                    "sleep_granularity_ms",
-	                                    "trace",
-	                                    "scenes",
-	                                    "owner",
-	                                    "cap",
-	                                    "admit",
-	                                    "profile_ms",
-	                                    "work_conserving",
-	                                    "levels",
-	                                    "model",
-	                                    "start_level",
-	                                    "areas",
-	                                    "areas_loop",
-	                                    NULL};
-	static const char *const pacers[] = {"grid", "relative", NULL};
-	config_setting_t *name_s, *trace_s;
-	const char *trace;
+/* The keys of a game tenant (a best-effort one's: scenario_be.c). */
+static const char *const tenant_keys[] = {
+    "name",   "sla_fps",       "cpu_ms",          "gpu_ms",
+    "jitter", "cpu_stretch",   "fixed_fps",       "start_s",
+    "stop_s", "max_in_flight", "pacer",           "sleep_granularity_ms",
+    "trace",  "scenes",        "owner",           "cap",
+    "admit",  "profile_ms",    "work_conserving", "levels",
+    "model",  "start_level",   "areas",           "areas_loop",
+    NULL};
 
-	if (sim_be_is_tenant(tg)) /* a best-effort tenant: scenario_be.c */
-		return sim_be_parse_tenant(c, tg, t, sc);
-	t->max_in_flight = 2;
-	t->pacer = SIM_PACER_GRID;
-	if (!sim_cfg_check_known(c, tg, known) ||
-	    !sim_cfg_str_copy(c, tg, "name", true, t->name, sizeof(t->name)))
+/* The name, and the trace (NULL when none) with its setting. */
+static bool parse_name_trace(struct sim_cfg_ctx *c, const config_setting_t *tg,
+                             struct sim_tenant_spec *t, const char **trace,
+                             config_setting_t **trace_s)
+{
+	if (!sim_cfg_str_copy(c, tg, "name", true, t->name, sizeof(t->name)))
 		return false;
-	name_s = config_setting_get_member(tg, "name");
 	if (!t->name[0])
-		return sim_cfg_fail(c, name_s, NULL, "must not be empty");
-	if (!sim_cfg_str(c, tg, "trace", false, &trace, &trace_s))
+		return sim_cfg_fail(c, config_setting_get_member(tg, "name"),
+		                    NULL, "must not be empty");
+	if (!sim_cfg_str(c, tg, "trace", false, trace, trace_s))
 		return false;
+	if (!*trace)
+		return true;
 	/* A trace gives the costs frame by frame; parametric costs or scenes
 	 * next to it would be ignored, which is worth an error. */
-	if (trace) {
-		static const char *const parametric[] = {
-		    "cpu_ms", "gpu_ms", "jitter", "scenes", NULL};
-		for (int i = 0; parametric[i]; i++) {
-			config_setting_t *p =
-			    config_setting_get_member(tg, parametric[i]);
-			if (p)
-				return sim_cfg_fail(
-				    c, p, NULL,
-				    "cannot be combined with trace");
-		}
-		if (!trace[0])
-			return sim_cfg_fail(c, trace_s, NULL,
-			                    "must not be empty");
-	}
+	static const char *const parametric[] = {"cpu_ms", "gpu_ms", "jitter",
+	                                         "scenes", NULL};
+	if (!sim_cfg_none_of(c, tg, parametric,
+	                     "cannot be combined with trace"))
+		return false;
+	if (!(*trace)[0])
+		return sim_cfg_fail(c, *trace_s, NULL, "must not be empty");
+	return true;
+}
+
+/* The numbers, flags and words of a game tenant, each in its range. */
+static bool parse_fields(struct sim_cfg_ctx *c, const config_setting_t *tg,
+                         struct sim_tenant_spec *t,
+                         const struct sim_scenario *sc, bool traced)
+{
+	static const char *const pacers[] = {"grid", "relative", NULL};
 	long long mif = t->max_in_flight, owner = 0;
 	int pacer = (int)t->pacer;
-	unsigned cost_flags = trace ? 0 : NUM_REQUIRED;
+	unsigned cost_flags = traced ? 0 : NUM_REQUIRED;
 	/* A game with quality levels: its models give the GPU cost. */
 	bool levels = config_setting_get_member(tg, "levels") ||
 	              config_setting_get_member(tg, "model");
@@ -130,6 +110,17 @@ static bool parse_tenant(struct sim_cfg_ctx *c, const config_setting_t *tg,
 	    !sim_cfg_num(c, tg, "profile_ms", &t->profile_ms, 0, 10000,
 	                 NUM_LO_OPEN))
 		return false;
+	t->max_in_flight = (int)mif;
+	t->owner = (uint64_t)owner;
+	t->pacer = (enum sim_pacer_kind)pacer;
+	return true;
+}
+
+/* The checks between a game tenant's fields. */
+static bool check_fields(struct sim_cfg_ctx *c, const config_setting_t *tg,
+                         const struct sim_tenant_spec *t,
+                         const struct sim_scenario *sc)
+{
 	/* A cap only the budget model enforces would silently do nothing. */
 	if (t->cap > 0.0 && sc->gpu.model != SIM_GPU_BUDGET)
 		return sim_cfg_fail(c, config_setting_get_member(tg, "cap"),
@@ -145,18 +136,34 @@ static bool parse_tenant(struct sim_cfg_ctx *c, const config_setting_t *tg,
 		                    NULL,
 		                    "needs profile_ms or gpu_ms: admission "
 		                    "asks whether its expected load fits");
-	t->max_in_flight = (int)mif;
-	t->owner = (uint64_t)owner;
-	t->pacer = (enum sim_pacer_kind)pacer;
 	if (t->stop_s > 0 && t->stop_s <= t->start_s)
 		return sim_cfg_fail(
 		    c, config_setting_get_member(tg, "stop_s"), NULL,
 		    "%g must be after start_s (%g), or 0 for the end",
 		    t->stop_s, t->start_s);
-	/* A frame that costs nothing would repeat forever at one instant of
-	 * virtual time. */
+	return true;
+}
+
+static bool parse_tenant(struct sim_cfg_ctx *c, const config_setting_t *tg,
+                         struct sim_tenant_spec *t,
+                         const struct sim_scenario *sc)
+{
+	config_setting_t *trace_s;
+	const char *trace;
+
+	if (sim_be_is_tenant(tg)) /* a best-effort tenant: scenario_be.c */
+		return sim_be_parse_tenant(c, tg, t, sc);
+	t->max_in_flight = 2;
+	t->pacer = SIM_PACER_GRID;
+	if (!sim_cfg_check_known(c, tg, tenant_keys) ||
+	    !parse_name_trace(c, tg, t, &trace, &trace_s) ||
+	    !parse_fields(c, tg, t, sc, trace != NULL) ||
+	    !check_fields(c, tg, t, sc))
+		return false;
 	if (!sim_scenario_parse_tenant_quality(c, tg, t))
 		return false;
+	/* A frame that costs nothing would repeat forever at one instant of
+	 * virtual time. */
 	if (!trace && !t->quality && !(t->cpu_ms + t->gpu_ms > 0))
 		return sim_cfg_fail(c, config_setting_get_member(tg, "gpu_ms"),
 		                    NULL, "cpu_ms + gpu_ms must be > 0");

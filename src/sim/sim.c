@@ -39,19 +39,10 @@ static void sim_free(struct sim *s)
 	sim_heap_finish(&s->heap);
 }
 
-static bool sim_setup(struct sim *s, const struct sim_scenario *sc)
+/* The per-tenant and per-second arrays and the quality stage's
+ * workspace, zeroed; false when out of memory. */
+static bool sim_alloc(struct sim *s)
 {
-	*s = (struct sim){0};
-	s->sc = sc;
-	s->policy = core_policy_find(sc->policy);
-	s->n = (uint32_t)sc->n_tenants;
-	s->warmup_ns = llround(sc->warmup_s * 1e9);
-	s->end_ns = llround(sc->duration_s * 1e9);
-	s->epoch_ns = llround(sc->params.epoch_s * 1e9);
-	s->n_secs = sim_metrics_windows(s->end_ns);
-	if (s->epoch_ns < 1)
-		s->epoch_ns = 1;
-
 	uint32_t n = s->n;
 	s->games = calloc(n, sizeof(*s->games));
 	s->core = calloc(n, sizeof(*s->core));
@@ -67,19 +58,26 @@ static bool sim_setup(struct sim *s, const struct sim_scenario *sc)
 	s->be = calloc(n, sizeof(*s->be));
 	s->be_roster = calloc(n, sizeof(*s->be_roster));
 	s->be_of = calloc(n, sizeof(*s->be_of));
-	s->budget_model = sc->gpu.model == SIM_GPU_BUDGET;
-	uint32_t *caps = calloc(n, sizeof(*caps));
 	/* The quality stage's workspace, for the most tenants a tick sees. */
 	size_t qws = core_quality_workspace_size(n);
 	s->quality_ws = malloc(qws);
 	s->core_gpu.quality.workspace = s->quality_ws;
 	s->core_gpu.quality.workspace_size = s->quality_ws ? qws : 0;
 	s->q_benefit_per_s = calloc(s->n_secs + 1, sizeof(double));
-	bool ok = s->games && s->core && s->roster && s->roster_of &&
-	          s->tick_exec_ns && s->tick_held_ns && s->warm_exec_ns &&
-	          s->util_per_s && s->joined_s && s->broken_per_s &&
-	          s->counted_per_s && s->be && s->be_roster && s->be_of &&
-	          caps && s->quality_ws && s->q_benefit_per_s;
+	return s->games && s->core && s->roster && s->roster_of &&
+	       s->tick_exec_ns && s->tick_held_ns && s->warm_exec_ns &&
+	       s->util_per_s && s->joined_s && s->broken_per_s &&
+	       s->counted_per_s && s->be && s->be_roster && s->be_of &&
+	       s->quality_ws && s->q_benefit_per_s;
+}
+
+/* Each tenant's game and best-effort state, the GPU (each tenant's
+ * frames in flight at most its max_in_flight) and the event heap. */
+static bool sim_init_tenants(struct sim *s, const struct sim_scenario *sc)
+{
+	uint32_t n = s->n;
+	uint32_t *caps = calloc(n, sizeof(*caps));
+	bool ok = caps != NULL;
 	for (uint32_t i = 0; ok && i < n; i++) {
 		int mif = sc->tenants[i].max_in_flight;
 		caps[i] = mif > 0 ? (uint32_t)mif : 1;
@@ -92,24 +90,14 @@ static bool sim_setup(struct sim *s, const struct sim_scenario *sc)
 	ok = ok && sim_gpu_init(&s->gpu, &sc->gpu, n, caps) &&
 	     sim_heap_init(&s->heap, (size_t)n + 5);
 	free(caps);
-	if (!ok)
-		return false;
+	return ok;
+}
 
-	/* The published caps hold until the capacity stage sets budgets;
-	 * the refill at 0 is stage 0 of the first period. */
-	if (s->budget_model) {
-		for (uint32_t i = 0; i < n; i++) {
-			sim_gpu_set_cap(&s->gpu, i, sc->tenants[i].cap);
-			sim_gpu_set_work_conserving(
-			    &s->gpu, i, sc->tenants[i].work_conserving);
-		}
-		sim_gpu_refill(&s->gpu, 0);
-		if (s->gpu.slot_ns < s->end_ns)
-			sim_push_event(s, s->gpu.slot_ns, EV_REFILL, 0);
-	}
-	/* Everyone runs unpaced until the first tick, at one epoch; a
-	 * tenant waiting for admission starts when it is admitted. */
-	for (uint32_t i = 0; i < n; i++) {
+/* Everyone runs unpaced until the first tick, at one epoch; a tenant
+ * waiting for admission starts when it is admitted. */
+static void sim_start_tenants(struct sim *s, const struct sim_scenario *sc)
+{
+	for (uint32_t i = 0; i < s->n; i++) {
 		s->joined_s[i] = -1.0;
 		if (sim_is_be(s, i)) {
 			/* Its loop starts at start_s, with an EV_BE. */
@@ -130,6 +118,37 @@ static bool sim_setup(struct sim *s, const struct sim_scenario *sc)
 			sim_begin_frame(s, i, s->games[i].start_ns);
 		}
 	}
+}
+
+static bool sim_setup(struct sim *s, const struct sim_scenario *sc)
+{
+	*s = (struct sim){0};
+	s->sc = sc;
+	s->policy = core_policy_find(sc->policy);
+	s->n = (uint32_t)sc->n_tenants;
+	s->warmup_ns = llround(sc->warmup_s * 1e9);
+	s->end_ns = llround(sc->duration_s * 1e9);
+	s->epoch_ns = llround(sc->params.epoch_s * 1e9);
+	s->n_secs = sim_metrics_windows(s->end_ns);
+	if (s->epoch_ns < 1)
+		s->epoch_ns = 1;
+	s->budget_model = sc->gpu.model == SIM_GPU_BUDGET;
+	if (!sim_alloc(s) || !sim_init_tenants(s, sc))
+		return false;
+
+	/* The published caps hold until the capacity stage sets budgets;
+	 * the refill at 0 is stage 0 of the first period. */
+	if (s->budget_model) {
+		for (uint32_t i = 0; i < s->n; i++) {
+			sim_gpu_set_cap(&s->gpu, i, sc->tenants[i].cap);
+			sim_gpu_set_work_conserving(
+			    &s->gpu, i, sc->tenants[i].work_conserving);
+		}
+		sim_gpu_refill(&s->gpu, 0);
+		if (s->gpu.slot_ns < s->end_ns)
+			sim_push_event(s, s->gpu.slot_ns, EV_REFILL, 0);
+	}
+	sim_start_tenants(s, sc);
 	if (s->epoch_ns < s->end_ns)
 		sim_push_event(s, s->epoch_ns, EV_TICK, 0);
 	sim_plan_next_sample(s);

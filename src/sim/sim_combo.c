@@ -78,8 +78,7 @@ struct run_state {
 	double cd_left, rt_left; /* the frame's work, SM-seconds */
 	bool in_frame;
 	struct be_kernel be;
-	double *intervals;
-	size_t n_intervals, cap_intervals;
+	struct sim_combo_intervals intervals;
 	/* The timeline (sim_combo.h): frames started, the current frame's
 	 * sample (-1: not kept) and the SM-seconds BE held in it so far. */
 	uint64_t frame_no;
@@ -146,18 +145,32 @@ static void maybe_launch(struct run_state *s, double now, double c)
 		launch(s, total, false);
 }
 
-static bool push_interval(struct run_state *s, double x)
+bool sim_combo_intervals_push(struct sim_combo_intervals *iv, double x)
 {
-	if (s->n_intervals == s->cap_intervals) {
-		size_t cap = s->cap_intervals ? 2 * s->cap_intervals : 4096;
-		double *v = realloc(s->intervals, cap * sizeof(*v));
+	if (iv->n == iv->cap) {
+		size_t cap = iv->cap ? 2 * iv->cap : 4096;
+		double *v = realloc(iv->v, cap * sizeof(*v));
 		if (!v)
 			return false;
-		s->intervals = v;
-		s->cap_intervals = cap;
+		iv->v = v;
+		iv->cap = cap;
 	}
-	s->intervals[s->n_intervals++] = x;
+	iv->v[iv->n++] = x;
 	return true;
+}
+
+bool sim_combo_frame_work(double *cd_left, double *rt_left, double w)
+{
+	if (*cd_left > 0.0) {
+		*cd_left -= w;
+		if (*cd_left < 0.0) {
+			*rt_left += *cd_left;
+			*cd_left = 0.0;
+		}
+	} else {
+		*rt_left -= w;
+	}
+	return *cd_left <= 0.0 && *rt_left <= 0.0;
 }
 
 /* The current frame's sample, if kept, gets its BE figure at end_s. */
@@ -208,6 +221,87 @@ static bool start_frame(struct run_state *s, struct trace_state *t, double now,
 	                              &s->open);
 }
 
+/* The SMs the render has this step and its speed on them: its group
+ * when bound, else whatever a bound BE kernel leaves; a co-run shares
+ * every SM at speed c. */
+static void game_share(const struct run_state *s, double c, double total,
+                       double *sms, double *speed)
+{
+	*sms = 0.0;
+	*speed = 1.0;
+	if (!s->in_frame)
+		return;
+	bool bound = s->f.scheme == CORE_COMBO_INTEGRATED && !s->f.hold_be;
+	double held = s->be.on && !s->be.corun ? (double)s->be.sms : 0.0;
+	*sms = bound ? fmin((double)s->f.split, total - held) : total - held;
+	if (s->be.on && s->be.corun)
+		*speed = c;
+}
+
+/* The frame in progress after w of work (SM-seconds) in the step from
+ * now; when it ends, its interval and whether it was late are counted.
+ * false when out of memory. */
+static bool render_step(struct run_state *s, double now, double dt, double w,
+                        bool measured, struct sim_combo_run *r, bool *ended)
+{
+	*ended = false;
+	if (!sim_combo_frame_work(&s->cd_left, &s->rt_left, w))
+		return true;
+	/* A frame is late past the step that holds its deadline: the model
+	 * cannot tell finer (eps 0 sizes a split to end right on the
+	 * deadline). */
+	bool ok = true;
+	double end = now + dt;
+	bool late = end > s->deadline + dt;
+	double shown = late ? end : s->deadline;
+	if (measured) {
+		if (late)
+			r->late_pct += 1.0;
+		if (s->last_shown > 0.0)
+			ok = sim_combo_intervals_push(&s->intervals,
+			                              shown - s->last_shown);
+	}
+	if (s->open >= 0)
+		r->timeline.v[s->open].render_s = end - s->start;
+	s->last_shown = shown;
+	s->in_frame = false;
+	s->next_start = shown;
+	*ended = true;
+	return ok;
+}
+
+/* The BE kernel's work in one step (at speed c while it co-runs with a
+ * frame). */
+static void be_step(struct run_state *s, double dt, double c, bool measured,
+                    struct sim_combo_run *r)
+{
+	if (!s->be.on)
+		return;
+	double speed = s->be.corun && s->in_frame ? c : 1.0;
+	s->be_sm_s += (double)s->be.sms * dt;
+	s->be.work -= (double)s->be.sms * speed * dt;
+	if (s->be.work <= 0.0) {
+		s->be.on = false;
+		if (measured)
+			r->be_kernels += 1.0;
+	}
+}
+
+/* The run's means from its counts (over the measured frames). */
+static void finish_run(const struct run_state *s, double duration,
+                       double warmup, struct sim_combo_run *r)
+{
+	if (r->frames == 0)
+		return;
+	double n = (double)r->frames;
+	r->kernels_per_frame = r->be_kernels / n;
+	r->fps_mean = n / (duration - warmup);
+	r->late_pct = 100.0 * r->late_pct / n;
+	r->integrated_pct = 100.0 * r->integrated_pct / n;
+	double p99 = sim_percentile(s->intervals.v, s->intervals.n, 99.0);
+	r->fps_p99 = p99 > 0.0 ? 1.0 / p99 : 0.0;
+}
+
 static bool run_one(const struct sim_combo_spec *sp,
                     enum sim_combo_scheme scheme, double duration,
                     double warmup, uint64_t seed, struct sim_combo_run *r)
@@ -240,76 +334,23 @@ static bool run_one(const struct sim_combo_spec *sp,
 			frame_rt = (s.cd_left + s.rt_left) / total;
 		}
 		maybe_launch(&s, now, c);
-		/* SMs for the render: its group when bound, else whatever a
-		 * bound BE kernel leaves; a co-run shares every SM. */
-		double game_sms = 0.0, game_speed = 1.0;
+		double game_sms, game_speed;
+		game_share(&s, c, total, &game_sms, &game_speed);
 		if (s.in_frame) {
-			bool bound =
-			    s.f.scheme == CORE_COMBO_INTEGRATED && !s.f.hold_be;
-			double held =
-			    s.be.on && !s.be.corun ? (double)s.be.sms : 0.0;
-			game_sms = bound ? fmin((double)s.f.split, total - held)
-			                 : total - held;
-			if (s.be.on && s.be.corun)
-				game_speed = c;
-		}
-		if (s.in_frame) {
-			double w = game_sms * game_speed * dt;
-			if (s.cd_left > 0.0) {
-				s.cd_left -= w;
-				if (s.cd_left < 0.0) {
-					s.rt_left += s.cd_left;
-					s.cd_left = 0.0;
-				}
-			} else {
-				s.rt_left -= w;
-			}
-			if (s.cd_left <= 0.0 && s.rt_left <= 0.0) {
-				/* A frame is late past the step that
-				 * holds its deadline: the model cannot
-				 * tell finer (eps 0 sizes a split to end
-				 * right on the deadline). */
-				double end = now + dt;
-				bool late = end > s.deadline + dt;
-				double shown = late ? end : s.deadline;
-				if (measured) {
-					if (late)
-						r->late_pct += 1.0;
-					if (s.last_shown > 0.0)
-						ok = push_interval(
-						    &s, shown - s.last_shown);
-				}
-				if (s.open >= 0)
-					r->timeline.v[s.open].render_s =
-					    end - s.start;
-				s.last_shown = shown;
-				s.in_frame = false;
-				s.next_start = shown;
+			bool ended;
+			bool rok =
+			    render_step(&s, now, dt, game_sms * game_speed * dt,
+			                measured, r, &ended);
+			ok = ok && rok;
+			if (ended)
 				rt_done = frame_rt;
-			}
 		}
-		if (s.be.on) {
-			double speed = s.be.corun && s.in_frame ? c : 1.0;
-			s.be_sm_s += (double)s.be.sms * dt;
-			s.be.work -= (double)s.be.sms * speed * dt;
-			if (s.be.work <= 0.0) {
-				s.be.on = false;
-				if (measured)
-					r->be_kernels += 1.0;
-			}
-		}
+		be_step(&s, dt, c, measured, r);
 	}
 	close_sample(&s, &r->timeline, duration);
-	if (ok && r->frames > 0) {
-		double n = (double)r->frames;
-		r->kernels_per_frame = r->be_kernels / n;
-		r->fps_mean = n / (duration - warmup);
-		r->late_pct = 100.0 * r->late_pct / n;
-		r->integrated_pct = 100.0 * r->integrated_pct / n;
-		double p99 = sim_percentile(s.intervals, s.n_intervals, 99.0);
-		r->fps_p99 = p99 > 0.0 ? 1.0 / p99 : 0.0;
-	}
-	free(s.intervals);
+	if (ok)
+		finish_run(&s, duration, warmup, r);
+	free(s.intervals.v);
 	return ok;
 }
 

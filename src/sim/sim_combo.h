@@ -134,6 +134,18 @@ bool sim_combo_run(const struct sim_combo_spec *spec, double duration_s,
 /* Frees the runs' timelines; the figures stay. */
 void sim_combo_free(struct sim_combo_result *r);
 
+/* The frame intervals a run measured (for their percentiles). */
+struct sim_combo_intervals {
+	double *v;
+	size_t n, cap;
+};
+/* Appends x; false when out of memory. */
+bool sim_combo_intervals_push(struct sim_combo_intervals *iv, double x);
+
+/* Spends w SM-seconds of render on a frame: its CD phase first, what
+ * exceeds it on the RT phase. True once both are done. */
+bool sim_combo_frame_work(double *cd_left, double *rt_left, double w);
+
 /* Appends frame k's sample (frames counted from 0, each offered once, in
  * order) if the stride keeps it, decimating when full. *index: where it
  * went, or -1 when not kept. False when out of memory. */

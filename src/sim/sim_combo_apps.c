@@ -44,8 +44,7 @@ struct st {
 	struct sim_rng rng;
 	double level;
 	bool swinging;
-	double *iv;
-	size_t n_iv, cap_iv;
+	struct sim_combo_intervals iv;
 };
 
 static double draw_rt(struct st *s)
@@ -245,47 +244,43 @@ static void start_frame(struct st *s, double grid, bool delayed, double last_rt,
 	}
 }
 
-static bool push_iv(struct st *s, double x)
-{
-	if (s->n_iv == s->cap_iv) {
-		size_t cap = s->cap_iv ? 2 * s->cap_iv : 4096;
-		double *v = realloc(s->iv, cap * sizeof(*v));
-		if (!v)
-			return false;
-		s->iv = v;
-		s->cap_iv = cap;
-	}
-	s->iv[s->n_iv++] = x;
-	return true;
-}
-
 /* One step of every kernel's progress; the frame's end. */
-static bool step(struct st *s, double now, double dt, bool measured,
-                 double *rt_done, struct sim_combo_mix_run *r)
+/* The SMs a bound BE kernel holds (the most of them), and how many
+ * kernels share the device instead. */
+static double held_sms(const struct st *s, unsigned *shared)
 {
 	double held = 0.0;
-	unsigned shared = 0;
+	*shared = 0;
 	for (unsigned a = 0; a < SIM_COMBO_MIX_APPS; a++) {
 		if (!s->be[a].on)
 			continue;
-		if (s->be[a].bound) {
+		if (s->be[a].bound)
 			held = fmax(held, (double)s->be[a].sms);
-		} else {
-			shared++;
-		}
+		else
+			(*shared)++;
 	}
-	bool rt_phase = s->in_frame && s->cd_left <= 0.0;
-	double c_rt = 1.0;
-	if (s->in_frame && shared > 0) {
-		/* with the RT phase: the admitted CD kernel's m; anything
-		 * else (not admitted) shares at m = 0 */
-		unsigned a = s->be[0].on && !s->be[0].bound ? 0 : 1;
-		double m =
-		    rt_phase && shared == 1 && s->be[a].cls == CORE_COMBO_CD
-		        ? s->mx->m.rt_cd * app_scale(s, a)
-		        : 0.0;
-		c_rt = shared == 1 ? core_combo_corun_speed(m) : 1.0 / 3.0;
-	}
+	return held;
+}
+
+/* The speed of the frame's render, and of the kernels sharing with it. */
+static double render_speed(const struct st *s, unsigned shared, bool rt_phase)
+{
+	if (!s->in_frame || shared == 0)
+		return 1.0;
+	/* with the RT phase: the admitted CD kernel's m; anything else (not
+	 * admitted) shares at m = 0 */
+	unsigned a = s->be[0].on && !s->be[0].bound ? 0 : 1;
+	double m = rt_phase && shared == 1 && s->be[a].cls == CORE_COMBO_CD
+	               ? s->mx->m.rt_cd * app_scale(s, a)
+	               : 0.0;
+	return shared == 1 ? core_combo_corun_speed(m) : 1.0 / 3.0;
+}
+
+/* One step of each BE kernel that runs, at c_rt beside the frame. */
+static void be_kernels_step(struct st *s, double dt, bool measured,
+                            bool rt_phase, double c_rt,
+                            struct sim_combo_mix_run *r)
+{
 	for (unsigned a = 0; a < SIM_COMBO_MIX_APPS; a++) {
 		struct be_run *b = &s->be[a];
 		if (!b->on)
@@ -315,22 +310,22 @@ static bool step(struct st *s, double now, double dt, bool measured,
 			}
 		}
 	}
+}
+
+static bool step(struct st *s, double now, double dt, bool measured,
+                 double *rt_done, struct sim_combo_mix_run *r)
+{
+	unsigned shared;
+	double held = held_sms(s, &shared);
+	bool rt_phase = s->in_frame && s->cd_left <= 0.0;
+	double c_rt = render_speed(s, shared, rt_phase);
+	be_kernels_step(s, dt, measured, rt_phase, c_rt, r);
 	if (!s->in_frame)
 		return true;
 	double sms = s->total - held;
 	if (s->bound_frame)
 		sms = fmin((double)s->f.split, sms);
-	double w = sms * c_rt * dt;
-	if (s->cd_left > 0.0) {
-		s->cd_left -= w;
-		if (s->cd_left < 0.0) {
-			s->rt_left += s->cd_left;
-			s->cd_left = 0.0;
-		}
-	} else {
-		s->rt_left -= w;
-	}
-	if (s->cd_left > 0.0 || s->rt_left > 0.0)
+	if (!sim_combo_frame_work(&s->cd_left, &s->rt_left, sms * c_rt * dt))
 		return true;
 	double end = now + dt;
 	bool late = end > s->deadline + dt;
@@ -339,7 +334,8 @@ static bool step(struct st *s, double now, double dt, bool measured,
 	if (measured) {
 		r->late_pct += late;
 		if (s->last_shown > 0.0)
-			ok = push_iv(s, shown - s->last_shown);
+			ok = sim_combo_intervals_push(&s->iv,
+			                              shown - s->last_shown);
 	}
 	s->last_shown = shown;
 	s->in_frame = false;
@@ -398,9 +394,9 @@ bool sim_combo_mix_run(const struct sim_combo_mix *mx,
 		r->fps_mean = f / (duration - warmup);
 		r->late_pct = 100.0 * r->late_pct / f;
 		r->integrated_pct = 100.0 * r->integrated_pct / f;
-		double p99 = sim_percentile(s.iv, s.n_iv, 99.0);
+		double p99 = sim_percentile(s.iv.v, s.iv.n, 99.0);
 		r->fps_p99 = p99 > 0.0 ? 1.0 / p99 : 0.0;
 	}
-	free(s.iv);
+	free(s.iv.v);
 	return ok;
 }

@@ -34,9 +34,9 @@ static bool trace_costs_time(const struct sim_tenant_spec *t)
 	return false;
 }
 
-bool sim_validate(const struct sim_scenario *sc, struct sim_error *err)
+/* The run as a whole: its length, warm-up, tenants and policy. */
+static bool validate_run(const struct sim_scenario *sc, struct sim_error *err)
 {
-	char field[96];
 	if (!(sc->duration_s > 0.0) || !isfinite(sc->duration_s) ||
 	    sc->duration_s > 1e9) {
 		set_error(err, "duration_s",
@@ -64,104 +64,120 @@ bool sim_validate(const struct sim_scenario *sc, struct sim_error *err)
 		set_error(err, "policy.epoch_ms", "control epoch must be > 0");
 		return false;
 	}
-	if (sc->gpu.model != SIM_GPU_TIMESLICE &&
-	    sc->gpu.model != SIM_GPU_FCFS && sc->gpu.model != SIM_GPU_BUDGET) {
+	return true;
+}
+
+static bool validate_gpu(const struct sim_gpu_spec *gpu, struct sim_error *err)
+{
+	if (gpu->model != SIM_GPU_TIMESLICE && gpu->model != SIM_GPU_FCFS &&
+	    gpu->model != SIM_GPU_BUDGET) {
 		set_error(err, "gpu.model", "unknown GPU model %d",
-		          (int)sc->gpu.model);
+		          (int)gpu->model);
 		return false;
 	}
-	if (sc->gpu.model == SIM_GPU_BUDGET &&
-	    (!(llround(sc->gpu.slot_ms * 1e6) > 0) ||
-	     !(sc->gpu.period_ms >= sc->gpu.slot_ms))) {
+	if (gpu->model == SIM_GPU_BUDGET &&
+	    (!(llround(gpu->slot_ms * 1e6) > 0) ||
+	     !(gpu->period_ms >= gpu->slot_ms))) {
 		set_error(err, "gpu.slot_ms",
 		          "slot must be > 0 and at most the period (%g, %g ms)",
-		          sc->gpu.slot_ms, sc->gpu.period_ms);
+		          gpu->slot_ms, gpu->period_ms);
 		return false;
 	}
-	if ((sc->gpu.model == SIM_GPU_TIMESLICE ||
-	     sc->gpu.model == SIM_GPU_BUDGET) &&
-	    !(llround(sc->gpu.quantum_ms * 1e6) > 0)) {
+	if ((gpu->model == SIM_GPU_TIMESLICE || gpu->model == SIM_GPU_BUDGET) &&
+	    !(llround(gpu->quantum_ms * 1e6) > 0)) {
 		set_error(err, "gpu.quantum_ms",
 		          "time slice must be > 0 (at least 1 ns)");
 		return false;
 	}
-	if (!(sc->gpu.switch_us >= 0.0)) {
+	if (!(gpu->switch_us >= 0.0)) {
 		set_error(err, "gpu.switch_us", "must be >= 0");
 		return false;
 	}
-	for (size_t i = 0; i < sc->n_tenants; i++) {
-		const struct sim_tenant_spec *t = &sc->tenants[i];
-		if (t->max_in_flight < 0) {
-			snprintf(field, sizeof(field),
-			         "tenants.[%zu].max_in_flight", i);
-			set_error(err, field, "must be >= 0, not %d",
-			          t->max_in_flight);
+	return true;
+}
+
+/* A game with quality levels: its models give the GPU cost, which an
+ * empty area makes 0, so the CPU phase keeps the clock moving. */
+static bool quality_ok(const struct sim_tenant_spec *t)
+{
+	const struct sim_quality_spec *q = t->quality;
+	return t->cpu_ms > 0.0 && q->n_levels >= 2 &&
+	       q->n_levels <= QUALITY_MAX_LEVELS && q->n_areas != 0 &&
+	       q->areas && q->start_level < q->n_levels;
+}
+
+/* What a tenant of each kind needs to cost time; field names the key. */
+static bool validate_kind(const struct sim_tenant_spec *t, size_t i,
+                          char *field, size_t len, struct sim_error *err)
+{
+	if (t->be.gate != SIM_BE_NONE) {
+		/* A BE tenant: blocks and their cost, no frames. */
+		if (t->be.blocks > 0 && t->be.c1_ms > 0.0)
+			return true;
+		snprintf(field, len, "tenants.[%zu].blocks", i);
+		set_error(err, field,
+		          "a BE tenant needs blocks > 0 and c1_ms > 0");
+		return false;
+	}
+	if (t->quality) {
+		if (quality_ok(t))
+			return true;
+		snprintf(field, len, "tenants.[%zu].levels", i);
+		set_error(err, field,
+		          "a game with levels needs cpu_ms > 0, 2 to %d "
+		          "levels, a start_level among them and at least one "
+		          "area",
+		          QUALITY_MAX_LEVELS);
+		return false;
+	}
+	if (t->n_trace == 0 && !(t->cpu_ms + t->gpu_ms > 0.0)) {
+		snprintf(field, len, "tenants.[%zu].gpu_ms", i);
+		set_error(err, field, "cpu_ms + gpu_ms must be > 0 (%g + %g)",
+		          t->cpu_ms, t->gpu_ms);
+		return false;
+	}
+	for (size_t j = 1; j < t->n_scenes; j++) {
+		if (t->scenes[j].at_s < t->scenes[j - 1].at_s) {
+			snprintf(field, len, "tenants.[%zu].scenes.[%zu].at_s",
+			         i, j);
+			set_error(err, field, "scenes must be sorted by at_s");
 			return false;
-		}
-		if (t->n_trace > 0 && (!t->trace_cpu_ms || !t->trace_gpu_ms)) {
-			snprintf(field, sizeof(field), "tenants.[%zu].trace",
-			         i);
-			set_error(err, field, "trace has no data");
-			return false;
-		}
-		/* Frames that cost nothing anywhere would repeat forever at
-		 * one instant: the virtual clock would never move. */
-		if (t->n_trace > 0 && !trace_costs_time(t)) {
-			snprintf(field, sizeof(field), "tenants.[%zu].trace",
-			         i);
-			set_error(err, field, "every frame costs 0 ms");
-			return false;
-		}
-		if (t->be.gate != SIM_BE_NONE) {
-			/* A BE tenant: blocks and their cost, no frames. */
-			if (t->be.blocks == 0 || !(t->be.c1_ms > 0.0)) {
-				snprintf(field, sizeof(field),
-				         "tenants.[%zu].blocks", i);
-				set_error(err, field,
-				          "a BE tenant needs blocks > 0 and "
-				          "c1_ms > 0");
-				return false;
-			}
-			continue;
-		}
-		if (t->quality) {
-			/* Its models give the GPU cost, which an empty area
-			 * makes 0: the CPU phase keeps the clock moving. */
-			const struct sim_quality_spec *q = t->quality;
-			if (!(t->cpu_ms > 0.0) || q->n_levels < 2 ||
-			    q->n_levels > QUALITY_MAX_LEVELS ||
-			    q->n_areas == 0 || !q->areas ||
-			    q->start_level >= q->n_levels) {
-				snprintf(field, sizeof(field),
-				         "tenants.[%zu].levels", i);
-				set_error(
-				    err, field,
-				    "a game with levels needs cpu_ms > 0, "
-				    "2 to %d levels, a start_level among "
-				    "them and at least one area",
-				    QUALITY_MAX_LEVELS);
-				return false;
-			}
-			continue;
-		}
-		if (t->n_trace == 0 && !(t->cpu_ms + t->gpu_ms > 0.0)) {
-			snprintf(field, sizeof(field), "tenants.[%zu].gpu_ms",
-			         i);
-			set_error(err, field,
-			          "cpu_ms + gpu_ms must be > 0 (%g + %g)",
-			          t->cpu_ms, t->gpu_ms);
-			return false;
-		}
-		for (size_t j = 1; j < t->n_scenes; j++) {
-			if (t->scenes[j].at_s < t->scenes[j - 1].at_s) {
-				snprintf(field, sizeof(field),
-				         "tenants.[%zu].scenes.[%zu].at_s", i,
-				         j);
-				set_error(err, field,
-				          "scenes must be sorted by at_s");
-				return false;
-			}
 		}
 	}
+	return true;
+}
+
+static bool validate_tenant(const struct sim_tenant_spec *t, size_t i,
+                            struct sim_error *err)
+{
+	char field[96];
+	if (t->max_in_flight < 0) {
+		snprintf(field, sizeof(field), "tenants.[%zu].max_in_flight",
+		         i);
+		set_error(err, field, "must be >= 0, not %d", t->max_in_flight);
+		return false;
+	}
+	if (t->n_trace > 0 && (!t->trace_cpu_ms || !t->trace_gpu_ms)) {
+		snprintf(field, sizeof(field), "tenants.[%zu].trace", i);
+		set_error(err, field, "trace has no data");
+		return false;
+	}
+	/* Frames that cost nothing anywhere would repeat forever at one
+	 * instant: the virtual clock would never move. */
+	if (t->n_trace > 0 && !trace_costs_time(t)) {
+		snprintf(field, sizeof(field), "tenants.[%zu].trace", i);
+		set_error(err, field, "every frame costs 0 ms");
+		return false;
+	}
+	return validate_kind(t, i, field, sizeof(field), err);
+}
+
+bool sim_validate(const struct sim_scenario *sc, struct sim_error *err)
+{
+	if (!validate_run(sc, err) || !validate_gpu(&sc->gpu, err))
+		return false;
+	for (size_t i = 0; i < sc->n_tenants; i++)
+		if (!validate_tenant(&sc->tenants[i], i, err))
+			return false;
 	return true;
 }

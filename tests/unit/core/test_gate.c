@@ -35,6 +35,19 @@ static void test_cap_validation(void **state)
 	assert_true(g.cap == 0.5);
 }
 
+/* A second cap lowers the first, never raises it; none leaves it. */
+static void test_cap_tighter(void **state)
+{
+	(void)state;
+	assert_true(core_gate_cap_tighter(0.5, 0.25) == 0.25);
+	assert_true(core_gate_cap_tighter(0.25, 0.5) == 0.25);
+	assert_true(core_gate_cap_tighter(0.0, 0.5) == 0.5);
+	assert_true(core_gate_cap_tighter(0.5, 0.0) == 0.5);
+	assert_true(core_gate_cap_tighter(0.0, 0.0) == 0.0);
+	assert_true(core_gate_cap_tighter(0.5, -1.0) == 0.5);
+	assert_true(core_gate_cap_tighter(0.5, NAN) == 0.5);
+}
+
 static void test_no_cap_never_waits(void **state)
 {
 	(void)state;
@@ -273,6 +286,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_cap_validation),
+	    cmocka_unit_test(test_cap_tighter),
 	    cmocka_unit_test(test_no_cap_never_waits),
 	    cmocka_unit_test(test_waits_until_the_debt_is_paid),
 	    cmocka_unit_test(test_debt_carries_across_the_period),

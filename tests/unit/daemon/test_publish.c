@@ -18,6 +18,7 @@
 #include "daemon/config.h"
 #include "daemon/publish.h"
 #include "daemon/publish_body.h"
+#include "util/log_gate.h"
 
 #define S 1000000000LL
 
@@ -70,15 +71,16 @@ static void test_backoff(void **state)
 static void test_ratelog(void **state)
 {
 	(void)state;
-	struct publish_ratelog r = {0};
+	struct log_gate r = {0};
 	unsigned held = 99;
-	assert_true(publish_ratelog_take(&r, 5 * S, &held));
+	const int64_t gap = PUBLISH_LOG_GAP_NS;
+	assert_true(log_gate_take(&r, 5 * S, gap, &held));
 	assert_int_equal(held, 0);
 	for (int i = 1; i < 10; i++)
-		assert_false(publish_ratelog_take(&r, 5 * S + i * S, &held));
-	assert_true(publish_ratelog_take(&r, 15 * S, &held));
+		assert_false(log_gate_take(&r, 5 * S + i * S, gap, &held));
+	assert_true(log_gate_take(&r, 15 * S, gap, &held));
 	assert_int_equal(held, 9);
-	assert_false(publish_ratelog_take(&r, 16 * S, &held));
+	assert_false(log_gate_take(&r, 16 * S, gap, &held));
 }
 
 static void test_agones_bodies(void **state)

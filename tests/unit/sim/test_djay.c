@@ -277,6 +277,34 @@ static void test_errors(void **state)
 	             "quality.stale_penalty");
 }
 
+/* The number arrays (sim_cfg_num_array): one number per object type,
+ * each a number in range, said in the message. */
+static void test_number_arrays(void **state)
+{
+	(void)state;
+	static const struct {
+		const char *text, *msg;
+	} cases[] = {
+	    {HEAD LEVELS "areas = ( { active = [1.0, 2.0]; } ); } );",
+	     "needs 1 numbers (one per object type), not 2"},
+	    {HEAD LEVELS "areas = ( { active = [\"x\"]; } ); } );",
+	     "expected a number"},
+	    {HEAD LEVELS "areas = ( { active = [-1.0]; } ); } );",
+	     "-1 is out of range: must be in [0, 1e+06]"},
+	    {HEAD LEVELS "areas = ( { active = 1.0; } ); } );",
+	     "expected an array of numbers"},
+	};
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct sim_scenario sc;
+		struct sim_error err;
+		assert_false(sim_scenario_parse(cases[i].text, "t.cfg", NULL,
+		                                &sc, &err));
+		if (!strstr(err.msg, cases[i].msg))
+			fail_msg("case %zu: \"%s\" lacks \"%s\"", i, err.msg,
+			         cases[i].msg);
+	}
+}
+
 /* A game whose levels come from a model file (Baton mode: intercept + loss
  * model): the file's costs drive its frames, and the stage picks the best
  * level that fits (two levels: 10 and 20 ms; at 30 FPS the GPU affords
@@ -363,10 +391,15 @@ static void test_areas(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_table1),     cmocka_unit_test(test_fig11),
-	    cmocka_unit_test(test_fig12),      cmocka_unit_test(test_fig13),
-	    cmocka_unit_test(test_fig13_pol),  cmocka_unit_test(test_errors),
-	    cmocka_unit_test(test_model_file), cmocka_unit_test(test_areas),
+	    cmocka_unit_test(test_table1),
+	    cmocka_unit_test(test_fig11),
+	    cmocka_unit_test(test_fig12),
+	    cmocka_unit_test(test_fig13),
+	    cmocka_unit_test(test_fig13_pol),
+	    cmocka_unit_test(test_errors),
+	    cmocka_unit_test(test_number_arrays),
+	    cmocka_unit_test(test_model_file),
+	    cmocka_unit_test(test_areas),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -310,7 +310,7 @@ static void test_bad_keys(void **state)
 	     "cheapest first"},
 	    {"name=\"x\"; fleet = { arrivals_per_s = 1; games = ({ name = "
 	     "\"g\"; sla_fps = 30; cost_ms = [4, 5]; ssim = [1]; }); };",
-	     "fleet.games.[0].ssim"},
+	     "fleet.games.[0].ssim: needs 2 numbers, not 1"},
 	    {"name=\"x\"; duration_s = 86400; fleet = { arrivals_per_s = "
 	     "1000; " G " };",
 	     "more than"},
