@@ -114,7 +114,16 @@ static void sim_measure(struct sim *s, uint32_t i, int64_t now,
 	    .fixed_fps = sp->fixed_fps,
 	    .cap = sp->cap,
 	    .work_conserving = sp->work_conserving,
-	    .work_after_wait = false,
+	    /* The simulated game hands its frame to the GPU at Present,
+	     * after the pacing sleep (sim_events.c). A synchronous one
+	     * (max_in_flight 0) then waits for it before its next CPU
+	     * phase: OpenGL's shape on a software rasterizer, its work
+	     * done before the next wait starts. A pipelined one starts
+	     * its next CPU phase at once, and the frame's work may still
+	     * drain into that wait: Vulkan's shape, as far as the slot
+	     * (harvest_slot.h) is concerned. batond learns it from the
+	     * shim's hello; here the game model decides it. */
+	    .work_after_wait = sp->max_in_flight <= 0,
 	    .owner = sp->owner,
 	};
 	struct core_epoch_sample m = {
