@@ -140,6 +140,9 @@ static void sim_measure(struct sim *s, uint32_t i, int64_t now,
 	     * signal (reach.h). */
 	    .gate_s = (double)(held - s->tick_held_ns[i]) / 1e9,
 	    .gpu_s = gpu_s,
+	    /* The GPU model measures: no claim to bound, as batond bounds
+	     * a shim's (tenant_seen.h). */
+	    .gpu_bounded = false,
 	};
 	core_tenant_measure(&s->core[i], &terms, &m);
 }
