@@ -13,6 +13,7 @@
 #include <time.h>
 
 #include "core/controller.h"
+#include "core/measure.h"
 #include "daemon/be_stuck.h"
 #include "daemon/tick_harvest.h"
 #include "daemon/quality_models.h"
@@ -25,17 +26,14 @@
 /* EWMA weight of one epoch's GPU share in the reported share. */
 #define SHARE_ALPHA 0.2
 
-/* What one epoch's records say about one tenant. */
+/* What one epoch's records say about one tenant: a game's measurements
+ * for the core (core/measure.h; their gpu_s is what counts of the claim,
+ * set by seen_gpu), and what batond does with the rest. */
 struct epoch_sample {
-	uint32_t frames;
-	uint32_t paced; /* frames the shim's pacer delayed */
-	double sleep_s; /* their pacing sleeps, summed */
-	double gate_s;  /* the budget gate's share of the waits, summed */
-	double interval_sum_s;
-	uint32_t intervals;
-	double gpu_busy_s;
-	bool software; /* a record says its GPU time is a software
-	                  rasterizer's CPU time (a claim: tenant_seen.h) */
+	struct core_epoch_sample m;
+	double claimed_gpu_s; /* the GPU time the records claim */
+	bool software;        /* a record says its GPU time is a software
+	                         rasterizer's CPU time (a claim: tenant_seen.h) */
 	/* best-effort tenants: work units done and time waited */
 	uint64_t units;
 	double be_wait_s;
@@ -98,7 +96,7 @@ static void be_totals(struct tenant *t, struct epoch_sample *s)
 	s->units = db < (uint64_t)IPC_FRAME_MAX_CPU_NS
 	               ? db
 	               : (uint64_t)IPC_FRAME_MAX_CPU_NS;
-	s->gpu_busy_s = (double)dd * 1e-9;
+	s->claimed_gpu_s = (double)dd * 1e-9;
 }
 
 static bool read_ring(struct daemon *d, struct tenant *t, int64_t now,
@@ -139,9 +137,9 @@ static bool read_ring(struct daemon *d, struct tenant *t, int64_t now,
 			continue;
 		}
 		if (t->last_present_ns > 0) {
-			s->interval_sum_s +=
+			s->m.interval_sum_s +=
 			    (double)(f->present_ns - t->last_present_ns) * 1e-9;
-			s->intervals++;
+			s->m.intervals++;
 		}
 		t->last_present_ns = f->present_ns;
 		stats_add(&t->win, f->present_ns);
@@ -153,30 +151,16 @@ static bool read_ring(struct daemon *d, struct tenant *t, int64_t now,
 			gate = f->sleep_ns;
 		int64_t pace = f->sleep_ns - gate;
 		if (pace > 0) {
-			s->paced++;
-			s->sleep_s += (double)pace * 1e-9;
+			s->m.paced++;
+			s->m.sleep_s += (double)pace * 1e-9;
 		}
-		s->gate_s += (double)gate * 1e-9;
+		s->m.gate_s += (double)gate * 1e-9;
 	}
-	s->frames = frames;
-	s->gpu_busy_s = (double)gpu_ns * 1e-9;
+	s->m.frames = frames;
+	s->claimed_gpu_s = (double)gpu_ns * 1e-9;
 	if (t->be)
 		be_totals(t, s);
 	return true;
-}
-
-/* F_out: 1 / mean present interval of the epoch's frames; without one, the
- * rate the time since the last present allows (a stalled game decays
- * towards 0); 0 if it never presented. */
-static double measured_fps(const struct tenant *t, const struct epoch_sample *s,
-                           int64_t now)
-{
-	if (s->intervals > 0 && s->interval_sum_s > 0.0)
-		return (double)s->intervals / s->interval_sum_s;
-	if (s->frames > 0 || t->last_present_ns <= 0)
-		return 0.0;
-	int64_t since = now - t->last_present_ns;
-	return since > 0 ? (double)NS_PER_S / (double)since : 0.0;
 }
 
 /* The shim echoes the period into its records, which the ring reader
@@ -424,8 +408,8 @@ static double seen_gpu(struct tenant *t, const struct epoch_sample *s, bool cpu,
                        double dt)
 {
 	struct tenant_seen_claim c = {
-	    .gpu_s = s->gpu_busy_s,
-	    .records = s->frames,
+	    .gpu_s = s->claimed_gpu_s,
+	    .records = s->m.frames,
 	    .software = s->software,
 	    .last_present_ns = t->be ? 0 : t->last_present_ns,
 	    .game = !t->be,
@@ -459,6 +443,29 @@ static void be_epoch(struct tenant *t, const struct epoch_sample *s, double dt)
 	b->core.weight = b->weight;
 	b->core.cap = t->cap;
 	b->core.probe = false; /* batond sees the games: telemetry */
+}
+
+/* A game's epoch into the core's inputs (core/measure.h). gpu: its GPU
+ * seconds that count (seen_gpu). */
+static void take_measures(const struct daemon *d, struct tenant *t,
+                          struct epoch_sample *s, double gpu, int64_t now)
+{
+	struct core_tenant_terms terms = {
+	    .sla_fps = daemon_tenant_sla(d, t),
+	    .fixed_fps = t->fixed_fps,
+	    .cap = t->cap,
+	    .work_conserving = t->work_conserving,
+	    .work_after_wait = t->work_after_wait,
+	    /* ESA bounds each user's share: a user's subordinate uids are
+	     * that user (owners.h). */
+	    .owner = t->owner,
+	};
+	s->m.now_ns = now;
+	s->m.last_frame_ns = t->last_present_ns;
+	s->m.last_present_ns = t->last_present_ns;
+	s->m.gpu_s = gpu;
+	s->m.gpu_bounded = t->seen.seen_s < t->seen.claimed_s;
+	core_tenant_measure(&t->core, &terms, &s->m);
 }
 
 /* One GPU's controller (gpus.h): its tenants into the core's array, the
@@ -563,22 +570,7 @@ void daemon_tick(struct daemon *d, int64_t now)
 		busy[g] += gpu;
 		n++;
 		read_quality(d, t);
-		t->core.sla_fps = daemon_tenant_sla(d, t);
-		t->core.fixed_fps = t->fixed_fps;
-		/* ESA bounds each user's share: a user's subordinate uids
-		 * are that user (owners.h). */
-		t->core.owner = t->owner;
-		t->core.fps = measured_fps(t, &s, now);
-		t->core.gpu_busy_s = gpu;
-		t->core.gpu_bounded = t->seen.seen_s < t->seen.claimed_s;
-		t->core.frames = s.frames;
-		t->core.paced_frames = s.paced;
-		t->core.sleep_s = s.sleep_s;
-		t->core.gate_s = s.gate_s;
-		t->core.present_s = (double)t->last_present_ns * 1e-9;
-		t->core.work_after_wait = t->work_after_wait;
-		t->core.cap_initial = t->cap;
-		t->core.work_conserving = t->work_conserving;
+		take_measures(d, t, &s, gpu, now);
 	}
 	/* Counted first: the control blocks this tick writes carry it. */
 	d->ticks++;

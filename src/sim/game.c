@@ -170,22 +170,15 @@ bool sim_game_displayed(struct sim_game *g, int64_t now, int64_t submit_ns)
 	return sim_metrics_frame(&g->metrics, now) && !(g->q && g->q->oom);
 }
 
-void sim_game_end_epoch(struct sim_game *g, int64_t now, struct sim_epoch *e)
+void sim_game_end_epoch(struct sim_game *g, struct sim_epoch *e)
 {
-	/* F_out, the controlled variable of vGASA Sec. 3.1, is
-	 * 1 / mean frame interval: frames per epoch would be far too
-	 * coarse (3 frames in 100 ms at 30 FPS). A game that showed nothing
-	 * this epoch has a rate of at most 1 / (time since its last frame),
-	 * which is what a stalled game must report. */
-	e->frames = g->ep_frames;
-	e->fps = 0.0;
-	if (g->ep_intervals > 0 && g->ep_interval_ns > 0)
-		e->fps =
-		    (double)g->ep_intervals / ((double)g->ep_interval_ns / 1e9);
-	else if (g->ep_frames == 0 && g->displayed && now > g->last_display_ns)
-		e->fps = 1e9 / (double)(now - g->last_display_ns);
-	e->paced = g->ep_paced;
-	e->sleep_s = (double)g->ep_sleep_ns / 1e9;
+	*e = (struct sim_epoch){
+	    .frames = g->ep_frames,
+	    .intervals = g->ep_intervals,
+	    .interval_ns = g->ep_interval_ns,
+	    .paced = g->ep_paced,
+	    .sleep_s = (double)g->ep_sleep_ns / 1e9,
+	};
 	g->ep_frames = 0;
 	g->ep_paced = 0;
 	g->ep_sleep_ns = 0;

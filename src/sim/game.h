@@ -70,15 +70,18 @@ bool sim_game_can_submit(const struct sim_game *g);
 /* One of its frames, submitted at submit_ns, finished on the GPU at now.
  * False only if out of memory. */
 bool sim_game_displayed(struct sim_game *g, int64_t now, int64_t submit_ns);
-/* What the controller wants of the epoch ending at now. */
+/* What the game's shim would report of the epoch that ends: its frames
+ * counted when displayed, the intervals between displays; the core turns
+ * them into F_out (core/measure.h). */
 struct sim_epoch {
-	double fps;      /* F_out */
-	uint32_t frames; /* frames displayed */
-	uint32_t paced;  /* frames the pacer delayed */
-	double sleep_s;  /* their pacing sleeps, summed */
+	uint32_t frames;     /* frames displayed */
+	uint32_t intervals;  /* display intervals ending in the epoch */
+	int64_t interval_ns; /* their lengths, summed */
+	uint32_t paced;      /* frames the pacer delayed */
+	double sleep_s;      /* their pacing sleeps, summed */
 };
-/* Fills *e for the epoch ending at now and starts the next epoch. */
-void sim_game_end_epoch(struct sim_game *g, int64_t now, struct sim_epoch *e);
+/* Fills *e for the epoch that ends and starts the next epoch. */
+void sim_game_end_epoch(struct sim_game *g, struct sim_epoch *e);
 /* Whether the tenant is on the GPU's roster at now: started and not past
  * stop_s. */
 bool sim_game_active(const struct sim_game *g, int64_t now);

@@ -9,6 +9,8 @@
 
 #include <math.h>
 
+#include "core/measure.h"
+
 /* gOver's oversell (Sec. 3.3): the first tenant waiting for admission
  * (in scenario order, past its start_s) arrives when the capacity stage
  * says one of its profile fits. One arrival per tick: the newcomer joins
@@ -98,6 +100,53 @@ static void harvest_apply(struct sim *s, int64_t now)
 	}
 }
 
+/* Tenant i's epoch e into the core's inputs (core/measure.h), as batond
+ * turns its shim's records into them. gpu_s: its GPU seconds of the epoch;
+ * held: the GPU model's running total of the time it held i's work for
+ * want of budget. */
+static void sim_measure(struct sim *s, uint32_t i, int64_t now,
+                        const struct sim_epoch *e, double gpu_s, int64_t held)
+{
+	const struct sim_game *g = &s->games[i];
+	const struct sim_tenant_spec *sp = g->spec;
+	struct core_tenant_terms terms = {
+	    .sla_fps = sp->sla_fps,
+	    .fixed_fps = sp->fixed_fps,
+	    .cap = sp->cap,
+	    .work_conserving = sp->work_conserving,
+	    /* The simulated game hands its frame to the GPU at Present,
+	     * after the pacing sleep (sim_events.c). A synchronous one
+	     * (max_in_flight 0) then waits for it before its next CPU
+	     * phase: OpenGL's shape on a software rasterizer, its work
+	     * done before the next wait starts. A pipelined one starts
+	     * its next CPU phase at once, and the frame's work may still
+	     * drain into that wait: Vulkan's shape, as far as the slot
+	     * (harvest_slot.h) is concerned. batond learns it from the
+	     * shim's hello; here the game model decides it. */
+	    .work_after_wait = sp->max_in_flight <= 0,
+	    .owner = sp->owner,
+	};
+	struct core_epoch_sample m = {
+	    .now_ns = now,
+	    .frames = e->frames,
+	    .intervals = e->intervals,
+	    .interval_sum_s = (double)e->interval_ns / 1e9,
+	    .last_frame_ns = g->displayed ? g->last_display_ns : 0,
+	    .last_present_ns = g->last_present_ns,
+	    .paced = e->paced,
+	    .sleep_s = e->sleep_s,
+	    /* Where the shim's gate makes a frame wait before Present, the
+	     * budget model holds its work off the GPU: the same cap-bound
+	     * signal (reach.h). */
+	    .gate_s = (double)(held - s->tick_held_ns[i]) / 1e9,
+	    .gpu_s = gpu_s,
+	    /* The GPU model measures: no claim to bound, as batond bounds
+	     * a shim's (tenant_seen.h). */
+	    .gpu_bounded = false,
+	};
+	core_tenant_measure(&s->core[i], &terms, &m);
+}
+
 /* One control epoch ends at now: vGASA's scheduling controller collecting
  * FPS and GPU usage from every VM's monitor and sending back what the
  * schedulers apply (Sec. 2.2), as batond does each tick with what the shims
@@ -119,35 +168,19 @@ void sim_on_tick(struct sim *s, int64_t now)
 		int64_t exec = sim_gpu_exec_ns(&s->gpu, i, now);
 		int64_t held = sim_gpu_held_ns(&s->gpu, i, now);
 		struct sim_epoch e;
-		sim_game_end_epoch(g, now, &e);
+		sim_game_end_epoch(g, &e);
 		if (sim_is_be(s, i)) {
 			s->tick_exec_ns[i] = exec;
 			continue;
 		}
 		if (sim_game_active(g, now)) {
-			t->sla_fps = g->spec->sla_fps;
-			t->fixed_fps = g->spec->fixed_fps;
-			t->owner = g->spec->owner;
-			t->cap_initial = g->spec->cap;
-			t->work_conserving = g->spec->work_conserving;
-			t->fps = e.fps;
-			t->frames = e.frames;
-			t->paced_frames = e.paced;
-			t->sleep_s = e.sleep_s;
-			t->present_s = (double)g->last_present_ns / 1e9;
-			t->gpu_busy_s =
-			    (double)(exec - s->tick_exec_ns[i]) / 1e9;
-			/* Where the shim's gate makes a frame wait before
-			 * Present, the budget model holds its work off the
-			 * GPU: the same cap-bound signal (reach.h). */
-			t->gate_s = (double)(held - s->tick_held_ns[i]) / 1e9;
-			if (g->q) {
-				/* A quality game: the stage's inputs, and the
-				 * GPU time of the frames it displayed, as its
-				 * shim's timer queries report them. */
-				t->gpu_busy_s =
-				    sim_qgame_fill(g->q, &t->quality);
-			}
+			/* A quality game: the stage's inputs, and the GPU time
+			 * of the frames it displayed, as its shim's timer
+			 * queries report them. */
+			double gpu_s =
+			    g->q ? sim_qgame_fill(g->q, &t->quality)
+			         : (double)(exec - s->tick_exec_ns[i]) / 1e9;
+			sim_measure(s, i, now, &e, gpu_s, held);
 			s->roster[k] = *t;
 			s->roster_of[k++] = i;
 		} else {

@@ -285,11 +285,12 @@ def write_scenario(path, *args, **kw):
     return path
 
 
-def simulate(baton, scenario_path, policy):
-    """{name: simulated mean FPS} of the scenario under policy."""
-    r = subprocess.run([baton, "sim", scenario_path, "--policy", policy,
-                        "--json", "--quiet"], capture_output=True,
-                       text=True, timeout=120)
+def simulate(baton, scenario_path, policy, seed=None):
+    """{name: simulated mean FPS} of the scenario under policy (with seed,
+    that random seed instead of the scenario's)."""
+    argv = [baton, "sim", scenario_path, "--policy", policy, "--json",
+            "--quiet"] + (["--seed", str(seed)] if seed is not None else [])
+    r = subprocess.run(argv, capture_output=True, text=True, timeout=120)
     check(r.returncode == 0, "baton sim %s --policy %s exited %d: %s" % (
         scenario_path, policy, r.returncode, r.stderr))
     return {t["name"]: t["fps_mean"] for t in json.loads(r.stdout)["tenants"]}
