@@ -10,9 +10,9 @@
 #include <stdlib.h>
 #include <time.h>
 
-#include "sim/scenario.h"
-#include "sim/sim.h"
-#include "sim/sim_fleet.h"
+#include "sim/scenario/scenario.h"
+#include "sim/engine/sim.h"
+#include "sim/fleet/sim_fleet.h"
 
 #define RUNS 3
 

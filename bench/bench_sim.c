@@ -8,7 +8,7 @@
 #include <time.h>
 
 #include "core/policy.h"
-#include "sim/sim.h"
+#include "sim/engine/sim.h"
 
 #define RUNS 5
 

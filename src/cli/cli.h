@@ -6,7 +6,7 @@
 #include <stddef.h>
 #include <stdio.h>
 
-#include "sim/sim.h"
+#include "sim/engine/sim.h"
 
 /* Exit codes shared by every command (documented in --help). */
 enum cli_exit {

@@ -10,8 +10,8 @@
 #include <string.h>
 
 #include "cli/cli.h"
-#include "sim/builtin.h"
-#include "sim/sim_combo_sweep.h"
+#include "sim/scenario/builtin.h"
+#include "sim/combo/sim_combo_sweep.h"
 #include "util/log.h"
 
 /* Long-only options get values outside the char range. */

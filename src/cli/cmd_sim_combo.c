@@ -1,11 +1,11 @@
 /* baton sim combo-fig13 (and its presets): COMBO's 128-group sweep
- * (sim/sim_combo_sweep.h), built-ins that are sweeps of the model rather
+ * (sim/combo/sim_combo_sweep.h), built-ins that are sweeps of the model rather
  * than scenario files. */
 #include <errno.h>
 #include <string.h>
 
 #include "cli/cli.h"
-#include "sim/sim_combo_sweep.h"
+#include "sim/combo/sim_combo_sweep.h"
 
 int cmd_sim_combo_sweep(const char *name, bool json, double duration_s,
                         bool have_seed, uint64_t seed, bool quiet)

@@ -1,4 +1,4 @@
-/* `baton report`'s reader of batond's history file (src/daemon/record.h,
+/* `baton report`'s reader of batond's history file (src/daemon/report/record.h,
  * docs/runtime.md "Recording"): one JSON object a line. Lines that do not
  * parse are skipped and counted, so a file torn by a crash or a full disk
  * still reads. Needs only jansson (tests/fuzz/fuzz_history.c). */

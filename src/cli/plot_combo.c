@@ -12,7 +12,7 @@
 
 #include "cli/plot.h"
 #include "cli/plot_draw.h"
-#include "sim/sim_combo.h"
+#include "sim/combo/sim_combo.h"
 
 #define WIDTH    1000.0
 #define PANEL_H  170.0

@@ -11,7 +11,7 @@
 #include "cli/cli.h"
 #include "cli/plot.h"
 #include "cli/plot_draw.h"
-#include "sim/sim_fleet_report.h"
+#include "sim/fleet/sim_fleet_report.h"
 
 #define ML   80.0
 #define MR   190.0

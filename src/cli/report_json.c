@@ -5,9 +5,9 @@
 #include <math.h>
 
 #include "cli/cli.h"
-#include "sim/sim_combo_report.h"
-#include "sim/sim_fleet_report.h"
-#include "sim/sim_quality_report.h"
+#include "sim/combo/sim_combo_report.h"
+#include "sim/fleet/sim_fleet_report.h"
+#include "sim/quality/sim_quality_report.h"
 
 /* jansson refuses NaN and infinities; a figure that could not be computed
  * is null rather than a broken document. */

@@ -3,9 +3,9 @@
 #include <string.h>
 
 #include "cli/cli.h"
-#include "sim/sim_combo_report.h"
-#include "sim/sim_fleet_report.h"
-#include "sim/sim_quality_report.h"
+#include "sim/combo/sim_combo_report.h"
+#include "sim/fleet/sim_fleet_report.h"
+#include "sim/quality/sim_quality_report.h"
 
 static void header(FILE *out, const struct cli_report *r,
                    const struct sim_result *res)

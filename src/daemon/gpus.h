@@ -26,7 +26,7 @@
 #include "core/harvest.h"
 #include "core/harvest_space.h"
 #include "core/policy.h"
-#include "daemon/host_load.h"
+#include "daemon/tick/host_load.h"
 
 #define DAEMON_MAX_GPUS     16
 #define DAEMON_GPU_NAME_MAX 32

@@ -4,10 +4,10 @@
 #include <string.h>
 #include <sys/resource.h>
 
-#include "daemon/config.h"
+#include "daemon/config/config.h"
 #include "daemon/daemon.h"
-#include "daemon/listen.h"
-#include "daemon/server.h"
+#include "daemon/server/listen.h"
+#include "daemon/server/server.h"
 #include "util/log.h"
 
 /* Every tenant and every admin client holds a connection; descriptors

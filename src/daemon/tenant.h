@@ -8,10 +8,10 @@
 
 #include "core/harvest.h"
 #include "core/policy.h"
-#include "daemon/proc_cpu.h"
-#include "daemon/quality.h"
-#include "daemon/stats.h"
-#include "daemon/tenant_seen.h"
+#include "daemon/tick/proc_cpu.h"
+#include "daemon/quality/quality.h"
+#include "daemon/tick/stats.h"
+#include "daemon/tick/tenant_seen.h"
 #include "ipc/msg.h"
 #include "ipc/ring.h"
 #include "ipc/shm_layout.h"
@@ -65,7 +65,7 @@ struct tenant {
 
 	bool corrupt; /* the ring failed validation: drop at once */
 
-	/* Games using the SDK's quality API (daemon/quality.h). */
+	/* Games using the SDK's quality API (daemon/quality/quality.h). */
 	struct daemon_quality quality;
 
 	/* A best-effort tenant (role "be", docs/harvesting.md): no frames,

@@ -1,5 +1,5 @@
 /* libFuzzer target: batond's reader of a tenant's /proc/PID/stat line
- * (daemon/proc_cpu.c). The process names itself (PR_SET_NAME), so the
+ * (daemon/tick/proc_cpu.c). The process names itself (PR_SET_NAME), so the
  * line's second field is hostile: spaces, parentheses and digits that
  * mimic the fields after it. Whatever the bytes, a parsed line gives a
  * CPU time that is a whole number of ticks and never negative. */
@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "daemon/proc_cpu.h"
+#include "daemon/tick/proc_cpu.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -1,5 +1,5 @@
 /* libFuzzer target: batond's parsers of what Agones' SDK sidecar and the
- * Kubernetes API server answer (daemon/publish_body.h), on hostile bytes:
+ * Kubernetes API server answer (daemon/publish/publish_body.h), on hostile bytes:
  * a sidecar or an API server that is compromised, confused or not what
  * the config says. The first byte picks the parser, the rest is the
  * answer. Whatever the bytes, a parse that succeeds gives counts a
@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "daemon/publish_body.h"
+#include "daemon/publish/publish_body.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

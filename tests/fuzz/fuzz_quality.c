@@ -1,5 +1,5 @@
 /* libFuzzer target: batond's reader of a game's quality area
- * (daemon/quality.c) on hostile bytes. The input's first bytes are the
+ * (daemon/quality/quality.c) on hostile bytes. The input's first bytes are the
  * area as the game left it; each later 40-byte chunk rewrites 32 bytes
  * somewhere in it before another tick (a game scribbling between ticks).
  * Whatever the bytes, the declarations taken are in range and the means
@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "daemon/quality.h"
+#include "daemon/quality/quality.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

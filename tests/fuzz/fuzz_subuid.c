@@ -1,5 +1,5 @@
 /* libFuzzer target: batond's reader of the subordinate-uid file
- * (daemon/owners.c) on arbitrary bytes, with a fixed table of user names
+ * (daemon/server/owners.c) on arbitrary bytes, with a fixed table of user names
  * in place of the passwd database. Whatever the bytes: at most
  * OWNERS_MAX_RANGES ranges, sorted and disjoint, none holding uid 0 or
  * (uid_t)-1, and owner_of agrees with a linear search. */
@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "daemon/owners.h"
+#include "daemon/server/owners.h"
 #include "util/log.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);

@@ -6,7 +6,7 @@ Starts batond on a socket in a temporary folder with --metrics
 on stderr (as tests/unit/daemon/harness.c does), scrapes /metrics and
 collects the families it exports from the `# TYPE` lines. batond prints
 every family's HELP and TYPE lines with no tenant at all
-(src/daemon/metrics_format.c), so no fake tenant is needed; the scrape
+(src/daemon/report/metrics_format.c), so no fake tenant is needed; the scrape
 must still hold baton_tenant_fps and baton_daemon_tick_seconds, or the
 check fails rather than pass on an empty list.
 
@@ -23,7 +23,7 @@ targets with an expression.
 
 deploy/prometheus/prometheus.yml must have a scrape job `batond` whose
 target is batond's default metrics address (DAEMON_DEFAULT_METRICS in
-src/daemon/config.h); text checks, plus a YAML parse where PyYAML is
+src/daemon/config/config.h); text checks, plus a YAML parse where PyYAML is
 installed.
 
 Every run also checks that the checker can fail: a copy of the dashboard
@@ -167,7 +167,7 @@ def check_dashboard(dash, fam, samples):
 
 
 def default_metrics_address(source_root):
-    path = os.path.join(source_root, "src", "daemon", "config.h")
+    path = os.path.join(source_root, "src", "daemon", "config", "config.h")
     with open(path) as f:
         m = re.search(r'#define\s+DAEMON_DEFAULT_METRICS\s+"([^"]+)"',
                       f.read())

@@ -13,8 +13,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "sim/builtin.h"
-#include "sim/scenario.h"
+#include "sim/scenario/builtin.h"
+#include "sim/scenario/scenario.h"
 #include "util/log.h"
 
 /* A valid scenario with one tenant, for tests that change one thing. */

@@ -1,6 +1,6 @@
 /* A fake /proc for the daemon's in-process tests: a temporary directory
  * holding PID/stat files whose CPU time a test sets, for the tenants'
- * CPU clocks (daemon/proc_cpu.h, daemon.proc_root). */
+ * CPU clocks (daemon/tick/proc_cpu.h, daemon.proc_root). */
 #pragma once
 
 #include <stdint.h>

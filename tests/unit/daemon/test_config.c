@@ -10,8 +10,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "daemon/config.h"
-#include "daemon/server.h"
+#include "daemon/config/config.h"
+#include "daemon/server/server.h"
 
 static char path[64];
 

@@ -14,8 +14,8 @@
 #include <unistd.h>
 
 #include "core/params_table.h"
-#include "daemon/config.h"
-#include "sim/scenario.h"
+#include "daemon/config/config.h"
+#include "sim/scenario/scenario.h"
 #include "util/log.h"
 
 #define MINIMAL                                                                \

@@ -14,10 +14,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "daemon/config.h"
-#include "daemon/config_gpus.h"
+#include "daemon/config/config.h"
+#include "daemon/config/config_gpus.h"
 #include "daemon/gpus.h"
-#include "daemon/host_load.h"
+#include "daemon/tick/host_load.h"
 #include "ipc/cpu_list.h"
 
 static void test_cpu_lists(void **state)

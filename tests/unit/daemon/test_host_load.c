@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <unistd.h>
 
-#include "daemon/host_load.h"
+#include "daemon/tick/host_load.h"
 
 static void test_parse(void **state)
 {

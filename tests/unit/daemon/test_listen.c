@@ -19,7 +19,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "daemon/listen.h"
+#include "daemon/server/listen.h"
 
 #define NOBODY 65534
 

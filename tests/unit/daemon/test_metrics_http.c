@@ -18,7 +18,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-#include "daemon/metrics.h"
+#include "daemon/report/metrics.h"
 #include "harness.h"
 
 /* The second one declared quality levels and runs at level 2. */

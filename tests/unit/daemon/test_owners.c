@@ -1,4 +1,4 @@
-/* Who owns a uid (daemon/owners.h): the subuid(5) parser on malformed
+/* Who owns a uid (daemon/server/owners.h): the subuid(5) parser on malformed
  * lines, names, overlapping ranges, huge counts and wrap-around, the
  * range cap, the file's owner and mode, and batond's tenants counted
  * against the owner (what ESA and the tenant cap see). */
@@ -15,7 +15,7 @@
 #include <unistd.h>
 
 #include "daemon/daemon.h"
-#include "daemon/owners.h"
+#include "daemon/server/owners.h"
 #include "ipc/shm_layout.h"
 
 /* The tests' passwd: alice 1000, bob 1001. */

@@ -14,7 +14,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "daemon/proc_cpu.h"
+#include "daemon/tick/proc_cpu.h"
 
 /* fields 3..22 after "(comm)": state, then 17 numbers; utime is the
  * 12th number after the state, stime the 13th, starttime the 19th. */

@@ -15,9 +15,9 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "daemon/config.h"
-#include "daemon/publish.h"
-#include "daemon/publish_body.h"
+#include "daemon/config/config.h"
+#include "daemon/publish/publish.h"
+#include "daemon/publish/publish_body.h"
 #include "util/log_gate.h"
 
 #define S 1000000000LL

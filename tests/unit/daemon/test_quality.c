@@ -1,4 +1,4 @@
-/* batond's reader of a game's quality area (daemon/quality.h): hostile
+/* batond's reader of a game's quality area (daemon/quality/quality.h): hostile
  * declarations refused by field, the seqlock'd sums turned into per-frame
  * means, torn and backwards reads keeping the last epoch, and the level
  * the control block gets. */
@@ -10,7 +10,7 @@
 
 #include <string.h>
 
-#include "daemon/quality.h"
+#include "daemon/quality/quality.h"
 
 static char err[128];
 

@@ -1,4 +1,4 @@
-/* The history file (src/daemon/record.h): a line's JSON, one line per wall
+/* The history file (src/daemon/report/record.h): a line's JSON, one line per wall
  * second, the queue's accounting, refusing symlinks, FIFOs, files and
  * directories other users own or may write, and a write that fails
  * (RLIMIT_FSIZE) without stopping the recorder. Prints the median time
@@ -22,7 +22,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "daemon/record.h"
+#include "daemon/report/record.h"
 
 #define NS 1000000000LL
 

@@ -22,7 +22,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "daemon/server.h"
+#include "daemon/server/server.h"
 #include "fake_tenant.h"
 #include "harness.h"
 #include "ipc/fdpass.h"

@@ -9,8 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "daemon/metrics.h"
-#include "daemon/stats.h"
+#include "daemon/report/metrics.h"
+#include "daemon/tick/stats.h"
 
 #define MS 1000000LL
 

@@ -1,4 +1,4 @@
-/* What batond sees of a tenant's GPU time (daemon/tenant_seen.h), on a
+/* What batond sees of a tenant's GPU time (daemon/tick/tenant_seen.h), on a
  * fake /proc: the bounds by the epoch, the presents and the process's CPU
  * time; a process two tenants share; one that cannot be read; the
  * software flag borne out or not; an honest tenant's CPU time arriving in
@@ -9,7 +9,7 @@
 #include <stdint.h>
 #include <cmocka.h>
 
-#include "daemon/tenant_seen.h"
+#include "daemon/tick/tenant_seen.h"
 #include "fake_proc.h"
 
 #define MS 1000000LL

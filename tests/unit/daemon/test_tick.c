@@ -13,7 +13,7 @@
 #include <unistd.h>
 
 #include "daemon/daemon.h"
-#include "daemon/server.h"
+#include "daemon/server/server.h"
 #include "fake_proc.h"
 #include "ipc/msg.h"
 #include "ipc/control.h"

@@ -7,8 +7,8 @@
 #include <string.h>
 
 #include "core/policy.h"
-#include "sim/scenario.h"
-#include "sim/sim.h"
+#include "sim/scenario/scenario.h"
+#include "sim/engine/sim.h"
 
 /* A parametric tenant: no jitter, no scenes, starts at 0, grid pacer. */
 static inline struct sim_tenant_spec test_tenant(const char *name, double sla,

@@ -1,4 +1,4 @@
-/* Space harvesting in the simulator (src/sim/sim_combo.c, core/combo.h):
+/* Space harvesting in the simulator (src/sim/combo/sim_combo.c, core/combo.h):
  * COMBO's Table 6 through the built-ins, shapes and figures derived
  * from the paper's numbers, not the paper's decimals. Stable frames: the
  * inter-SM split does about 1.5 mriq kernels a frame (ideal 1.53, the paper
@@ -16,7 +16,7 @@
 #include <stdbool.h>
 
 #include "sim_test.h"
-#include "sim/sim_combo.h"
+#include "sim/combo/sim_combo.h"
 
 static struct sim_result run(const char *name)
 {

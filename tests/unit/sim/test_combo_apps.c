@@ -1,5 +1,5 @@
 /* Space harvesting with kernel classes and two BE applications
- * (src/sim/sim_combo_apps.c) and COMBO's sweep (sim_combo_sweep.c):
+ * (src/sim/combo/sim_combo_apps.c) and COMBO's sweep (sim_combo_sweep.c):
  *   - rate sharing as Table 3 measured it: a CD + TC pair of equal solo
  *     times takes (1 - 0.4412)(T1 + T2), two CD kernels (same class) no
  *     less than back to back;
@@ -18,7 +18,7 @@
 #include <math.h>
 #include <stdbool.h>
 
-#include "sim/sim_combo_sweep.h"
+#include "sim/combo/sim_combo_sweep.h"
 
 /* A game that renders 1 ms of CD work (no RT phase) every 10 ms, and two
  * applications of 1-ms kernels of the given classes. */

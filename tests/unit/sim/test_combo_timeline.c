@@ -11,7 +11,7 @@
 #include <stdbool.h>
 
 #include "sim_test.h"
-#include "sim/sim_combo.h"
+#include "sim/combo/sim_combo.h"
 
 static const struct sim_combo_run *scheme(const struct sim_result *r,
                                           enum sim_combo_scheme s)

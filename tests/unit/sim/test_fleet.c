@@ -17,9 +17,9 @@
 #include <string.h>
 
 #include "core/policy.h"
-#include "sim/scenario.h"
-#include "sim/sim.h"
-#include "sim/sim_fleet.h"
+#include "sim/scenario/scenario.h"
+#include "sim/engine/sim.h"
+#include "sim/fleet/sim_fleet.h"
 
 static struct sim_fleet_game game(const char *name, double weight, double sla,
                                   double ms)

@@ -6,7 +6,7 @@
 
 #include <cmocka.h>
 
-#include "sim/gpu.h"
+#include "sim/engine/gpu.h"
 
 #define US(x) ((int64_t)(x)*1000)
 

@@ -6,8 +6,8 @@
 
 #include <cmocka.h>
 
-#include "sim/heap.h"
-#include "sim/rng.h"
+#include "sim/engine/heap.h"
+#include "sim/engine/rng.h"
 
 static void random_pushes_pop_in_order(void **state)
 {

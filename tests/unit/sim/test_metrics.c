@@ -7,9 +7,9 @@
 
 #include <cmocka.h>
 
-#include "sim/metrics.h"
-#include "sim/rng.h"
-#include "sim/sim.h"
+#include "sim/engine/metrics.h"
+#include "sim/engine/rng.h"
+#include "sim/engine/sim.h"
 
 #define MS(x) ((int64_t)(x)*1000000)
 

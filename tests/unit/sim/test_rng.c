@@ -6,7 +6,7 @@
 
 #include <cmocka.h>
 
-#include "sim/rng.h"
+#include "sim/engine/rng.h"
 
 /* xoshiro256** seeded by four splitmix64 outputs, computed with an
  * independent Python transcription of Blackman and Vigna's reference code

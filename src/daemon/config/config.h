@@ -1,0 +1,112 @@
+/* batond's settings: defaults, then a libconfig file (--config), then the
+ * command line, each overriding the one before. */
+#pragma once
+
+#include <stdbool.h>
+#include <stdio.h>
+#include <sys/types.h>
+#include <sys/un.h>
+
+#include "core/harvest.h"
+#include "core/policy.h"
+#include "daemon/gpus.h"
+#include "daemon/config/config_publish.h"
+#include "ipc/msg.h"
+
+#define DAEMON_DEFAULT_SLA      30.0
+#define DAEMON_DEFAULT_EPOCH_MS 100
+#define DAEMON_DEFAULT_METRICS  "127.0.0.1:9477"
+/* Tenants one uid may have registered at once: a game or two per user
+ * with room, while one user cannot fill the registry (each tenant costs
+ * a mapping, ring reads and a share of every tick). */
+#define DAEMON_DEFAULT_MAX_TENANTS_PER_UID 32
+/* Connections one uid may hold (root and the daemon's own user are not
+ * counted against it); a game holds one, `baton` one per command. */
+#define DAEMON_DEFAULT_CONNS_PER_UID 64
+/* From accept to a complete hello. */
+#define DAEMON_DEFAULT_HELLO_MS 2000
+/* Where `baton profile` models are looked up: DIR/GAME_ID.json. */
+#define DAEMON_DEFAULT_MODELS "/var/lib/baton/models"
+
+/* Per-application entries (apps = ( { name = "glmark2"; ... } );) and
+ * per-user caps (user_caps = ( { uid = 1000; cap = 0.5; } );). */
+#define DAEMON_MAX_APPS      64
+#define DAEMON_MAX_USER_CAPS 256
+
+struct daemon_app {
+	char name[IPC_NAME_MAX]; /* the tenant name it applies to */
+	double cap;              /* published cap, (0, 1]; 0 = none */
+	bool has_wc;
+	bool work_conserving;
+	/* Its admission profile: GPU ms per frame and its SLA; 0 = none
+	 * (then `baton capacity --profile` cannot use it). */
+	double cost_ms;
+	double sla_fps;
+};
+
+struct daemon_config {
+	char socket_path[sizeof(((struct sockaddr_un *)0)->sun_path)];
+	const struct core_policy *policy;
+	double default_sla; /* for tenants that registered with sla_fps 0 */
+	int epoch_ms;
+	bool metrics_on;
+	char metrics_host[64]; /* numeric or a name; no brackets */
+	unsigned metrics_port; /* 0 = ephemeral */
+	bool metrics_names;    /* label tenants with name and pid (metrics.h) */
+	char record_path[256]; /* the history file (record.h); "" = none */
+	int max_conns_per_uid;
+	int hello_timeout_ms;
+	struct core_params params;
+	/* time harvesting (the harvest group; docs/harvesting.md) */
+	struct core_harvest_params harvest;
+	unsigned max_tenants_per_uid; /* 0 = no cap */
+	/* The subordinate-uid file whose ranges decide who owns a uid for
+	 * the per-uid limits (owners.h); "" = none. */
+	char subuid_path[256];
+	/* Members (supplementary groups included) may send admin requests,
+	 * besides root, the daemon's user and its group. */
+	bool has_admin_group;
+	gid_t admin_gid;
+	struct daemon_app apps[DAEMON_MAX_APPS];
+	size_t n_apps;
+	struct core_owner_cap user_caps[DAEMON_MAX_USER_CAPS];
+	size_t n_user_caps;
+	/* The quality lever's model files (params.quality_on: --quality) */
+	char models_dir[256];
+	/* The GPUs (daemon/gpus.h); none: discovered */
+	struct daemon_gpu_conf gpus[DAEMON_MAX_GPUS];
+	size_t n_gpus;
+	/* Agones and Kubernetes (the agones and kubernetes groups) */
+	struct daemon_publish_config publish;
+};
+
+/* The app entry of that tenant name, or NULL. */
+const struct daemon_app *daemon_config_app(const struct daemon_config *cfg,
+                                           const char *name);
+
+/* Defaults: the socket of ipc_socket_path(), sa, 30 FPS, 100 ms, metrics on
+ * 127.0.0.1:9477, 64 connections per uid, a 2 s hello deadline,
+ * core_params_default(), core_harvest_params_default(). false if the
+ * socket path does not fit. */
+bool daemon_config_defaults(struct daemon_config *cfg);
+
+/* Reads a libconfig file into cfg. On failure false with "file:line:
+ * field: reason" in err. */
+bool daemon_config_file(struct daemon_config *cfg, const char *path, char *err,
+                        size_t errlen);
+
+/* "off" or HOST:PORT ("[::1]:9477" for IPv6). false if malformed. */
+bool daemon_config_metrics(struct daemon_config *cfg, const char *spec);
+
+enum daemon_args_result {
+	DAEMON_ARGS_RUN = 0,
+	DAEMON_ARGS_EXIT_OK, /* --help or --version printed */
+	DAEMON_ARGS_USAGE,   /* error printed; exit 2 */
+};
+
+/* The whole command line of batond, config file included. Errors go to
+ * err_out. */
+enum daemon_args_result daemon_config_args(struct daemon_config *cfg, int argc,
+                                           char **argv, FILE *err_out);
+
+void daemon_usage(FILE *out);

@@ -1,0 +1,14 @@
+/* The fleet group of a scenario (scenario_fleet.c). */
+#pragma once
+
+#include <libconfig.h>
+#include <stdbool.h>
+
+#include "sim/scenario/scenario.h"
+#include "sim/scenario/scenario_fields.h"
+
+/* Fills sc->fleet (sim_fleet_spec_default() when the group is absent,
+ * with on false). */
+bool sim_scenario_parse_fleet(struct sim_cfg_ctx *c,
+                              const config_setting_t *root,
+                              struct sim_scenario *sc);
