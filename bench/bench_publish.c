@@ -21,6 +21,7 @@
 
 #include "bench_time.h"
 #include "daemon/daemon.h"
+#include "daemon/tick/tick_publish.h"
 
 enum { TENANTS = 64, CALLS = 3000, GAP_US = 1000 };
 

@@ -8,6 +8,7 @@
 #include "core/gate.h"
 #include "core/reach.h"
 #include "util/log.h"
+#include "daemon/tick/target.h"
 
 int64_t daemon_now_ns(void)
 {
@@ -137,7 +138,7 @@ struct tenant *daemon_add_tenant(struct daemon *d, const char *name, pid_t pid,
 	 * not from the next tick (up to an epoch of free running, and the
 	 * first frames of a game are often its fastest). */
 	t->core.target_fps = daemon_start_target(d, t);
-	daemon_write_target(d, t);
+	daemon_write_target(t, d->ticks, d->gpus[t->gpu].space.split);
 	log_info("tenant %llu \"%s\" pid %d uid %u registered (sla %g, "
 	         "fixed %g), starts at %g FPS",
 	         (unsigned long long)t->id, t->name, (int)pid, (unsigned)uid,

@@ -106,10 +106,6 @@ double daemon_tenant_sla(const struct daemon *d, const struct tenant *t);
  * first target). The first tick's decision replaces it. */
 double daemon_start_target(const struct daemon *d, const struct tenant *t);
 
-/* Writes t->core.target_fps into the tenant's control block as its period
- * (0: unpaced; never longer than IPC_FRAME_MAX_PERIOD_NS), stamped with the
- * current tick (tick.c). */
-void daemon_write_target(const struct daemon *d, struct tenant *t);
 /* A best-effort tenant's control block: VALID, its budget as cap_ns_per_s,
  * its window as be_window_ns, BATON_CONTROL_BE_CONTINUOUS in continuous
  * mode (shm.h); no period. */

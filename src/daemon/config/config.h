@@ -84,6 +84,12 @@ struct daemon_config {
 const struct daemon_app *daemon_config_app(const struct daemon_config *cfg,
                                            const char *name);
 
+/* The app entry whose admission a publisher target (Agones, Kubernetes)
+ * publishes: the one named, else the first with cost_ms; NULL when there
+ * is none such. */
+const struct daemon_app *
+daemon_config_publish_app(const struct daemon_config *cfg, const char *name);
+
 /* Defaults: the socket of ipc_socket_path(), sa, 30 FPS, 100 ms, metrics on
  * 127.0.0.1:9477, 64 connections per uid, a 2 s hello deadline,
  * core_params_default(), core_harvest_params_default(). false if the
@@ -110,3 +116,25 @@ enum daemon_args_result daemon_config_args(struct daemon_config *cfg, int argc,
                                            char **argv, FILE *err_out);
 
 void daemon_usage(FILE *out);
+
+/* ---- validators ----
+ * What the command line (config_args.c) and the config file
+ * (config_file.c) share. Each returns false, leaving cfg as it was, for a
+ * value out of range. */
+
+bool daemon_config_set_policy(struct daemon_config *cfg, const char *name);
+bool daemon_config_set_sla(struct daemon_config *cfg, double v);
+bool daemon_config_set_epoch(struct daemon_config *cfg, long long ms);
+bool daemon_config_set_socket(struct daemon_config *cfg, const char *path);
+/* "off", "baton" (Baton's budget and exact reassignment) or "paper"
+ * (dJay's 33 ms, greedy): params.quality_on / quality_paper / quality. */
+bool daemon_config_set_quality(struct daemon_config *cfg, const char *mode);
+/* An absolute directory path that fits models_dir. */
+bool daemon_config_set_models(struct daemon_config *cfg, const char *dir);
+/* The history file: a path of 1 to 255 bytes, or "off" (none). */
+bool daemon_config_set_record(struct daemon_config *cfg, const char *path);
+/* The subordinate-uid file (owners.h): an absolute path under 256 bytes,
+ * or "off" (none). */
+bool daemon_config_set_subuid(struct daemon_config *cfg, const char *path);
+/* A group name, or a gid written as a number. */
+bool daemon_config_set_admin_group(struct daemon_config *cfg, const char *name);

@@ -10,7 +10,6 @@
 #include "daemon/config/config.h"
 #include "daemon/config/config_gpus.h"
 #include "daemon/config/config_params.h"
-#include "daemon/config/config_set.h"
 #include "ipc/msg.h"
 #include "util/log.h"
 
@@ -372,4 +371,17 @@ bool daemon_config_file(struct daemon_config *cfg, const char *path, char *err,
 out:
 	config_destroy(&c);
 	return ok;
+}
+
+const struct daemon_app *
+daemon_config_publish_app(const struct daemon_config *cfg, const char *name)
+{
+	if (name[0]) {
+		const struct daemon_app *a = daemon_config_app(cfg, name);
+		return a && a->cost_ms > 0.0 ? a : NULL;
+	}
+	for (size_t i = 0; i < cfg->n_apps; i++)
+		if (cfg->apps[i].cost_ms > 0.0)
+			return &cfg->apps[i];
+	return NULL;
 }

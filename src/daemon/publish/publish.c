@@ -1,5 +1,5 @@
 /* The publisher (publish.h): the handoff from the control loop, the
- * thread, the back-off and the log limit. Agones: publish_agones.c;
+ * thread and the log limit; the back-off is publish_backoff.c. Agones: publish_agones.c;
  * Kubernetes: publish_k8s.c; HTTP: publish_http.c. */
 #include "daemon/publish/publish.h"
 
@@ -11,42 +11,8 @@
 #include <time.h>
 
 #include "core/caps.h"
-#include "daemon/daemon.h"
 #include "daemon/publish/publish_int.h"
 #include "util/log.h"
-
-struct publish_numbers publish_decide(const struct publish_input *in)
-{
-	struct publish_numbers n = {.count = in->sessions,
-	                            .capacity = in->sessions};
-	if (in->fits && !in->severe)
-		n.capacity += in->more;
-	return n;
-}
-
-void publish_backoff_fail(struct publish_backoff *b, int64_t now_ns,
-                          int64_t max_ns)
-{
-	if (b->delay_ns <= 0)
-		b->delay_ns = PUBLISH_BACKOFF_MIN_NS;
-	else
-		b->delay_ns =
-		    b->delay_ns > max_ns / 2 ? max_ns : 2 * b->delay_ns;
-	if (b->delay_ns > max_ns)
-		b->delay_ns = max_ns;
-	b->next_ns = now_ns + b->delay_ns;
-	b->failures++;
-}
-
-void publish_backoff_ok(struct publish_backoff *b)
-{
-	*b = (struct publish_backoff){0};
-}
-
-bool publish_backoff_due(const struct publish_backoff *b, int64_t now_ns)
-{
-	return now_ns >= b->next_ns;
-}
 
 #define PUBLISH_POLL_NS 100000000L
 
@@ -190,53 +156,4 @@ void publisher_stats(struct publisher *p, struct publish_stats *out)
 	pthread_mutex_unlock(&p->lock);
 	out->handoffs_skipped =
 	    atomic_load_explicit(&p->busy, memory_order_relaxed);
-}
-
-const struct daemon_app *publish_profile(const struct daemon_config *cfg,
-                                         const char *name)
-{
-	if (name[0]) {
-		const struct daemon_app *a = daemon_config_app(cfg, name);
-		return a && a->cost_ms > 0.0 ? a : NULL;
-	}
-	for (size_t i = 0; i < cfg->n_apps; i++)
-		if (cfg->apps[i].cost_ms > 0.0)
-			return &cfg->apps[i];
-	return NULL;
-}
-
-/* The node's answer: the sum over its GPUs (daemon/gpus.h) of what
- * each admits; severe only when every GPU is (one that is not may still
- * take sessions). */
-static void input(const struct daemon *d, const struct daemon_app *a,
-                  uint32_t sessions, struct publish_input *in)
-{
-	bool severe = true;
-	for (size_t g = 0; g < d->n_gpus; g++)
-		severe &= d->gpus[g].gpu.caps.severe;
-	*in = (struct publish_input){.sessions = sessions, .severe = severe};
-	if (!a)
-		return;
-	in->valid = true;
-	for (size_t g = 0; g < d->n_gpus; g++) {
-		struct core_admit adm =
-		    core_caps_admit(&d->cfg.params, &d->gpus[g].gpu,
-		                    a->cost_ms * 1e-3, a->sla_fps);
-		in->fits |= adm.fits;
-		in->more += adm.fits ? adm.more : 0;
-	}
-}
-
-void publish_offer(struct daemon *d)
-{
-	if (!d->publisher)
-		return;
-	/* Games: every tenant but the best-effort ones. Not a walk over the
-	 * registry (64 cold cache lines a tick); a tenant this tick found
-	 * corrupt counts until the loop drops it, right after. */
-	uint32_t sessions = (uint32_t)(d->n_tenants - d->n_be);
-	struct publish_input a, k;
-	input(d, d->publish_agones_app, sessions, &a);
-	input(d, d->publish_k8s_app, sessions, &k);
-	publisher_update(d->publisher, &a, &k);
 }

@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "daemon/publish/publish_body.h"
+#include "daemon/publish/publish.h"
 #include "daemon/publish/publish_int.h"
 #include "util/log.h"
 

@@ -4,8 +4,12 @@
 
 #include <curl/curl.h>
 
-#include "daemon/publish/publish.h"
+#include "daemon/config/config_publish.h"
+#include "daemon/publish/publish_backoff.h"
+#include "daemon/publish/publish_decide.h"
 #include "util/log_gate.h"
+
+struct publish_stats;
 
 #define PUBLISH_TIMEOUT_MS 2000
 #define PUBLISH_CONNECT_MS 1000

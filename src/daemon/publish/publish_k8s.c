@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "daemon/publish/publish_body.h"
+#include "daemon/publish/publish.h"
 #include "daemon/publish/publish_int.h"
 #include "util/log.h"
 

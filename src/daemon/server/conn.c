@@ -258,3 +258,16 @@ void conn_readable(struct server *s, struct conn *c)
 	handle_buffered(s, c);
 	conn_arm(s, c);
 }
+
+void conn_fail(struct server *s, struct conn *c, const char *code,
+               const char *message)
+{
+	/* The message may quote what the peer sent (jansson's error text,
+	 * a name): escaped, no raw byte of a client reaches the log. */
+	char safe[1024];
+	log_info("peer pid %d uid %u: %s: %s", (int)c->cred.pid,
+	         (unsigned)c->cred.uid, code,
+	         ipc_escape(safe, sizeof(safe), message));
+	conn_send_line(s, c, ipc_msg_error_line(code, message));
+	c->dead = true;
+}

@@ -23,19 +23,6 @@ static void reply_error(struct server *s, struct conn *c, const char *code,
 	conn_send_line(s, c, ipc_msg_error_line(code, message));
 }
 
-void conn_fail(struct server *s, struct conn *c, const char *code,
-               const char *message)
-{
-	/* The message may quote what the peer sent (jansson's error text,
-	 * a name): escaped, no raw byte of a client reaches the log. */
-	char safe[1024];
-	log_info("peer pid %d uid %u: %s: %s", (int)c->cred.pid,
-	         (unsigned)c->cred.uid, code,
-	         ipc_escape(safe, sizeof(safe), message));
-	reply_error(s, c, code, message);
-	c->dead = true;
-}
-
 /* Whether gid is the peer's primary group or one of its supplementary
  * groups (SO_PEERGROUPS: the groups it had when it connected). */
 static bool peer_in_group(const struct conn *c, gid_t gid)

@@ -19,6 +19,8 @@
 #include "daemon/quality/quality_models.h"
 #include "ipc/control.h"
 #include "util/log.h"
+#include "daemon/tick/target.h"
+#include "daemon/tick/tick_publish.h"
 
 #define NS_PER_S 1000000000LL
 /* How long after a second ends its late records may still arrive. */
@@ -161,52 +163,6 @@ static bool read_ring(struct daemon *d, struct tenant *t, int64_t now,
 	if (t->be)
 		be_totals(t, s);
 	return true;
-}
-
-/* The shim echoes the period into its records, which the ring reader
- * bounds to IPC_FRAME_MAX_PERIOD_NS: never ask for a longer one. */
-static int64_t period_ns(double target_fps)
-{
-	if (!(target_fps > 0.0) || !isfinite(target_fps))
-		return 0;
-	double p = 1e9 / target_fps;
-	if (p > (double)IPC_FRAME_MAX_PERIOD_NS)
-		return IPC_FRAME_MAX_PERIOD_NS;
-	return p < 1.0 ? 1 : (int64_t)llround(p);
-}
-
-/* The capacity stage's budget (a share of one GPU, 0 = none) as the
- * control block's GPU ns per second. */
-uint32_t daemon_cap_ns(double budget)
-{
-	if (!(budget > 0.0) || !isfinite(budget))
-		return 0;
-	double ns = budget * 1e9;
-	if (ns >= (double)BATON_CAP_MAX_NS_PER_S)
-		return BATON_CAP_MAX_NS_PER_S;
-	return ns < 1.0 ? 1 : (uint32_t)llround(ns);
-}
-
-void daemon_write_target(const struct daemon *d, struct tenant *t)
-{
-	struct ipc_control_values v = {
-	    .target_period_ns = period_ns(t->core.target_fps),
-	    .policy_epoch = d->ticks,
-	    .flags = BATON_CONTROL_VALID,
-	    .cap_ns_per_s = daemon_cap_ns(t->core.caps.budget),
-	    .quality_level = daemon_quality_control_level(&t->quality),
-	    .partition = d->gpus[t->gpu].space.split > 0
-	                     ? BATON_PARTITION(0, d->gpus[t->gpu].space.split)
-	                     : 0u,
-	};
-	/* The phase it is packed at (core/harvest_phase.h), on the clock of
-	 * last_present_ns: CLOCK_MONOTONIC, as the shim's. */
-	double phase = t->core.phase_s * 1e9;
-	if (phase >= 1.0 && phase < 9e18) {
-		v.flags |= BATON_CONTROL_PHASE;
-		v.present_phase_ns = (int64_t)llround(phase);
-	}
-	ipc_control_write(t->shm.control, &v);
 }
 
 /* The game's quality area (daemon/quality/quality.h): declarations once, then the
@@ -525,7 +481,7 @@ static void tick_gpu(struct daemon *d, size_t g, int64_t now, double dt,
 			         (unsigned long long)t->id, t->name,
 			         t->core.caps.u, t->cap, t->core.caps.budget,
 			         t->core.caps.fps);
-		daemon_write_target(d, t);
+		daemon_write_target(t, d->ticks, d->gpus[t->gpu].space.split);
 		tenant_close_seconds(t, daemon_tenant_sla(d, t), now,
 		                     SECOND_GRACE_NS);
 	}

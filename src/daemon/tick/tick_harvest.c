@@ -7,6 +7,7 @@
 #include "daemon/tick/be_stuck.h"
 #include "ipc/control.h"
 #include "util/log.h"
+#include "daemon/tick/target.h"
 
 /* Sub-launch length and budget as the control block's integers. */
 static int64_t window_ns(double window_s)

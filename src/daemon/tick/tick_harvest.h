@@ -9,10 +9,6 @@
 #include "daemon/daemon.h"
 #include "daemon/report/metrics.h"
 
-/* The capacity stage's budget (a share of one GPU, 0 = none) as the
- * control block's GPU ns per second. */
-uint32_t daemon_cap_ns(double budget);
-
 /* Stage 6's inputs on GPU g: its best-effort tenants' state, the tick's
  * time and length, its partition's state, and whether it is this host's
  * CPUs (software: batond's decision, tick.c's cpu_device). */

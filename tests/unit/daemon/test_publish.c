@@ -17,6 +17,7 @@
 
 #include "daemon/config/config.h"
 #include "daemon/publish/publish.h"
+#include "daemon/publish/publish_backoff.h"
 #include "daemon/publish/publish_body.h"
 #include "util/log_gate.h"
 
