@@ -8,7 +8,7 @@
 #include <stdlib.h>
 
 #include "sim/engine/rng.h"
-#include "sim/engine/sim.h"
+#include "sim/engine/percentile.h"
 
 struct sim_combo_spec sim_combo_spec_default(void)
 {

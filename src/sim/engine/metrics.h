@@ -7,7 +7,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "sim/engine/sim.h"
+#include "sim/engine/result.h"
 
 #define SIM_NS_PER_S INT64_C(1000000000)
 
@@ -25,10 +25,6 @@ struct sim_metrics {
 	bool has_last;
 	uint64_t measured_frames;
 };
-
-/* The value sim_percentile() returns, found by selection in O(n): v is
- * reordered but not sorted. */
-double sim_percentile_select(double *v, size_t n, double p);
 
 /* Number of one-second windows covering [0, end_ns): the last may be
  * partial. */

@@ -293,19 +293,3 @@ bool sim_run(const struct sim_scenario *sc, struct sim_result *out,
 	}
 	return ok;
 }
-
-void sim_result_finish(struct sim_result *r)
-{
-	sim_quality_result_free(r);
-	sim_fleet_result_free(&r->fleet_result);
-	sim_combo_free(&r->combo_result);
-	if (r->tenants) {
-		for (size_t i = 0; i < r->n_tenants; i++) {
-			free(r->tenants[i].fps_per_s);
-			free(r->tenants[i].target_per_s);
-		}
-	}
-	free(r->tenants);
-	free(r->util_per_s);
-	*r = (struct sim_result){0};
-}

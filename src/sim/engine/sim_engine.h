@@ -120,8 +120,6 @@ void sim_run_events(struct sim *s);
 /* sim_quality_collect.c */
 /* The quality games' figures (sim.h) into out; false if out of memory. */
 bool sim_quality_collect(struct sim *s, struct sim_result *out);
-void sim_quality_result_free(struct sim_result *r);
-
 /* sim_tick.c */
 /* One control epoch ends at now. */
 void sim_on_tick(struct sim *s, int64_t now);

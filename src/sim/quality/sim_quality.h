@@ -11,7 +11,7 @@
 
 #include "core/quality_stage.h"
 #include "sim/scenario/scenario.h"
-#include "sim/engine/sim.h"
+#include "sim/engine/result.h"
 
 #define SIM_QRING 32 /* frames started, not yet displayed: <= 17 */
 

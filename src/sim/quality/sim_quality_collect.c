@@ -176,20 +176,3 @@ bool sim_quality_collect(struct sim *s, struct sim_result *out)
 	s->q_benefit_per_s = NULL;
 	return phases(s, out);
 }
-
-void sim_quality_result_free(struct sim_result *r)
-{
-	for (size_t i = 0; r->tenants && i < r->n_tenants; i++) {
-		struct sim_quality_result *q = r->tenants[i].quality;
-		if (!q)
-			continue;
-		free(q->ssim_per_s);
-		free(q->level_per_s);
-		free(q->changes);
-		free(q->areas);
-		free(q);
-		r->tenants[i].quality = NULL;
-	}
-	free(r->q_benefit_per_s);
-	free(r->q_phases);
-}

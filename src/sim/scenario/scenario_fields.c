@@ -80,33 +80,6 @@ bool sim_cfg_fail_plain(struct sim_error *err, const char *file, int line,
 	return false;
 }
 
-void sim_error_format(const struct sim_error *err, char *buf, size_t len)
-{
-	size_t used = 0;
-
-	if (len == 0)
-		return;
-	buf[0] = '\0';
-#define APPEND(...)                                                            \
-	do {                                                                   \
-		if (used < len) {                                              \
-			int n = snprintf(buf + used, len - used, __VA_ARGS__); \
-			if (n > 0)                                             \
-				used += (size_t)n;                             \
-		}                                                              \
-	} while (0)
-	if (err->file[0]) {
-		APPEND("%s", err->file);
-		if (err->line > 0)
-			APPEND(":%d", err->line);
-		APPEND(": ");
-	}
-	if (err->field[0])
-		APPEND("%s: ", err->field);
-	APPEND("%s", err->msg[0] ? err->msg : "invalid scenario");
-#undef APPEND
-}
-
 /* Rejects members of group g that are not in the NULL-terminated list, so
  * that "gpu_msec = 3" is an error rather than a silently ignored line. */
 bool sim_cfg_check_known(struct sim_cfg_ctx *c, const config_setting_t *g,

@@ -9,7 +9,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "sim/scenario/scenario.h"
+#include "sim/scenario/scenario_types.h"
+#include "sim/scenario/sim_error.h"
 
 /* Where errors go and where relative paths start. */
 struct sim_cfg_ctx {

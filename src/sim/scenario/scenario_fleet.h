@@ -4,7 +4,8 @@
 #include <libconfig.h>
 #include <stdbool.h>
 
-#include "sim/scenario/scenario.h"
+#include "sim/scenario/scenario_types.h"
+#include "sim/scenario/sim_error.h"
 #include "sim/scenario/scenario_fields.h"
 
 /* Fills sc->fleet (sim_fleet_spec_default() when the group is absent,

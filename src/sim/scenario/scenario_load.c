@@ -1,5 +1,7 @@
 /* Where a scenario's text comes from: a file (read whole, bounded, regular
  * files only) or a built-in by name. */
+#include "sim/scenario/scenario.h"
+
 #include "sim/scenario/scenario_parse.h"
 
 #include <errno.h>

@@ -9,7 +9,8 @@
 #include <stddef.h>
 
 #include "core/params_table.h"
-#include "sim/scenario/scenario.h"
+#include "sim/scenario/scenario_types.h"
+#include "sim/scenario/sim_error.h"
 #include "sim/scenario/scenario_fields.h"
 
 /* Limits that keep a scenario within what the simulator can hold in memory

@@ -8,6 +8,7 @@
 #include <cmocka.h>
 
 #include "sim/engine/metrics.h"
+#include "sim/engine/percentile.h"
 #include "sim/engine/rng.h"
 #include "sim/engine/sim.h"
 
