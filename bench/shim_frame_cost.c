@@ -27,6 +27,7 @@
 #include "ipc/control.h"
 #include "ipc/shm_layout.h"
 #include "shim/shim.h"
+#include "shim/shim_clock.h"
 #include "shim_own_control.h"
 
 #define N 200000

@@ -13,6 +13,7 @@
 #include <time.h>
 
 #include "shim/shim.h"
+#include "shim/shim_clock.h"
 #include "shim/shim_sleep.h"
 
 #define CONFIGS   5

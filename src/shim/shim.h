@@ -62,5 +62,3 @@ void shim_set_software_device(const char *why);
  * of that UUID (daemon/gpus.h). The first call wins. */
 void shim_set_gpu_uuid(const unsigned char uuid[16]);
 
-/* CLOCK_MONOTONIC in nanoseconds. */
-int64_t shim_now_ns(void);

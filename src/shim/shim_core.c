@@ -21,6 +21,7 @@
 #include "ipc/ring.h"
 #include "ipc/shm_layout.h"
 #include "sdk/quality_internal.h"
+#include "shim/shim_clock.h"
 #include "shim/shim_config.h"
 #include "shim/shim_conn.h"
 #include "shim/shim_partition.h"
@@ -128,13 +129,6 @@ void shim_set_software_device(const char *why)
 		         "software rasterizer (%s): GPU time is CPU time over "
 		         "%d cores",
 		         why, usable_cores());
-}
-
-int64_t shim_now_ns(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
 }
 
 /* The child of a fork has the parent's memory but not its thread, and its

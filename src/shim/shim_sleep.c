@@ -4,6 +4,7 @@
 #include <time.h>
 
 #include "shim/shim.h"
+#include "shim/shim_clock.h"
 
 /* The percentile estimate moves up 9 steps when a wake-up is later than
  * the estimate and down 1 step otherwise, so it settles where 9 in 10

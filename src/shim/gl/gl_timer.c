@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "shim/shim.h"
+#include "shim/shim_clock.h"
 #include "shim/shim_config.h"
 
 /* Enum values from the Khronos registry (gl.xml), so that the preload

@@ -1,6 +1,7 @@
 #include "shim/vulkan/fence_timer.h"
 
 #include "shim/shim.h"
+#include "shim/shim_clock.h"
 
 #include <errno.h>
 #include <pthread.h>

@@ -13,6 +13,7 @@
 #include <cmocka.h>
 
 #include "shim/shim.h"
+#include "shim/shim_clock.h"
 #include "shim/shim_sleep.h"
 
 #define MS     1000000LL

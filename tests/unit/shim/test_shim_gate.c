@@ -32,6 +32,7 @@
 #include "ipc/control.h"
 #include "ipc/shm_layout.h"
 #include "shim/shim.h"
+#include "shim/shim_clock.h"
 #include "../../../bench/shim_own_control.h"
 
 #define MS       1000000LL

@@ -29,6 +29,7 @@
 #include "ipc/fdpass.h"
 #include "ipc/shm_layout.h"
 #include "shim/shim.h"
+#include "shim/shim_clock.h"
 #include "shim/shim_conn.h"
 
 #define MS       1000000LL

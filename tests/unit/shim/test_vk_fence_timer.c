@@ -9,6 +9,7 @@
  *
  * The shim core is replaced by the two functions the timer calls. */
 #include "shim/shim.h"
+#include "shim/shim_clock.h"
 #include "shim/vulkan/fence_timer.h"
 
 #include <dlfcn.h>
