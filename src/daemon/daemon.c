@@ -9,6 +9,7 @@
 #include "core/reach.h"
 #include "util/log.h"
 #include "daemon/tick/target.h"
+#include "daemon/quality/model_loader.h"
 
 int64_t daemon_now_ns(void)
 {
@@ -37,6 +38,7 @@ bool daemon_init(struct daemon *d, const struct daemon_config *cfg)
 		daemon_finish(d);
 		return false;
 	}
+	d->models = model_loader_start(cfg->models_dir);
 	return true;
 }
 
@@ -54,6 +56,7 @@ void daemon_finish(struct daemon *d)
 	free(d->intervals);
 	free(d->frames);
 	owner_map_free(&d->owners);
+	model_loader_stop(d->models);
 	*d = (struct daemon){0};
 }
 

@@ -54,6 +54,9 @@ struct daemon {
 	/* Agones and Kubernetes (publish.h); NULL: neither. The profiles
 	 * whose admission each publishes. */
 	struct publisher *publisher;
+	/* The quality models' loader thread (model_loader.h); NULL: games
+	 * run without models. */
+	struct model_loader *models;
 	const struct daemon_app *publish_agones_app, *publish_k8s_app;
 
 	/* scratch reused by every tick, grown with the registry */

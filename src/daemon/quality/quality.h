@@ -44,6 +44,9 @@ struct daemon_quality {
 	/* Its models, from the models directory (quality_models.h); NULL:
 	 * none. Owned: daemon_quality_release frees them. */
 	struct quality_model_set *models;
+	/* Its models are to be asked of the loader (model_loader.h): set
+	 * when the game declared, cleared once the request is queued. */
+	bool models_wanted;
 };
 
 void daemon_quality_init(struct daemon_quality *q);

@@ -28,6 +28,13 @@ bool daemon_quality_load_models(struct daemon_quality *q, const char *dir,
 		         who, q->game_id, path, strerror(errno));
 		return false;
 	}
+	if (!S_ISREG(st.st_mode)) {
+		/* A FIFO or a device would block the loader (and batond's
+		 * exit, which waits for it) in open or read. */
+		log_warn("%s: models not used: %s is not a regular file", who,
+		         path);
+		return false;
+	}
 	struct quality_model_set *set = malloc(sizeof(*set));
 	char err[256];
 	if (!set) {

@@ -10,12 +10,14 @@
 #include <math.h>
 #include <stdatomic.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <time.h>
 
 #include "core/controller.h"
 #include "core/measure.h"
 #include "daemon/tick/be_stuck.h"
 #include "daemon/tick/tick_harvest.h"
+#include "daemon/quality/model_loader.h"
 #include "daemon/quality/quality_models.h"
 #include "ipc/control.h"
 #include "util/log.h"
@@ -182,14 +184,41 @@ static void read_quality(struct daemon *d, struct tenant *t)
 		         "levels, %u object types",
 		         (unsigned long long)t->id, t->name, t->quality.game_id,
 		         t->quality.n_levels, t->quality.n_types);
-	if (ev == DAEMON_QUALITY_DECLARED && d->cfg.params.quality_on) {
+	if (ev == DAEMON_QUALITY_DECLARED && d->cfg.params.quality_on)
+		t->quality.models_wanted = true;
+	if (t->quality.models_wanted && d->models) {
+		/* Read by the loader thread (model_loader.h), never here; a
+		 * full queue is asked again next tick. */
 		char who[IPC_NAME_MAX + 32];
 		snprintf(who, sizeof(who), "tenant %llu \"%s\"",
 		         (unsigned long long)t->id, t->name);
-		daemon_quality_load_models(&t->quality, d->cfg.models_dir, who);
+		if (model_loader_request(d->models, t->id, &t->quality, who))
+			t->quality.models_wanted = false;
 	}
 	if (d->cfg.params.quality_on)
 		daemon_quality_inputs(&t->quality, &t->core.quality);
+}
+
+/* The models the loader thread finished: each to its tenant, if it is
+ * still registered (a game that left has its models freed). */
+static void take_models(struct daemon *d)
+{
+	struct model_loader_done done[16];
+	unsigned n;
+	while (d->models &&
+	       (n = model_loader_take(d->models, done, 16)) > 0)
+		for (unsigned k = 0; k < n; k++) {
+			struct tenant *t = NULL;
+			for (size_t i = 0; i < d->n_tenants && !t; i++)
+				if (d->tenants[i]->id == done[k].tenant_id)
+					t = d->tenants[i];
+			if (!t || !t->quality.declared) {
+				free(done[k].models);
+				continue;
+			}
+			free(t->quality.models);
+			t->quality.models = done[k].models;
+		}
 }
 
 /* The quality stage's level back into what the control block publishes. */
@@ -510,6 +539,7 @@ void daemon_tick(struct daemon *d, int64_t now)
 	for (size_t g = 0; g < d->n_gpus; g++)
 		software[g] = cpu_device(d, g);
 	size_t n = 0;
+	take_models(d);
 	for (size_t i = 0; i < d->n_tenants; i++) {
 		struct tenant *t = d->tenants[i];
 		struct epoch_sample s;
