@@ -40,7 +40,8 @@ static void raise_fd_limit(void)
 static bool start_publisher(struct daemon *d, const struct daemon_config *cfg)
 {
 	const struct daemon_publish_config *p = &cfg->publish;
-	d->publish_agones_app = daemon_config_publish_app(&d->cfg, p->agones.profile);
+	d->publish_agones_app =
+	    daemon_config_publish_app(&d->cfg, p->agones.profile);
 	d->publish_k8s_app = daemon_config_publish_app(&d->cfg, p->k8s.profile);
 	if ((p->agones.enabled && !d->publish_agones_app) ||
 	    (p->k8s.enabled && !d->publish_k8s_app)) {

@@ -61,4 +61,3 @@ void shim_set_software_device(const char *why);
  * 16 bytes): the hello sends it, and batond puts the tenant on the GPU
  * of that UUID (daemon/gpus.h). The first call wins. */
 void shim_set_gpu_uuid(const unsigned char uuid[16]);
-

@@ -1,6 +1,6 @@
 /* libFuzzer target: batond's parsers of what Agones' SDK sidecar and the
- * Kubernetes API server answer (daemon/publish/publish_body.h), on hostile bytes:
- * a sidecar or an API server that is compromised, confused or not what
+ * Kubernetes API server answer (daemon/publish/publish_body.h), on hostile
+ * bytes: a sidecar or an API server that is compromised, confused or not what
  * the config says. The first byte picks the parser, the rest is the
  * answer. Whatever the bytes, a parse that succeeds gives counts a
  * counter can hold (0 to INT64_MAX), and the bodies batond would send

@@ -1,6 +1,6 @@
 /* The publisher (publish.h): the handoff from the control loop, the
- * thread and the log limit; the back-off is publish_backoff.c. Agones: publish_agones.c;
- * Kubernetes: publish_k8s.c; HTTP: publish_http.c. */
+ * thread and the log limit; the back-off is publish_backoff.c. Agones:
+ * publish_agones.c; Kubernetes: publish_k8s.c; HTTP: publish_http.c. */
 #include "daemon/publish/publish.h"
 
 #include <pthread.h>

@@ -121,7 +121,8 @@ bool model_loader_request(struct model_loader *l, uint64_t tenant_id,
 		struct slot *s = &l->slots[i];
 		if (s->state != SLOT_FREE)
 			continue;
-		*s = (struct slot){.state = SLOT_QUEUED, .tenant_id = tenant_id};
+		*s =
+		    (struct slot){.state = SLOT_QUEUED, .tenant_id = tenant_id};
 		s->decl.declared = q->declared;
 		memcpy(s->decl.game_id, q->game_id, sizeof(s->decl.game_id));
 		s->decl.n_levels = q->n_levels;

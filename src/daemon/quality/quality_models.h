@@ -5,9 +5,9 @@
  * into the level the control block publishes.
  *
  * The game id is the tenant's own claim; it is a file name of [A-Za-z0-9._-]
- * (daemon/quality/quality.c checks it), so it names a file in DIR and nowhere else.
- * Whatever a peer claims, its estimates only rank its own levels: the core
- * calibrates them to the cost measured at the level it runs
+ * (daemon/quality/quality.c checks it), so it names a file in DIR and nowhere
+ * else. Whatever a peer claims, its estimates only rank its own levels: the
+ * core calibrates them to the cost measured at the level it runs
  * (core/quality_stage.h). */
 #pragma once
 

@@ -52,8 +52,8 @@ static json_t *be_status(const struct daemon *d)
 	return list;
 }
 
-/* A game's quality API (daemon/quality/quality.h): its levels, the level in force
- * (the pin, else batond's choice, else the game's default), whether it is
+/* A game's quality API (daemon/quality/quality.h): its levels, the level in
+ * force (the pin, else batond's choice, else the game's default), whether it is
  * pinned, and the level the game says it draws at. */
 static json_t *quality_status(const struct daemon_quality *q,
                               const struct core_quality_tenant *cq)

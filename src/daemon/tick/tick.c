@@ -167,9 +167,9 @@ static bool read_ring(struct daemon *d, struct tenant *t, int64_t now,
 	return true;
 }
 
-/* The game's quality area (daemon/quality/quality.h): declarations once, then the
- * epoch's object counts. A bad declaration is logged once and the game
- * runs on at its default level. */
+/* The game's quality area (daemon/quality/quality.h): declarations once, then
+ * the epoch's object counts. A bad declaration is logged once and the game runs
+ * on at its default level. */
 static void read_quality(struct daemon *d, struct tenant *t)
 {
 	char err[128];
@@ -205,8 +205,7 @@ static void take_models(struct daemon *d)
 {
 	struct model_loader_done done[16];
 	unsigned n;
-	while (d->models &&
-	       (n = model_loader_take(d->models, done, 16)) > 0)
+	while (d->models && (n = model_loader_take(d->models, done, 16)) > 0)
 		for (unsigned k = 0; k < n; k++) {
 			struct tenant *t = NULL;
 			for (size_t i = 0; i < d->n_tenants && !t; i++)

@@ -6,26 +6,18 @@
 #include "shim/gl/gl_timer.h"
 #include "shim/shim.h"
 
-static const struct {
-	const char *name;
-	void *fn;
-} hooks[GL_HOOK_COUNT] = {
-    [GL_HOOK_GLX_SWAP] = {"glXSwapBuffers", (void *)glXSwapBuffers},
-    [GL_HOOK_GLX_SWAP_MSC] = {"glXSwapBuffersMscOML",
-                              (void *)glXSwapBuffersMscOML},
-    [GL_HOOK_EGL_SWAP] = {"eglSwapBuffers", (void *)eglSwapBuffers},
-    [GL_HOOK_EGL_SWAP_DAMAGE_EXT] = {"eglSwapBuffersWithDamageEXT",
-                                     (void *)eglSwapBuffersWithDamageEXT},
-    [GL_HOOK_EGL_SWAP_DAMAGE_KHR] = {"eglSwapBuffersWithDamageKHR",
-                                     (void *)eglSwapBuffersWithDamageKHR},
-    [GL_HOOK_GLX_GPA] = {"glXGetProcAddress", (void *)glXGetProcAddress},
-    [GL_HOOK_GLX_GPA_ARB] = {"glXGetProcAddressARB",
-                             (void *)glXGetProcAddressARB},
-    [GL_HOOK_EGL_GPA] = {"eglGetProcAddress", (void *)eglGetProcAddress},
-    [GL_HOOK_GLX_DESTROY_CONTEXT] = {"glXDestroyContext",
-                                     (void *)glXDestroyContext},
-    [GL_HOOK_EGL_DESTROY_CONTEXT] = {"eglDestroyContext",
-                                     (void *)eglDestroyContext},
+/* Our hook for each function. */
+static void *const hooks[GL_HOOK_COUNT] = {
+    [GL_HOOK_GLX_SWAP] = (void *)glXSwapBuffers,
+    [GL_HOOK_GLX_SWAP_MSC] = (void *)glXSwapBuffersMscOML,
+    [GL_HOOK_EGL_SWAP] = (void *)eglSwapBuffers,
+    [GL_HOOK_EGL_SWAP_DAMAGE_EXT] = (void *)eglSwapBuffersWithDamageEXT,
+    [GL_HOOK_EGL_SWAP_DAMAGE_KHR] = (void *)eglSwapBuffersWithDamageKHR,
+    [GL_HOOK_GLX_GPA] = (void *)glXGetProcAddress,
+    [GL_HOOK_GLX_GPA_ARB] = (void *)glXGetProcAddressARB,
+    [GL_HOOK_EGL_GPA] = (void *)eglGetProcAddress,
+    [GL_HOOK_GLX_DESTROY_CONTEXT] = (void *)glXDestroyContext,
+    [GL_HOOK_EGL_DESTROY_CONTEXT] = (void *)eglDestroyContext,
 };
 
 int gl_hook_find(const char *name)
@@ -36,7 +28,7 @@ int gl_hook_find(const char *name)
 	    (strncmp(name, "glX", 3) != 0 && strncmp(name, "egl", 3) != 0))
 		return -1;
 	for (int i = 0; i < GL_HOOK_COUNT; i++) {
-		if (strcmp(name, hooks[i].name) == 0)
+		if (strcmp(name, gl_hook_name(i)) == 0)
 			return i;
 	}
 	return -1;
@@ -44,12 +36,7 @@ int gl_hook_find(const char *name)
 
 void *gl_hook_fn(int id)
 {
-	return hooks[id].fn;
-}
-
-const char *gl_hook_name(int id)
-{
-	return hooks[id].name;
+	return hooks[id];
 }
 
 /* Begin a paced frame: the pacing sleep, then the end stamp of the frame's

@@ -4,7 +4,25 @@
 #include <stdatomic.h>
 #include <stddef.h>
 
-#include "shim/gl/gl_hooks.h"
+#include "shim/gl/gl_real.h"
+
+static const char *const names[GL_HOOK_COUNT] = {
+    [GL_HOOK_GLX_SWAP] = "glXSwapBuffers",
+    [GL_HOOK_GLX_SWAP_MSC] = "glXSwapBuffersMscOML",
+    [GL_HOOK_EGL_SWAP] = "eglSwapBuffers",
+    [GL_HOOK_EGL_SWAP_DAMAGE_EXT] = "eglSwapBuffersWithDamageEXT",
+    [GL_HOOK_EGL_SWAP_DAMAGE_KHR] = "eglSwapBuffersWithDamageKHR",
+    [GL_HOOK_GLX_GPA] = "glXGetProcAddress",
+    [GL_HOOK_GLX_GPA_ARB] = "glXGetProcAddressARB",
+    [GL_HOOK_EGL_GPA] = "eglGetProcAddress",
+    [GL_HOOK_GLX_DESTROY_CONTEXT] = "glXDestroyContext",
+    [GL_HOOK_EGL_DESTROY_CONTEXT] = "eglDestroyContext",
+};
+
+const char *gl_hook_name(int id)
+{
+	return names[id];
+}
 
 static _Atomic(gl_dlsym_fn) real_dlsym_fn;
 static _Atomic(void *) real_fns[GL_HOOK_COUNT];

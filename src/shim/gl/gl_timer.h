@@ -24,7 +24,7 @@
 
 #include <stdint.h>
 
-#include "shim/gl/gl_hooks.h"
+#include "shim/gl/gl_real.h"
 
 /* Right before the real swap of shim frame `frame`, with the app's context
  * current. Both calls come between shim_frame_begin and shim_frame_end,

@@ -26,15 +26,17 @@ static void write_model(const char *game)
 	snprintf(path, sizeof(path), "%s/%s.json", dir, game);
 	FILE *f = fopen(path, "w");
 	assert_non_null(f);
-	fprintf(f, "{\"version\": 1, \"game\": \"%s\", \"mode\": \"baton\", "
-	           "\"n_types\": 1, \"levels\": [",
+	fprintf(f,
+	        "{\"version\": 1, \"game\": \"%s\", \"mode\": \"baton\", "
+	        "\"n_types\": 1, \"levels\": [",
 	        game);
 	for (int l = 0; l < 2; l++)
-		fprintf(f,
-		        "%s{\"cost\": {\"intercept\": 0.00%d, \"weights\": [0], "
-		        "\"kept\": [false]}, \"benefit\": {\"intercept\": 0.%d, "
-		        "\"weights\": [0], \"kept\": [false]}}",
-		        l ? ", " : "", l + 1, l);
+		fprintf(
+		    f,
+		    "%s{\"cost\": {\"intercept\": 0.00%d, \"weights\": [0], "
+		    "\"kept\": [false]}, \"benefit\": {\"intercept\": 0.%d, "
+		    "\"weights\": [0], \"kept\": [false]}}",
+		    l ? ", " : "", l + 1, l);
 	fprintf(f, "]}\n");
 	fclose(f);
 }

@@ -1,5 +1,5 @@
-/* The history file (src/daemon/report/record.h): a line's JSON, one line per wall
- * second, the queue's accounting, refusing symlinks, FIFOs, files and
+/* The history file (src/daemon/report/record.h): a line's JSON, one line per
+ * wall second, the queue's accounting, refusing symlinks, FIFOs, files and
  * directories other users own or may write, and a write that fails
  * (RLIMIT_FSIZE) without stopping the recorder. Prints the median time
  * of a queued offer over a run, as measured here. */
