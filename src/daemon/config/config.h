@@ -80,6 +80,10 @@ struct daemon_config {
 	struct daemon_publish_config publish;
 };
 
+/* The size of a field of struct daemon_config, for the messages that
+ * state its limit. */
+#define DAEMON_CONFIG_FIELD_SIZE(f) sizeof(((struct daemon_config *)0)->f)
+
 /* The app entry of that tenant name, or NULL. */
 const struct daemon_app *daemon_config_app(const struct daemon_config *cfg,
                                            const char *name);

@@ -34,7 +34,8 @@ static void usage_params(FILE *out, enum core_param_group group,
 	fprintf(out, "  }\n");
 }
 
-void daemon_usage(FILE *out)
+/* The command line's options but --config, --help and --version. */
+static void usage_options(FILE *out)
 {
 	fprintf(out,
 	        "Usage: batond [OPTION]...\n"
@@ -75,7 +76,16 @@ void daemon_usage(FILE *out)
 	        "may send admin\n"
 	        "                    requests, besides root, batond's user "
 	        "and its group\n"
-	        "                    (default: none)\n"
+	        "                    (default: none)\n",
+	        DAEMON_DEFAULT_MODELS, DAEMON_DEFAULT_SLA,
+	        DAEMON_DEFAULT_EPOCH_MS, DAEMON_DEFAULT_METRICS,
+	        DAEMON_DEFAULT_MAX_TENANTS_PER_UID);
+}
+
+void daemon_usage(FILE *out)
+{
+	usage_options(out);
+	fprintf(out,
 	        "  --config FILE     libconfig file with the same keys "
 	        "(socket, policy,\n"
 	        "                    quality, models, sla, epoch_ms, "
@@ -118,51 +128,90 @@ void daemon_usage(FILE *out)
 	        "The params group takes the core's parameters, the harvest "
 	        "group those of\n"
 	        "best-effort work (docs/parameters.md says what each means):\n",
-	        DAEMON_DEFAULT_MODELS, DAEMON_DEFAULT_SLA,
-	        DAEMON_DEFAULT_EPOCH_MS, DAEMON_DEFAULT_METRICS,
-	        DAEMON_DEFAULT_MAX_TENANTS_PER_UID,
 	        DAEMON_DEFAULT_CONNS_PER_UID, OWNERS_DEFAULT_PATH,
 	        DAEMON_DEFAULT_HELLO_MS);
 	usage_params(out, CORE_PARAM_POLICY, "params");
 	usage_params(out, CORE_PARAM_HARVEST, "harvest");
 }
 
-enum daemon_args_result daemon_config_args(struct daemon_config *cfg, int argc,
-                                           char **argv, FILE *err_out)
+enum {
+	O_SOCKET = 256,
+	O_POLICY,
+	O_QUALITY,
+	O_MODELS,
+	O_SLA,
+	O_EPOCH,
+	O_METRICS,
+	O_RECORD,
+	O_MAX_TENANTS,
+	O_ADMIN_GROUP,
+	O_CONFIG,
+	O_HELP,
+	O_VERSION
+};
+
+static const struct option opts[] = {
+    {"socket", required_argument, NULL, O_SOCKET},
+    {"policy", required_argument, NULL, O_POLICY},
+    {"quality", required_argument, NULL, O_QUALITY},
+    {"models", required_argument, NULL, O_MODELS},
+    {"sla", required_argument, NULL, O_SLA},
+    {"epoch-ms", required_argument, NULL, O_EPOCH},
+    {"metrics", required_argument, NULL, O_METRICS},
+    {"record", required_argument, NULL, O_RECORD},
+    {"max-tenants-per-uid", required_argument, NULL, O_MAX_TENANTS},
+    {"admin-group", required_argument, NULL, O_ADMIN_GROUP},
+    {"config", required_argument, NULL, O_CONFIG},
+    {"help", no_argument, NULL, O_HELP},
+    {"version", no_argument, NULL, O_VERSION},
+    {0},
+};
+
+/* The options whose value a validator of config.h takes as text, and
+ * what its error says after "batond: --NAME: \"VALUE\" " (a %zu in it
+ * stands for size). */
+static const struct {
+	int opt;
+	bool (*set)(struct daemon_config *cfg, const char *value);
+	const char *why;
+	size_t size;
+} text_opts[] = {
+    {O_SOCKET, daemon_config_set_socket, "is not a path of 1 to %zu bytes",
+     DAEMON_CONFIG_FIELD_SIZE(socket_path) - 1},
+    {O_POLICY, daemon_config_set_policy, "is not sa, fsa, esa or none", 0},
+    {O_QUALITY, daemon_config_set_quality, "is not off, baton or paper", 0},
+    {O_MODELS, daemon_config_set_models,
+     "is not an absolute path under %zu bytes",
+     DAEMON_CONFIG_FIELD_SIZE(models_dir)},
+    {O_ADMIN_GROUP, daemon_config_set_admin_group,
+     "is no group (a name or a gid)", 0},
+    {O_METRICS, daemon_config_metrics, "is not HOST:PORT or off", 0},
+    {O_RECORD, daemon_config_set_record,
+     "is not a path of 1 to %zu bytes or off",
+     DAEMON_CONFIG_FIELD_SIZE(record_path) - 1},
+};
+
+static const char *opt_name(int opt)
 {
-	enum {
-		O_SOCKET = 256,
-		O_POLICY,
-		O_QUALITY,
-		O_MODELS,
-		O_SLA,
-		O_EPOCH,
-		O_METRICS,
-		O_RECORD,
-		O_MAX_TENANTS,
-		O_ADMIN_GROUP,
-		O_CONFIG,
-		O_HELP,
-		O_VERSION
-	};
-	static const struct option opts[] = {
-	    {"socket", required_argument, NULL, O_SOCKET},
-	    {"policy", required_argument, NULL, O_POLICY},
-	    {"quality", required_argument, NULL, O_QUALITY},
-	    {"models", required_argument, NULL, O_MODELS},
-	    {"sla", required_argument, NULL, O_SLA},
-	    {"epoch-ms", required_argument, NULL, O_EPOCH},
-	    {"metrics", required_argument, NULL, O_METRICS},
-	    {"record", required_argument, NULL, O_RECORD},
-	    {"max-tenants-per-uid", required_argument, NULL, O_MAX_TENANTS},
-	    {"admin-group", required_argument, NULL, O_ADMIN_GROUP},
-	    {"config", required_argument, NULL, O_CONFIG},
-	    {"help", no_argument, NULL, O_HELP},
-	    {"version", no_argument, NULL, O_VERSION},
-	    {0},
-	};
-	/* Collected first, applied after the config file. */
-	const char *given[O_VERSION + 1] = {0};
+	for (size_t i = 0; opts[i].name; i++)
+		if (opts[i].val == opt)
+			return opts[i].name;
+	return "?";
+}
+
+static enum daemon_args_result bad_value(FILE *err_out, int opt,
+                                         const char *value, const char *why)
+{
+	fprintf(err_out, "batond: --%s: \"%s\" %s\n", opt_name(opt), value,
+	        why);
+	return DAEMON_ARGS_USAGE;
+}
+
+/* getopt's pass: each option's value into given[], or what to do now
+ * (--help, --version, a usage error). DAEMON_ARGS_RUN to go on. */
+static enum daemon_args_result collect(int argc, char **argv,
+                                       const char **given, FILE *err_out)
+{
 	optind = 1;
 	opterr = 0;
 	int c;
@@ -192,6 +241,54 @@ enum daemon_args_result daemon_config_args(struct daemon_config *cfg, int argc,
 		        argv[optind]);
 		return DAEMON_ARGS_USAGE;
 	}
+	return DAEMON_ARGS_RUN;
+}
+
+/* A whole decimal number of the option's, or false. */
+static bool whole(const char *v, long long *out)
+{
+	char *end;
+	errno = 0;
+	*out = strtoll(v, &end, 10);
+	return !errno && end != v && !*end && v[0] >= '0' && v[0] <= '9';
+}
+
+/* The numeric options, after the config file. */
+static enum daemon_args_result apply_numbers(struct daemon_config *cfg,
+                                             const char **given, FILE *err_out)
+{
+	const char *v = given[O_SLA];
+	if (v) {
+		char *end;
+		errno = 0;
+		double sla = strtod(v, &end);
+		if (errno || end == v || *end ||
+		    !daemon_config_set_sla(cfg, sla))
+			return bad_value(err_out, O_SLA, v,
+			                 "is not a number in [1, 1000]");
+	}
+	long long n;
+	if ((v = given[O_EPOCH]) &&
+	    (!whole(v, &n) || !daemon_config_set_epoch(cfg, n)))
+		return bad_value(err_out, O_EPOCH, v,
+		                 "is not an integer in [1, 10000]");
+	if ((v = given[O_MAX_TENANTS])) {
+		if (!whole(v, &n) || n > 65536)
+			return bad_value(err_out, O_MAX_TENANTS, v,
+			                 "is not an integer in [0, 65536]");
+		cfg->max_tenants_per_uid = (unsigned)n;
+	}
+	return DAEMON_ARGS_RUN;
+}
+
+enum daemon_args_result daemon_config_args(struct daemon_config *cfg, int argc,
+                                           char **argv, FILE *err_out)
+{
+	/* Collected first, applied after the config file. */
+	const char *given[O_VERSION + 1] = {0};
+	enum daemon_args_result r = collect(argc, argv, given, err_out);
+	if (r != DAEMON_ARGS_RUN)
+		return r;
 	if (!daemon_config_defaults(cfg) && !given[O_SOCKET]) {
 		fprintf(err_out, "batond: the default socket path is too long; "
 		                 "use --socket\n");
@@ -205,96 +302,13 @@ enum daemon_args_result daemon_config_args(struct daemon_config *cfg, int argc,
 			return DAEMON_ARGS_USAGE;
 		}
 	}
-	char *end;
-	if (given[O_SOCKET] &&
-	    !daemon_config_set_socket(cfg, given[O_SOCKET])) {
-		fprintf(err_out, "batond: --socket: 1 to %zu bytes\n",
-		        sizeof(cfg->socket_path) - 1);
-		return DAEMON_ARGS_USAGE;
+	for (size_t i = 0; i < sizeof(text_opts) / sizeof(text_opts[0]); i++) {
+		const char *v = given[text_opts[i].opt];
+		if (!v || text_opts[i].set(cfg, v))
+			continue;
+		char why[96];
+		snprintf(why, sizeof(why), text_opts[i].why, text_opts[i].size);
+		return bad_value(err_out, text_opts[i].opt, v, why);
 	}
-	if (given[O_POLICY] &&
-	    !daemon_config_set_policy(cfg, given[O_POLICY])) {
-		fprintf(
-		    err_out,
-		    "batond: --policy: \"%s\" is not sa, fsa, esa or none\n",
-		    given[O_POLICY]);
-		return DAEMON_ARGS_USAGE;
-	}
-	if (given[O_QUALITY] &&
-	    !daemon_config_set_quality(cfg, given[O_QUALITY])) {
-		fprintf(err_out,
-		        "batond: --quality: \"%s\" is not off, baton or "
-		        "paper\n",
-		        given[O_QUALITY]);
-		return DAEMON_ARGS_USAGE;
-	}
-	if (given[O_MODELS] &&
-	    !daemon_config_set_models(cfg, given[O_MODELS])) {
-		fprintf(err_out,
-		        "batond: --models: \"%s\" is not an absolute path "
-		        "under %zu bytes\n",
-		        given[O_MODELS], sizeof(cfg->models_dir));
-		return DAEMON_ARGS_USAGE;
-	}
-	if (given[O_SLA]) {
-		errno = 0;
-		double v = strtod(given[O_SLA], &end);
-		if (errno || end == given[O_SLA] || *end ||
-		    !daemon_config_set_sla(cfg, v)) {
-			fprintf(err_out,
-			        "batond: --sla: \"%s\" is not a number in "
-			        "[1, 1000]\n",
-			        given[O_SLA]);
-			return DAEMON_ARGS_USAGE;
-		}
-	}
-	if (given[O_EPOCH]) {
-		errno = 0;
-		long long v = strtoll(given[O_EPOCH], &end, 10);
-		if (errno || end == given[O_EPOCH] || *end ||
-		    !daemon_config_set_epoch(cfg, v)) {
-			fprintf(err_out,
-			        "batond: --epoch-ms: \"%s\" is not an integer "
-			        "in [1, 10000]\n",
-			        given[O_EPOCH]);
-			return DAEMON_ARGS_USAGE;
-		}
-	}
-	if (given[O_MAX_TENANTS]) {
-		errno = 0;
-		const char *v = given[O_MAX_TENANTS];
-		unsigned long n = strtoul(v, &end, 10);
-		if (errno || end == v || *end || v[0] < '0' || v[0] > '9' ||
-		    n > 65536) {
-			fprintf(err_out,
-			        "batond: --max-tenants-per-uid: \"%s\" is not "
-			        "an integer in [0, 65536]\n",
-			        v);
-			return DAEMON_ARGS_USAGE;
-		}
-		cfg->max_tenants_per_uid = (unsigned)n;
-	}
-	if (given[O_ADMIN_GROUP] &&
-	    !daemon_config_set_admin_group(cfg, given[O_ADMIN_GROUP])) {
-		fprintf(err_out,
-		        "batond: --admin-group: no group \"%s\" (a name or a "
-		        "gid)\n",
-		        given[O_ADMIN_GROUP]);
-		return DAEMON_ARGS_USAGE;
-	}
-	if (given[O_METRICS] && !daemon_config_metrics(cfg, given[O_METRICS])) {
-		fprintf(err_out,
-		        "batond: --metrics: \"%s\" is not HOST:PORT or off\n",
-		        given[O_METRICS]);
-		return DAEMON_ARGS_USAGE;
-	}
-	if (given[O_RECORD] &&
-	    !daemon_config_set_record(cfg, given[O_RECORD])) {
-		fprintf(err_out,
-		        "batond: --record: \"%s\" is not a path of 1 to %zu "
-		        "bytes or off\n",
-		        given[O_RECORD], sizeof(cfg->record_path) - 1);
-		return DAEMON_ARGS_USAGE;
-	}
-	return DAEMON_ARGS_RUN;
+	return apply_numbers(cfg, given, err_out);
 }

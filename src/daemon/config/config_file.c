@@ -240,33 +240,45 @@ const struct daemon_app *daemon_config_app(const struct daemon_config *cfg,
 	return NULL;
 }
 
+/* The settings whose string a validator of config.h takes, and what its
+ * error says (a %zu in it stands for size). */
+static const struct {
+	const char *key;
+	bool (*set)(struct daemon_config *cfg, const char *value);
+	const char *why;
+	size_t size;
+} text_keys[] = {
+    {"socket", daemon_config_set_socket,
+     "must be a socket path of 1 to %zu bytes",
+     DAEMON_CONFIG_FIELD_SIZE(socket_path) - 1},
+    {"policy", daemon_config_set_policy,
+     "must be \"sa\", \"fsa\", \"esa\" or \"none\"", 0},
+    {"quality", daemon_config_set_quality,
+     "must be \"off\", \"baton\" or \"paper\"", 0},
+    {"models", daemon_config_set_models,
+     "must be an absolute directory path under %zu bytes",
+     DAEMON_CONFIG_FIELD_SIZE(models_dir)},
+    {"metrics", daemon_config_metrics, "must be \"HOST:PORT\" or \"off\"", 0},
+    {"record", daemon_config_set_record,
+     "must be a file path of 1 to %zu bytes or \"off\"",
+     DAEMON_CONFIG_FIELD_SIZE(record_path) - 1},
+    {"subuid_file", daemon_config_set_subuid,
+     "must be an absolute file path under %zu bytes or \"off\"",
+     DAEMON_CONFIG_FIELD_SIZE(subuid_path)},
+};
+
 static bool file_setting(struct file_ctx *f, struct daemon_config *cfg,
                          const config_setting_t *s)
 {
 	const char *name = config_setting_name(s);
 	const char *str = config_setting_get_string(s);
 	double v;
-	if (strcmp(name, "socket") == 0) {
-		if (!str || !daemon_config_set_socket(cfg, str))
-			return file_error(f, s,
-			                  "must be a socket path of 1 "
-			                  "to 107 bytes");
-	} else if (strcmp(name, "policy") == 0) {
-		if (!str || !daemon_config_set_policy(cfg, str))
-			return file_error(f, s,
-			                  "must be \"sa\", \"fsa\", \"esa\" or "
-			                  "\"none\"");
-	} else if (strcmp(name, "quality") == 0) {
-		if (!str || !daemon_config_set_quality(cfg, str))
-			return file_error(f, s,
-			                  "must be \"off\", \"baton\" or "
-			                  "\"paper\"");
-	} else if (strcmp(name, "models") == 0) {
-		if (!str || !daemon_config_set_models(cfg, str))
-			return file_error(f, s,
-			                  "must be an absolute directory path "
-			                  "under 256 bytes");
-	} else if (strcmp(name, "sla") == 0) {
+	for (size_t i = 0; i < sizeof(text_keys) / sizeof(text_keys[0]); i++)
+		if (strcmp(name, text_keys[i].key) == 0)
+			return (str && text_keys[i].set(cfg, str)) ||
+			       file_error(f, s, text_keys[i].why,
+			                  text_keys[i].size);
+	if (strcmp(name, "sla") == 0) {
 		if (!number(s, &v) || !daemon_config_set_sla(cfg, v))
 			return file_error(f, s,
 			                  "must be a number in [1, 1000]");
@@ -279,16 +291,6 @@ static bool file_setting(struct file_ctx *f, struct daemon_config *cfg,
 	} else if (strcmp(name, "max_conns_per_uid") == 0 ||
 	           strcmp(name, "hello_timeout_ms") == 0) {
 		return file_limit(f, cfg, s);
-	} else if (strcmp(name, "metrics") == 0) {
-		if (!str || !daemon_config_metrics(cfg, str))
-			return file_error(f, s,
-			                  "must be \"HOST:PORT\" or "
-			                  "\"off\"");
-	} else if (strcmp(name, "record") == 0) {
-		if (!str || !daemon_config_set_record(cfg, str))
-			return file_error(f, s,
-			                  "must be a file path of 1 to 255 "
-			                  "bytes or \"off\"");
 	} else if (strcmp(name, "metrics_names") == 0) {
 		if (config_setting_type(s) != CONFIG_TYPE_BOOL)
 			return file_error(f, s, "must be true or false");
@@ -302,11 +304,6 @@ static bool file_setting(struct file_ctx *f, struct daemon_config *cfg,
 			                  "must be an integer in [0, 65536] "
 			                  "(0: no cap)");
 		cfg->max_tenants_per_uid = (unsigned)n;
-	} else if (strcmp(name, "subuid_file") == 0) {
-		if (!str || !daemon_config_set_subuid(cfg, str))
-			return file_error(f, s,
-			                  "must be an absolute file path under "
-			                  "256 bytes or \"off\"");
 	} else if (strcmp(name, "admin_group") == 0) {
 		int t = config_setting_type(s);
 		char num[24];
