@@ -64,8 +64,8 @@ static bool try_admit(uint32_t *gen)
 	uint64_t w = atomic_load_explicit(&admit_word, memory_order_acquire);
 	for (;;) {
 		if ((uint32_t)w == 0 ||
-		    be_now_ns() >= atomic_load_explicit(&close_ns,
-		                                        memory_order_relaxed))
+		    be_now_ns() >=
+		        atomic_load_explicit(&close_ns, memory_order_relaxed))
 			return false;
 		if (atomic_compare_exchange_weak_explicit(
 		        &admit_word, &w, w - 1, memory_order_acq_rel,
@@ -102,8 +102,8 @@ static void finish_batch(void)
 		return;
 	batch_out = false;
 	uint64_t old = atomic_exchange(&admit_word, (uint64_t)batch_gen << 32);
-	long left = (uint32_t)(old >> 32) == batch_gen ? (long)(uint32_t)old
-	                                               : 0;
+	long left =
+	    (uint32_t)(old >> 32) == batch_gen ? (long)(uint32_t)old : 0;
 	long admitted = (long)batch_count - left;
 	/* A thread between its place and its launch settles soon after:
 	 * drain again until every admitted launch has. */
@@ -162,9 +162,10 @@ static void start_reaper(void)
 	reaper_on = pthread_create(&t, &attr, reaper, NULL) == 0;
 	pthread_attr_destroy(&attr);
 	if (!reaper_on)
-		be_log(BE_LOG_CALL, "no reaper thread (%d): an idle program's "
-		                    "last batch is reported at its next "
-		                    "launch",
+		be_log(BE_LOG_CALL,
+		       "no reaper thread (%d): an idle program's "
+		       "last batch is reported at its next "
+		       "launch",
 		       errno);
 }
 
@@ -182,8 +183,8 @@ static void gate_open(void)
 		pthread_atfork(NULL, NULL, child_forgets);
 	atfork = true;
 	opened = true;
-	if (be_gate_open("CUDA", "BATON_CUDA_MAX_WAIT_MS", cu_gate_probe,
-	                 false, &gate_be) != BATON_OK) {
+	if (be_gate_open("CUDA", "BATON_CUDA_MAX_WAIT_MS", cu_gate_probe, false,
+	                 &gate_be) != BATON_OK) {
 		gate_off = true;
 		return;
 	}

@@ -79,10 +79,9 @@ CUresult cu_call_real(const struct launch *l)
 		                             l->extra);
 	case CU_COOP:
 	case CU_COOP_PTSZ:
-		return ((cu_coop_fn)fn)(l->f, l->grid[0], l->grid[1],
-		                        l->grid[2], l->block[0], l->block[1],
-		                        l->block[2], l->shm, l->stream,
-		                        l->params);
+		return ((cu_coop_fn)fn)(
+		    l->f, l->grid[0], l->grid[1], l->grid[2], l->block[0],
+		    l->block[1], l->block[2], l->shm, l->stream, l->params);
 	case CU_GRAPH:
 	case CU_GRAPH_PTSZ:
 		return ((cu_graph_fn)fn)(l->graph, l->stream);
@@ -153,8 +152,9 @@ static void probe_module(CUcontext ctx, unsigned long long id)
 	    get(&probe_fn, m, "baton_probe") != CUDA_SUCCESS) {
 		probe_fn = NULL;
 		if (!probe_ptx_failed)
-			be_log(BE_LOG_PROBE, "the probe kernel did not load; "
-			                     "the probe is a stream round trip");
+			be_log(BE_LOG_PROBE,
+			       "the probe kernel did not load; "
+			       "the probe is a stream round trip");
 		probe_ptx_failed = true;
 	}
 }
@@ -358,13 +358,13 @@ EXPORT CUresult cuLaunchKernelEx_ptsz(const CUlaunchConfig *config,
 }
 
 EXPORT CUresult cuLaunchCooperativeKernel(CUfunction f, unsigned gx,
-                                          unsigned gy, unsigned gz,
-                                          unsigned bx, unsigned by,
-                                          unsigned bz, unsigned shm,
-                                          CUstream s, void **params)
+                                          unsigned gy, unsigned gz, unsigned bx,
+                                          unsigned by, unsigned bz,
+                                          unsigned shm, CUstream s,
+                                          void **params)
 {
-	return launch_plain(CU_COOP, f, gx, gy, gz, bx, by, bz, shm, s,
-	                    params, NULL);
+	return launch_plain(CU_COOP, f, gx, gy, gz, bx, by, bz, shm, s, params,
+	                    NULL);
 }
 
 EXPORT CUresult cuLaunchCooperativeKernel_ptsz(CUfunction f, unsigned gx,

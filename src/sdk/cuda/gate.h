@@ -37,9 +37,9 @@ enum cu_fn {
 	CU_LAUNCH_KINDS,   /* the count of the launches above */
 	CU_STREAM_CREATE = CU_LAUNCH_KINDS, /* cuStreamCreate */
 	CU_STREAM_CREATE_PRIO,              /* cuStreamCreateWithPriority */
-	CU_GPA,            /* cuGetProcAddress (CUDA 11.3, four arguments) */
-	CU_GPA_V2,         /* cuGetProcAddress_v2 (12.0, with symbolStatus) */
-	CU_INTERPOSED,     /* the count of the above */
+	CU_GPA,        /* cuGetProcAddress (CUDA 11.3, four arguments) */
+	CU_GPA_V2,     /* cuGetProcAddress_v2 (12.0, with symbolStatus) */
+	CU_INTERPOSED, /* the count of the above */
 	CU_EVENT_CREATE = CU_INTERPOSED,
 	CU_EVENT_RECORD,
 	CU_EVENT_SYNC,
@@ -64,8 +64,8 @@ typedef CUresult (*cu_launch_fn)(CUfunction, unsigned, unsigned, unsigned,
 typedef CUresult (*cu_launch_ex_fn)(const CUlaunchConfig *, CUfunction, void **,
                                     void **);
 typedef CUresult (*cu_coop_fn)(CUfunction, unsigned, unsigned, unsigned,
-                               unsigned, unsigned, unsigned, unsigned,
-                               CUstream, void **);
+                               unsigned, unsigned, unsigned, unsigned, CUstream,
+                               void **);
 typedef CUresult (*cu_graph_fn)(CUgraphExec, CUstream);
 typedef CUresult (*cu_gpa_fn)(const char *, void **, int, cuuint64_t);
 typedef CUresult (*cu_gpa2_fn)(const char *, void **, int, cuuint64_t,
@@ -123,9 +123,9 @@ void cu_probe_forget(void);
  * fit says fit the window; the batch is reported (baton_be_done) once
  * every launch in it has ended. */
 enum cu_admit {
-	CU_ADMIT_BATCH,  /* in batch *gen: window.c launches it */
-	CU_ADMIT_ALONE,  /* no window within the bound: it goes, unreported */
-	CU_ADMIT_OFF,    /* the SDK could not start: every launch goes */
+	CU_ADMIT_BATCH, /* in batch *gen: window.c launches it */
+	CU_ADMIT_ALONE, /* no window within the bound: it goes, unreported */
+	CU_ADMIT_OFF,   /* the SDK could not start: every launch goes */
 };
 enum cu_admit cu_admit(const struct launch *l, uint32_t *gen);
 /* A launch of batch gen has ended: its device time (ns), CU_UNTIMED

@@ -193,8 +193,7 @@ static void *substitute(const char *symbol, void *got, int version,
 	     CU_STREAM_CREATE_PRIO},
 	};
 	int f = -1;
-	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]) && f < 0;
-	     i++)
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]) && f < 0; i++)
 		if (!strcmp(symbol, names[i].name))
 			f = (int)(ptds ? names[i].ptsz : names[i].legacy);
 	if (f < 0 && !strcmp(symbol, "cuGetProcAddress"))

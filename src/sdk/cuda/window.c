@@ -28,8 +28,8 @@
 #include "sdk/be_internal.h"
 #include "sdk/cuda/gate.h"
 
-#define STREAM_SLOTS    64
-#define INFLIGHT_MAX    64
+#define STREAM_SLOTS     64
+#define INFLIGHT_MAX     64
 #define INFLIGHT_DEFAULT 4
 
 typedef CUresult (*ctx_id_fn)(CUcontext, unsigned long long *);
@@ -42,7 +42,7 @@ struct in_flight {
 struct stream_slot {
 	_Atomic uint64_t key; /* 0: free */
 	pthread_mutex_t lock;
-	bool ready, broken;  /* events made; could not be */
+	bool ready, broken; /* events made; could not be */
 	unsigned long long ctx;
 	CUstream stream;
 	long tid; /* the per-thread stream's thread, else 0 */
@@ -103,9 +103,9 @@ static struct stream_slot *slot_find(CUstream s, unsigned long long *ctx,
 	if (!cu_ctx_id(ctx))
 		return NULL;
 	*tid = s == CU_STREAM_PER_THREAD ? (long)syscall(SYS_gettid) : 0;
-	uint64_t key = mix(mix(mix(14695981039346656037ull, *ctx),
-	                       (uint64_t)(uintptr_t)s),
-	                   (uint64_t)*tid);
+	uint64_t key =
+	    mix(mix(mix(14695981039346656037ull, *ctx), (uint64_t)(uintptr_t)s),
+	        (uint64_t)*tid);
 	key = key ? key : 1;
 	for (size_t i = 0; i < STREAM_SLOTS; i++) {
 		struct stream_slot *sl = &slots[(key + i) % STREAM_SLOTS];
@@ -167,8 +167,8 @@ static void retire_oldest(struct stream_slot *sl)
 	unsigned i = sl->head;
 	float ms;
 	int64_t ns = CU_UNTIMED;
-	if (elapsed && elapsed(&ms, sl->start[i], sl->end[i]) ==
-	                   CUDA_SUCCESS && ms >= 0.0f) {
+	if (elapsed && elapsed(&ms, sl->start[i], sl->end[i]) == CUDA_SUCCESS &&
+	    ms >= 0.0f) {
 		ns = (int64_t)((double)ms * 1e6);
 		sl->last_ns = ns;
 	}
@@ -185,8 +185,8 @@ static void retire(struct stream_slot *sl, bool wait, uint32_t gen)
 	cu_event_fn query = (cu_event_fn)cu_real(CU_EVENT_QUERY);
 	while (sl->n > 0) {
 		struct in_flight *f = &sl->q[sl->head];
-		CUresult r = query ? query(sl->end[sl->head])
-		                   : CUDA_ERROR_NOT_READY;
+		CUresult r =
+		    query ? query(sl->end[sl->head]) : CUDA_ERROR_NOT_READY;
 		if (r == CUDA_ERROR_NOT_READY) {
 			if (!wait || f->gen != gen)
 				return;

@@ -135,8 +135,7 @@ static CUresult queue(CUstream s, int64_t us)
 	return OK;
 }
 
-static CUresult run(atomic_long *count, CUfunction f, CUstream s,
-                    void **params)
+static CUresult run(atomic_long *count, CUfunction f, CUstream s, void **params)
 {
 	if (!f)
 		return E_INVALID;
@@ -202,15 +201,15 @@ EXPORT CUresult cuLaunchKernelEx_ptsz(const stub_launch_config *c, CUfunction f,
                                       void **params, void **extra)
 {
 	return c ? run(&launches[3], f,
-	                 c->stream ? c->stream : STUB_STREAM_PER_THREAD, params)
+	               c->stream ? c->stream : STUB_STREAM_PER_THREAD, params)
 	         : E_INVALID;
 }
 
 EXPORT CUresult cuLaunchCooperativeKernel(CUfunction f, unsigned gx,
-                                          unsigned gy, unsigned gz,
-                                          unsigned bx, unsigned by,
-                                          unsigned bz, unsigned shm,
-                                          CUstream s, void **params)
+                                          unsigned gy, unsigned gz, unsigned bx,
+                                          unsigned by, unsigned bz,
+                                          unsigned shm, CUstream s,
+                                          void **params)
 {
 	return run(&coop[0], f, s, params);
 }
@@ -268,8 +267,8 @@ EXPORT CUresult cuStreamCreateWithPriority(CUstream *s, unsigned flags,
 	*s = NULL;
 	for (int i = 0; i < STUB_STREAMS && !*s; i++)
 		if (!streams[i].used) {
-			streams[i] = (struct stub_stream){.used = true,
-			                                  .priority = p};
+			streams[i] =
+			    (struct stub_stream){.used = true, .priority = p};
 			*s = &streams[i];
 		}
 	pthread_mutex_unlock(&lock);
@@ -462,7 +461,8 @@ static void *find(const char *symbol, int version, uint64_t flags)
 		return ptds ? (void *)cuLaunchCooperativeKernel_ptsz
 		            : (void *)cuLaunchCooperativeKernel;
 	if (!strcmp(symbol, "cuGraphLaunch"))
-		return ptds ? (void *)cuGraphLaunch_ptsz : (void *)cuGraphLaunch;
+		return ptds ? (void *)cuGraphLaunch_ptsz
+		            : (void *)cuGraphLaunch;
 	if (!strcmp(symbol, "cuGetProcAddress"))
 		return version >= 12000 ? (void *)cuGetProcAddress_v2
 		                        : (void *)cuGetProcAddress;

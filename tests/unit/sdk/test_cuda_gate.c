@@ -61,9 +61,8 @@ typedef CUresult (*launch_fn)(CUfunction, unsigned, unsigned, unsigned,
                               void **, void **);
 typedef CUresult (*launch_ex_fn)(const stub_launch_config *, CUfunction,
                                  void **, void **);
-typedef CUresult (*coop_fn)(CUfunction, unsigned, unsigned, unsigned,
-                            unsigned, unsigned, unsigned, unsigned, CUstream,
-                            void **);
+typedef CUresult (*coop_fn)(CUfunction, unsigned, unsigned, unsigned, unsigned,
+                            unsigned, unsigned, unsigned, CUstream, void **);
 typedef CUresult (*graph_fn)(CUgraphExec, CUstream);
 typedef CUresult (*stream_create_fn)(CUstream *, unsigned);
 typedef CUresult (*stream_create_prio_fn)(CUstream *, unsigned, int);
@@ -309,7 +308,8 @@ static void check_forms(void *h)
 	coop_fn coop_ptsz =
 	    (coop_fn)proc("cuLaunchCooperativeKernel", 13000, PER_THREAD);
 	graph_fn graph = (graph_fn)proc("cuGraphLaunch", 13000, 0);
-	graph_fn graph_ptsz = (graph_fn)proc("cuGraphLaunch", 13000, PER_THREAD);
+	graph_fn graph_ptsz =
+	    (graph_fn)proc("cuGraphLaunch", 13000, PER_THREAD);
 	stub_cuda_graph_fn make_graph =
 	    (stub_cuda_graph_fn)dlsym(h, "stub_cuda_graph");
 	CHECK(make_graph);
@@ -395,7 +395,7 @@ struct worker {
 	int fails;
 };
 
-#define THREADS          8
+#define THREADS         8
 #define THREAD_LAUNCHES 30
 
 static void *worker_run(void *arg)
@@ -499,7 +499,8 @@ int main(void)
 	    (stub_cuda_capturing_fn)dlsym(h, "stub_cuda_capturing");
 	new_context =
 	    (stub_cuda_new_context_fn)dlsym(h, "stub_cuda_new_context");
-	stream_info = (stub_cuda_stream_info_fn)dlsym(h, "stub_cuda_stream_info");
+	stream_info =
+	    (stub_cuda_stream_info_fn)dlsym(h, "stub_cuda_stream_info");
 	CHECK(gpa2 && counts && capture && new_context && stream_info);
 	check_lookups(h);
 
