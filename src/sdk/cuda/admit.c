@@ -184,7 +184,7 @@ static void gate_open(void)
 	atfork = true;
 	opened = true;
 	if (be_gate_open("CUDA", "BATON_CUDA_MAX_WAIT_MS", cu_gate_probe, false,
-	                 &gate_be) != BATON_OK) {
+	                 cu_space_fits(), &gate_be) != BATON_OK) {
 		gate_off = true;
 		return;
 	}

@@ -12,6 +12,8 @@
 
 #include <cuda.h>
 
+#include "sdk/be_internal.h"
+
 /* cuda.h renames these to the versioned or per-thread symbols; the gate
  * defines the exported names themselves. */
 #undef cuLaunchKernel
@@ -52,7 +54,10 @@ enum cu_fn {
 	CU_MODULE_FUNCTION,
 	CU_CTX_CURRENT,
 	CU_CTX_ID,
-	CU_PRIO_RANGE, /* cuCtxGetStreamPriorityRange */
+	CU_PRIO_RANGE,        /* cuCtxGetStreamPriorityRange */
+	CU_CTX_EXEC_AFFINITY, /* cuCtxGetExecAffinity (11.4) */
+	CU_CTX_DEVICE,        /* cuCtxGetDevice */
+	CU_DEVICE_ATTRIBUTE,  /* cuDeviceGetAttribute */
 	CU_FN_COUNT
 };
 
@@ -138,6 +143,11 @@ void cu_settle(uint32_t gen, int64_t ns);
 long cu_settled(uint32_t gen);
 /* In a fork child: no batch, no client, no helper thread. */
 void cu_admit_forget(void);
+
+/* space.c. The SMs this process's context is limited to (MPS), read
+ * once in the current context: be_space.c's gpu_fits, or NULL where the
+ * process may use every SM (it never runs on a partition). */
+be_gpu_fits_fn cu_space_fits(void);
 
 /* window.c. Launches l, admitted into batch gen, on its stream's window:
  * asynchronously, at most cu_window_size() launches of the stream in

@@ -60,6 +60,9 @@ static const char *const fn_names[CU_FN_COUNT] = {
     [CU_CTX_CURRENT] = "cuCtxGetCurrent",
     [CU_CTX_ID] = "cuCtxGetId", /* 12.0 */
     [CU_PRIO_RANGE] = "cuCtxGetStreamPriorityRange",
+    [CU_CTX_EXEC_AFFINITY] = "cuCtxGetExecAffinity",
+    [CU_CTX_DEVICE] = "cuCtxGetDevice",
+    [CU_DEVICE_ATTRIBUTE] = "cuDeviceGetAttribute",
 };
 
 static _Atomic(void *) slots[CU_FN_COUNT];

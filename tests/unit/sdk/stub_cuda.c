@@ -280,6 +280,56 @@ EXPORT CUresult cuStreamCreate(CUstream *s, unsigned flags)
 	return cuStreamCreateWithPriority(s, flags, 0);
 }
 
+/* The context's SM limit as an MPS client (stub_cuda.h). */
+static int sm_limit(void)
+{
+	static atomic_int limit;
+	int n = atomic_load(&limit);
+	if (n)
+		return n;
+	const char *v = getenv("CUDA_MPS_ACTIVE_THREAD_PERCENTAGE");
+	double pct = v && *v ? strtod(v, NULL) : 100.0;
+	if (!(pct > 0.0) || pct > 100.0)
+		pct = 100.0;
+	n = (int)((STUB_SMS * pct + 99.999) / 100.0);
+	n = n < 1 ? 1 : n > STUB_SMS ? STUB_SMS : n;
+	atomic_store(&limit, n);
+	return n;
+}
+
+/* cuda.h's CUexecAffinityParam: a type (0: SM count), then the count. */
+struct stub_affinity {
+	int type;
+	unsigned sm_count;
+};
+
+EXPORT CUresult cuCtxGetExecAffinity(struct stub_affinity *p, int type)
+{
+	if (!p || type != 0)
+		return E_INVALID;
+	p->type = 0;
+	p->sm_count = (unsigned)sm_limit();
+	return OK;
+}
+
+EXPORT CUresult cuCtxGetDevice(int *dev)
+{
+	if (!dev)
+		return E_INVALID;
+	*dev = 0;
+	return OK;
+}
+
+EXPORT CUresult cuDeviceGetAttribute(int *v, int attr, int dev)
+{
+	if (!v || dev != 0)
+		return E_INVALID;
+	if (attr != 16) /* CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT */
+		return E_INVALID;
+	*v = STUB_SMS;
+	return OK;
+}
+
 EXPORT CUresult cuModuleLoadData(CUmodule *m, const void *image)
 {
 	if (!m || !image)
@@ -487,6 +537,9 @@ static void *find(const char *symbol, int version, uint64_t flags)
 	    {"cuStreamCreate", (void *)cuStreamCreate},
 	    {"cuStreamCreateWithPriority", (void *)cuStreamCreateWithPriority},
 	    {"cuStreamIsCapturing", (void *)cuStreamIsCapturing},
+	    {"cuCtxGetExecAffinity", (void *)cuCtxGetExecAffinity},
+	    {"cuCtxGetDevice", (void *)cuCtxGetDevice},
+	    {"cuDeviceGetAttribute", (void *)cuDeviceGetAttribute},
 	};
 	for (size_t i = 0; i < sizeof(plain) / sizeof(plain[0]); i++)
 		if (!strcmp(symbol, plain[i].name))

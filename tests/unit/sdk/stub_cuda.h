@@ -25,7 +25,15 @@
  * flight (launched, not yet ended) at each launch. A graph
  * (stub_cuda_graph) is one kernel of the time it was made with. The
  * probe kernel takes stub_cuda_probe_us microseconds (0 at first), as an
- * empty kernel on a busy device would. */
+ * empty kernel on a busy device would.
+ *
+ * The device has STUB_SMS SMs (cuDeviceGetAttribute,
+ * CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT). As an MPS client, the
+ * context is limited to CUDA_MPS_ACTIVE_THREAD_PERCENTAGE of them, read
+ * from the environment at the first call that asks (the context's
+ * creation), rounded up to whole SMs (the driver rounds up to what the
+ * hardware supports): cuCtxGetExecAffinity(CU_EXEC_AFFINITY_TYPE_SM_COUNT)
+ * reports that count; without the variable, every SM. */
 #pragma once
 
 #include <stdint.h>
@@ -45,7 +53,8 @@ typedef struct {
 	unsigned num_attrs;
 } stub_launch_config;
 
-#define STUB_PER_THREAD_FLAG   2u /* CU_GET_PROC_ADDRESS_PER_THREAD_... */
+#define STUB_SMS               132 /* an H100 SXM's */
+#define STUB_PER_THREAD_FLAG   2u  /* CU_GET_PROC_ADDRESS_PER_THREAD_... */
 #define STUB_STREAM_PER_THREAD ((CUstream)0x2)
 
 typedef struct stub_graph *CUgraphExec;
