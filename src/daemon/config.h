@@ -78,6 +78,9 @@ struct daemon_config {
 	size_t n_gpus;
 	/* Agones and Kubernetes (the agones and kubernetes groups) */
 	struct daemon_publish_config publish;
+	/* The MPS control tool space harvesting drives on an NVIDIA GPU
+	 * (space_mps.h); "" = none */
+	char mps_control[256];
 };
 
 /* The app entry of that tenant name, or NULL. */

@@ -308,6 +308,12 @@ static bool file_setting(struct file_ctx *f, struct daemon_config *cfg,
 			return file_error(f, s,
 			                  "must be an absolute file path under "
 			                  "256 bytes or \"off\"");
+	} else if (strcmp(name, "mps_control") == 0) {
+		if (!str || !daemon_config_set_mps(cfg, str))
+			return file_error(f, s,
+			                  "must be the absolute path of "
+			                  "nvidia-cuda-mps-control (under 256 "
+			                  "bytes) or \"off\"");
 	} else if (strcmp(name, "admin_group") == 0) {
 		int t = config_setting_type(s);
 		char num[24];

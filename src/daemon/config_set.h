@@ -21,5 +21,7 @@ bool daemon_config_set_record(struct daemon_config *cfg, const char *path);
 /* The subordinate-uid file (owners.h): an absolute path under 256 bytes,
  * or "off" (none). */
 bool daemon_config_set_subuid(struct daemon_config *cfg, const char *path);
+/* An absolute path, or "off". */
+bool daemon_config_set_mps(struct daemon_config *cfg, const char *path);
 /* A group name, or a gid written as a number. */
 bool daemon_config_set_admin_group(struct daemon_config *cfg, const char *name);
