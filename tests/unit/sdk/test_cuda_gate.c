@@ -478,6 +478,63 @@ static void probe_loop(int n)
 	CHECK(c1.probe_modules >= 1);
 }
 
+/* A launch the driver refuses (no parameters): its error back, no
+ * launch reported, and no batch left stamped in flight for the stuck
+ * rule to take for a hung kernel. Then a launch into a capturing
+ * stream: no wait with the window shut, nothing reported. */
+static void check_refused_and_captured(stub_cuda_capturing_fn capture)
+{
+	/* A launch the driver refuses (no parameters): its error back, no
+	 * launch reported, and no batch left stamped in flight for the
+	 * stuck rule to take for a hung kernel. */
+	fake_batond_control(bd, 20 * MS, 1000000000u, false);
+	sleep_ms(50);
+	uint64_t r0 = reported();
+	CHECK(gated_launch(kernel, 1, 1, 1, 32, 1, 1, 0, NULL, NULL, NULL) !=
+	      0);
+	sleep_ms(100); /* the reaper's */
+	CHECK(reported() == r0);
+	CHECK(atomic_load(&bd->shm.ring->be_inflight_ns) == 0);
+
+	fake_batond_control(bd, 0, 1000000000u, false);
+	sleep_ms(50);
+	capture(1);
+	int64_t wall;
+	CHECK(launch_us(gated_launch, 1000, NULL, &wall) == 0);
+	capture(0);
+	CHECK(wall < WAIT_MS * MS);
+	CHECK(reported() == r0);
+}
+
+/* batond gone: the probe loop; a new context gets the probe's module;
+ * never a batond (a fork child) the same. */
+static void check_no_daemon(void *h)
+{
+	check_lost_daemon(h);
+	/* A new context at the same handle: the probe's module is loaded
+	 * into it, not taken from the dead one. */
+	struct stub_cuda_counts p0, p1;
+	sleep_ms(50); /* the reaper reports the last batch */
+	counts(&p0);
+	new_context();
+	probe_loop(1);
+	counts(&p1);
+	CHECK(p1.probe_modules == p0.probe_modules + 1);
+	CHECK(p1.dead_uses == 0);
+
+	/* Never a batond: a fork child opens its own client. */
+	setenv("BATON_SOCKET", "/nonexistent/batond.sock", 1);
+	pid_t pid = fork();
+	CHECK(pid >= 0);
+	if (pid == 0) {
+		probe_loop(3);
+		_exit(0);
+	}
+	int status;
+	CHECK(waitpid(pid, &status, 0) == pid);
+	CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+}
+
 int main(void)
 {
 	struct fake_batond b;
@@ -530,53 +587,9 @@ int main(void)
 	check_priorities(h);
 	check_threads();
 
-	/* A launch the driver refuses (no parameters): its error back, no
-	 * launch reported, and no batch left stamped in flight for the
-	 * stuck rule to take for a hung kernel. */
-	fake_batond_control(&b, 20 * MS, 1000000000u, false);
-	sleep_ms(50);
-	uint64_t r0 = reported();
-	CHECK(gated_launch(kernel, 1, 1, 1, 32, 1, 1, 0, NULL, NULL, NULL) !=
-	      0);
-	sleep_ms(100); /* the reaper's */
-	CHECK(reported() == r0);
-	CHECK(atomic_load(&b.shm.ring->be_inflight_ns) == 0);
-
-	/* Capturing: no wait with the window shut, nothing reported. */
-	fake_batond_control(&b, 0, 1000000000u, false);
-	sleep_ms(50);
-	capture(1);
-	int64_t wall;
-	CHECK(launch_us(gated_launch, 1000, NULL, &wall) == 0);
-	capture(0);
-	CHECK(wall < WAIT_MS * MS);
-	CHECK(reported() == r0);
-
-	/* batond gone: the probe loop. */
+	check_refused_and_captured(capture);
 	fake_batond_stop(&b);
-	check_lost_daemon(h);
-	/* A new context at the same handle: the probe's module is loaded
-	 * into it, not taken from the dead one. */
-	struct stub_cuda_counts p0, p1;
-	sleep_ms(50); /* the reaper reports the last batch */
-	counts(&p0);
-	new_context();
-	probe_loop(1);
-	counts(&p1);
-	CHECK(p1.probe_modules == p0.probe_modules + 1);
-	CHECK(p1.dead_uses == 0);
-
-	/* Never a batond: a fork child opens its own client. */
-	setenv("BATON_SOCKET", "/nonexistent/batond.sock", 1);
-	pid_t pid = fork();
-	CHECK(pid >= 0);
-	if (pid == 0) {
-		probe_loop(3);
-		_exit(0);
-	}
-	int status;
-	CHECK(waitpid(pid, &status, 0) == pid);
-	CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	check_no_daemon(h);
 	dlclose(h);
 	return 0;
 }
