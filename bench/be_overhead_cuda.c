@@ -6,7 +6,9 @@
  * minus plain is the gate's work: the SDK's next + done, the context id,
  * the kept event pair, two records, the end poll, the elapsed time, the
  * kernel's hash and its past. What a driver charges for those calls on a
- * GPU is bench/cuda_gate_check.sh's to measure.
+ * GPU is bench/cuda_gate_check.sh's to measure. The async modes time the
+ * launch call alone (the gate's launches are asynchronous: a program
+ * that queues kernels pays this), and synchronise once at the end.
  *
  * The program reaches the driver as the CUDA runtime does:
  * dlopen("libcuda.so.1"), cuGetProcAddress_v2, every entry point by name
@@ -87,6 +89,22 @@ static bool launch_and_sync(void *arg)
 	return r == 0 && d->sync(NULL) == 0;
 }
 
+/* The stub's kernel for 0 us, not waited for. */
+static bool launch_only(void *arg)
+{
+	struct driver *d = arg;
+	int64_t no_time = 0;
+	void *params[] = {&no_time};
+	return d->launch(d->kernel, 1, 1, 1, 32, 1, 1, 0, NULL, params, NULL) ==
+	       0;
+}
+
+static bool sync_all(void *arg)
+{
+	struct driver *d = arg;
+	return d->sync(NULL) == 0;
+}
+
 static long stub_launches(void *arg)
 {
 	struct driver *d = arg;
@@ -97,14 +115,18 @@ static long stub_launches(void *arg)
 	return c.launches[0] + c.launches[1] + c.launches[2] + c.launches[3];
 }
 
-int bench_cuda(int n, int64_t *t, bool fake)
+int bench_cuda(int n, int64_t *t, bool fake, bool async)
 {
 	struct driver d = {0};
-	const struct bo_launcher l = {.what = "cuda launch+sync (stub)",
-	                              .env = "BATON_CUDA_MAX_WAIT_MS",
-	                              .open = open_driver,
-	                              .launch_and_wait = launch_and_sync,
-	                              .stub_launches = stub_launches,
-	                              .arg = &d};
+	const struct bo_launcher l = {
+	    .what =
+	        async ? "cuda launch, async (stub)" : "cuda launch+sync (stub)",
+	    .env = "BATON_CUDA_MAX_WAIT_MS",
+	    .open = open_driver,
+	    .launch_and_wait = async ? launch_only : launch_and_sync,
+	    .stub_launches = stub_launches,
+	    .arg = &d,
+	    .batched = true,
+	    .finish = sync_all};
 	return bo_time_launches(&l, n, t, fake);
 }

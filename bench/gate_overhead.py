@@ -7,10 +7,12 @@ always open) alternately, ROUNDS times each, and prints each run's median
 and p99 per launch (launch + clFinish), then the difference of the
 medians, gated - plain. --api cuda does the same for the CUDA gate
 (`be_overhead cuda` / `cudafake`, libbaton_cuda.so, launch +
-cuStreamSynchronize).
+cuStreamSynchronize); --api cudaasync times the CUDA gate's launch call
+alone (`be_overhead cudaasync` / `cudaasyncfake`): its launches are
+asynchronous, so that is what a program queuing kernels pays.
 
     flock /tmp/baton-cpu.lock bench/gate_overhead.py [--build DIR]
-        [--api cl|cuda] [--rounds 3] [--n 20000] [--runtime stub|real]
+        [--api cl|cuda|cudaasync] [--rounds 3] [--n 20000] [--runtime stub|real]
 
 --runtime stub (the default) puts a fake runtime first on
 LD_LIBRARY_PATH: build/bench/cl_stub (bench/cl_stub.c) for OpenCL, the
@@ -27,8 +29,9 @@ The commands it runs, from the build folder:
     LD_LIBRARY_PATH=tests/unit/sdk bench/be_overhead cuda 20000
     LD_LIBRARY_PATH=tests/unit/sdk \\
         LD_PRELOAD=$PWD/src/sdk/cuda/libbaton_cuda.so bench/be_overhead cudafake 20000
-be_overhead fails unless every timed gated launch left one record in the
-fake batond's ring (the gate was on the path) and, on a stub, the stub
+be_overhead fails unless every timed gated launch was reported in the
+fake batond's ring (the gate was on the path: one record each for
+OpenCL, one block of a batch's record for CUDA) and, on a stub, the stub
 took every launch.
 """
 import argparse
@@ -56,12 +59,12 @@ def run(build, mode, n, env):
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--build", default="build")
-    ap.add_argument("--api", choices=["cl", "cuda"], default="cl")
+    ap.add_argument("--api", choices=["cl", "cuda", "cudaasync"], default="cl")
     ap.add_argument("--rounds", type=int, default=3)
     ap.add_argument("--n", type=int, default=20000)
     ap.add_argument("--runtime", choices=["stub", "real"], default="stub")
     a = ap.parse_args()
-    if a.api == "cuda" and a.runtime == "real":
+    if a.api.startswith("cuda") and a.runtime == "real":
         sys.exit(
             "gate_overhead: --api cuda runs on the stub driver only; on a "
             "GPU, bench/cuda_gate_check.sh measures the CUDA gate"

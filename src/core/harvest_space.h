@@ -89,9 +89,11 @@ struct core_space_in {
 	                       capacity period) */
 	size_t n_be;        /* best-effort tenants that would run on a
 	                       partition */
-	double be_cpu;      /* their processes' CPU use this tick, as
-	                       measured (CPU seconds per second: units on a
-	                       CPU device, the only one they compute on) */
+	double be_cpu;      /* their use this tick, in units: on a CPU
+	                       device their processes' CPU seconds per
+	                       second, as measured; on a GPU their GPU
+	                       seconds per second times the units (the
+	                       caller's: daemon/tick/tick_harvest.c) */
 	double dt_s;        /* the tick's length */
 };
 

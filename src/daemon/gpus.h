@@ -27,6 +27,7 @@
 #include "core/harvest_space.h"
 #include "core/policy.h"
 #include "daemon/tick/host_load.h"
+#include "daemon/tick/space_mps.h"
 
 #define DAEMON_MAX_GPUS     16
 #define DAEMON_GPU_NAME_MAX 32
@@ -57,6 +58,7 @@ struct daemon_gpu {
 	                           best-effort windows (harvest_gpu.hold); 0 =
 	                           none */
 	struct host_load host;  /* its CPUs' load (software rasterizer) */
+	struct daemon_mps mps;  /* space harvesting through MPS */
 	size_t n_tenants, n_be; /* on it now */
 };
 

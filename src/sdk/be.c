@@ -75,6 +75,12 @@ static bool options_valid(const struct baton_be_options *o)
 int baton_be_open(const char *name, const struct baton_be_options *o,
                   baton_be **out)
 {
+	return be_open(name, o, NULL, out);
+}
+
+int be_open(const char *name, const struct baton_be_options *o,
+            be_gpu_fits_fn gpu_fits, baton_be **out)
+{
 	if (!out || !name || !*name || strlen(name) >= BE_NAME_MAX) {
 		be_log(BE_LOG_CALL, "baton_be_open: %s",
 		       !out    ? "NULL handle pointer"
@@ -101,6 +107,7 @@ int baton_be_open(const char *name, const struct baton_be_options *o,
 		return BATON_ENOMEM;
 	snprintf(be->name, sizeof(be->name), "%s", name);
 	be->opt = *o;
+	be->gpu_fits = gpu_fits;
 	be->sock = -1;
 	if (o->socket_path ? snprintf(be->socket, sizeof(be->socket), "%s",
 	                              o->socket_path) >= (int)sizeof(be->socket)

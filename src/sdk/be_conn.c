@@ -133,10 +133,10 @@ static void dial(struct baton_be *be, int64_t now)
 		return;
 	}
 	char hello[BATON_MSG_MAX];
-	size_t len =
-	    be_hello_format(hello, sizeof(hello), be->name, be->opt.weight,
-	                    be->opt.cap, be->opt.cpu_device != 0,
-	                    be->opt.cpu_device != 0 && !be->idle_refused);
+	size_t len = be_hello_format(
+	    hello, sizeof(hello), be->name, be->opt.weight, be->opt.cap,
+	    be->opt.cpu_device != 0 || be->gpu_fits,
+	    be->opt.cpu_device != 0 && !be->idle_refused);
 	/* What an earlier daemon left there is not this one's word. */
 	be->reg_seq = atomic_load(&be->shm.control->seq);
 	ssize_t sent = len ? ipc_send_with_fd(fd, hello, len, be->memfd) : -1;

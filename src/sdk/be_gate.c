@@ -23,7 +23,8 @@ static double env_double(const char *name, double def)
 }
 
 int be_gate_open(const char *api, const char *max_wait_env,
-                 baton_be_probe_fn probe, bool cpu_device, baton_be **out)
+                 baton_be_probe_fn probe, bool cpu_device,
+                 be_gpu_fits_fn gpu_fits, baton_be **out)
 {
 	struct baton_be_options o;
 	baton_be_options_init(&o);
@@ -40,7 +41,7 @@ int be_gate_open(const char *api, const char *max_wait_env,
 	         n && *n ? n : program_invocation_short_name);
 	if (!name[0])
 		snprintf(name, sizeof(name), "%s", api);
-	int r = baton_be_open(name, &o, out);
+	int r = be_open(name, &o, gpu_fits, out);
 	if (r != BATON_OK) {
 		be_log(BE_LOG_CALL, "the %s gate is off: %s", api,
 		       baton_strerror(r));

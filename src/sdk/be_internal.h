@@ -31,6 +31,11 @@ struct be_kernel {
 	struct core_harvest_fit fit_idle; /* in the idle lane (be_idle.c) */
 };
 
+/* Whether the GPU's share batond gave (shm.h BATON_PARTITION, in SMs)
+ * holds the process: asked of the launch gate, which knows what its
+ * contexts are confined to (be_space.c). */
+typedef bool (*be_gpu_fits_fn)(uint32_t partition);
+
 struct baton_be {
 	char name[BE_NAME_MAX];
 	struct baton_be_options opt;
@@ -71,6 +76,8 @@ struct baton_be {
 	struct cpu_partition cpus;
 	bool cpus_init;
 	bool out_part;
+	/* or a GPU's SMs, where the launch gate can say (NULL: it cannot) */
+	be_gpu_fits_fn gpu_fits;
 	/* the idle lane (be_idle.c): the threads lowered, when to look for
 	 * new ones, and whether lowering failed (no lane asked for since);
 	 * whether the sub-launch given runs in the lane */
@@ -116,12 +123,18 @@ size_t be_hello_format(char *buf, size_t len, const char *name, double weight,
 /* be_gate.c, for the launch gates: opens *out from the environment
  * `baton run --be` sets (BATON_NAME, else the program's name, else api;
  * BATON_BE_WEIGHT, BATON_CAP; the longest wait for a window from
- * max_wait_env, default 1000 ms), with probe as the probe and
- * cpu_device as the option (baton_be_options). Each launch is
+ * max_wait_env, default 1000 ms), with probe as the probe,
+ * cpu_device as the option (baton_be_options) and gpu_fits (be_open).
+ * Each launch is
  * its own task (keep_mode). On failure logs "the API gate is off" and
  * returns the code with *out NULL. */
 int be_gate_open(const char *api, const char *max_wait_env,
-                 baton_be_probe_fn probe, bool cpu_device, baton_be **out);
+                 baton_be_probe_fn probe, bool cpu_device,
+                 be_gpu_fits_fn gpu_fits, baton_be **out);
+/* baton_be_open, with gpu_fits (be_space.c): a client that may run on a
+ * share of a GPU's SMs, and says so in its hello. */
+int be_open(const char *name, const struct baton_be_options *o,
+            be_gpu_fits_fn gpu_fits, baton_be **out);
 
 /* be_space.c. Under batond, when the window is shut: true and the
  * window *w (s) if a sub-launch may start now on the partition batond

@@ -3,8 +3,11 @@
  * (core/harvest_space.h; shm.h BATON_PARTITION), sub-launches that the
  * time slots would hold run there instead, confined by CPU affinity to
  * those units (ipc/cpu_partition.h). A sub-launch in the slot still gets
- * the whole device. Only for a device that is this process's CPUs (PoCL):
- * a GPU's units are not CPUs. */
+ * the whole device. For a device that is this process's CPUs (PoCL), or
+ * a GPU whose launch gate can say that the process is held to the SMs
+ * given (gpu_fits: the CUDA gate under MPS, src/sdk/cuda/space.c): a
+ * GPU's units are not CPUs, and no call of ours confines a GPU client
+ * once its context exists. */
 #include <math.h>
 
 #include "core/harvest_slot.h"
@@ -16,7 +19,8 @@
 bool be_space_window(struct baton_be *be, int64_t now, double *w, int64_t *wake)
 {
 	uint32_t p = be->ctl.partition;
-	if (!be->opt.cpu_device || BATON_PARTITION_COUNT(p) == 0 ||
+	if ((!be->opt.cpu_device && !be->gpu_fits) ||
+	    BATON_PARTITION_COUNT(p) == 0 ||
 	    (be->ctl.flags & BATON_CONTROL_BE_CONTINUOUS))
 		return false;
 	double len = be->hp.continuous_s;
@@ -51,7 +55,7 @@ bool be_space_window(struct baton_be *be, int64_t now, double *w, int64_t *wake)
 bool be_space_enter(struct baton_be *be, uint32_t p)
 {
 	if (!be->opt.cpu_device)
-		return p == 0;
+		return p == 0 || (be->gpu_fits && be->gpu_fits(p));
 	if (!be->cpus_init) {
 		cpu_partition_init(&be->cpus);
 		be->cpus_init = true;

@@ -156,6 +156,19 @@ bool daemon_config_set_subuid(struct daemon_config *cfg, const char *path)
 	return true;
 }
 
+bool daemon_config_set_mps(struct daemon_config *cfg, const char *path)
+{
+	size_t n = strlen(path);
+	if (strcmp(path, "off") == 0) {
+		cfg->mps_control[0] = '\0';
+		return true;
+	}
+	if (n == 0 || path[0] != '/' || n >= sizeof(cfg->mps_control))
+		return false;
+	memcpy(cfg->mps_control, path, n + 1);
+	return true;
+}
+
 /* A group name, or a gid written as a number. */
 bool daemon_config_set_admin_group(struct daemon_config *cfg, const char *name)
 {

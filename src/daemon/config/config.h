@@ -78,6 +78,9 @@ struct daemon_config {
 	size_t n_gpus;
 	/* Agones and Kubernetes (the agones and kubernetes groups) */
 	struct daemon_publish_config publish;
+	/* The MPS control tool space harvesting drives on an NVIDIA GPU
+	 * (space_mps.h); "" = none */
+	char mps_control[256];
 };
 
 /* The size of a field of struct daemon_config, for the messages that
@@ -140,5 +143,8 @@ bool daemon_config_set_record(struct daemon_config *cfg, const char *path);
 /* The subordinate-uid file (owners.h): an absolute path under 256 bytes,
  * or "off" (none). */
 bool daemon_config_set_subuid(struct daemon_config *cfg, const char *path);
+/* The MPS control program (nvidia-cuda-mps-control): an absolute path, or
+ * "off". */
+bool daemon_config_set_mps(struct daemon_config *cfg, const char *path);
 /* A group name, or a gid written as a number. */
 bool daemon_config_set_admin_group(struct daemon_config *cfg, const char *name);

@@ -265,6 +265,10 @@ static const struct {
     {"subuid_file", daemon_config_set_subuid,
      "must be an absolute file path under %zu bytes or \"off\"",
      DAEMON_CONFIG_FIELD_SIZE(subuid_path)},
+    {"mps_control", daemon_config_set_mps,
+     "must be the absolute path of nvidia-cuda-mps-control (under %zu "
+     "bytes) or \"off\"",
+     DAEMON_CONFIG_FIELD_SIZE(mps_control)},
 };
 
 static bool file_setting(struct file_ctx *f, struct daemon_config *cfg,

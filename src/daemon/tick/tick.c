@@ -476,6 +476,10 @@ static void tick_gpu(struct daemon *d, size_t g, int64_t now, double dt,
 	core_controller_tick(d->policy, &d->cfg.params, &dg->gpu, d->core, n);
 	if (dg->space.switches != switches || dg->space.releases != releases)
 		daemon_space_log(d, dg);
+	if (!software)
+		daemon_mps_tick(d->cfg.mps_control, &dg->mps, dg->name,
+		                dg->space.be_count, daemon_space_units(d, dg),
+		                now);
 	if (dg->gpu.caps.severe != severe) {
 		if (dg->gpu.caps.severe)
 			log_warn("%s: %u tenants overloaded: not advertising "

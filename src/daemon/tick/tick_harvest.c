@@ -60,15 +60,22 @@ void daemon_write_be(const struct daemon *d, struct tenant *t)
 }
 
 /* What a best-effort tenant that can run on a space partition used of
- * the CPUs over the tick, as its process's clock says (tenant_seen.h,
- * measured this epoch before the GPUs' ticks): the measurement that earns
- * a partition (core/harvest_space.h). 0 for one that cannot run on a
- * partition, with space harvesting off, or once its process cannot be
- * read. */
-static double be_cpu_use(const struct tenant *t, bool space_on, double dt)
+ * the device's units over the tick (tenant_seen.h, this epoch's, before
+ * the GPUs' ticks): the measurement that earns a partition
+ * (core/harvest_space.h). On a CPU device, its process's CPU time (0
+ * once its process cannot be read). On a GPU (the CUDA gate under MPS,
+ * src/sdk/cuda/space.c), its GPU seconds per second as batond counts
+ * them (its report bounded by the epoch: per-process figures from the
+ * driver are not read yet), times the units, as the games' load is
+ * turned into units. 0 for one that cannot run on a partition, or with
+ * space harvesting off. */
+static double be_cpu_use(const struct tenant *t, unsigned units, bool software,
+                         double dt)
 {
-	if (!space_on || !t->be_state.partition || !(dt > 0.0))
+	if (units < 2 || !t->be_state.partition || !(dt > 0.0))
 		return 0.0;
+	if (!software)
+		return t->seen.seen_s / dt * (double)units;
 	return t->seen.cpu_s / dt;
 }
 
@@ -89,7 +96,7 @@ void daemon_harvest_gather(struct daemon *d, size_t g, int64_t now, double dt,
 			continue;
 		daemon_be_inflight(t, now);
 		t->be_state.core.space = t->be_state.partition;
-		t->be_state.core.cpu_use = be_cpu_use(t, units >= 2, dt);
+		t->be_state.core.cpu_use = be_cpu_use(t, units, software, dt);
 		d->be_core[m++] = t->be_state.core;
 	}
 	dg->params = d->harvest;

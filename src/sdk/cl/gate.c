@@ -125,7 +125,7 @@ static void gate_open(void)
 	const char *split = getenv("BATON_CL_SPLIT");
 	snprintf(split_list, sizeof(split_list), ",%s,", split ? split : "");
 	if (be_gate_open("OpenCL", "BATON_CL_MAX_WAIT_MS", gate_probe,
-	                 queue_on_cpu(probe_queue), &gate_be) != BATON_OK)
+	                 queue_on_cpu(probe_queue), NULL, &gate_be) != BATON_OK)
 		gate_off = true;
 }
 

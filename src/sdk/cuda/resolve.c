@@ -19,7 +19,9 @@
  * returns the first for versions below 12000 and the second from 12000.
  * Asked for "cuLaunchKernel" with CU_GET_PROC_ADDRESS_PER_THREAD_DEFAULT_STREAM
  * it returns cuLaunchKernel_ptsz (cuda.h's inline cuGetProcAddress_v2_ptsz
- * adds that flag when a program is built for per-thread streams). */
+ * adds that flag when a program is built for per-thread streams); the
+ * same for cuLaunchKernelEx, cuLaunchCooperativeKernel and cuGraphLaunch.
+ * The gate answers for every name before CU_INTERPOSED (gate.h). */
 #include <dlfcn.h>
 #include <stdatomic.h>
 #include <stdbool.h>
@@ -36,6 +38,12 @@ static const char *const fn_names[CU_FN_COUNT] = {
     [CU_LAUNCH_PTSZ] = "cuLaunchKernel_ptsz",
     [CU_LAUNCH_EX] = "cuLaunchKernelEx",
     [CU_LAUNCH_EX_PTSZ] = "cuLaunchKernelEx_ptsz",
+    [CU_COOP] = "cuLaunchCooperativeKernel",
+    [CU_COOP_PTSZ] = "cuLaunchCooperativeKernel_ptsz",
+    [CU_GRAPH] = "cuGraphLaunch",
+    [CU_GRAPH_PTSZ] = "cuGraphLaunch_ptsz",
+    [CU_STREAM_CREATE] = "cuStreamCreate",
+    [CU_STREAM_CREATE_PRIO] = "cuStreamCreateWithPriority",
     [CU_GPA] = "cuGetProcAddress",
     [CU_GPA_V2] = "cuGetProcAddress_v2",
     [CU_EVENT_CREATE] = "cuEventCreate",
@@ -51,6 +59,10 @@ static const char *const fn_names[CU_FN_COUNT] = {
     [CU_MODULE_FUNCTION] = "cuModuleGetFunction",
     [CU_CTX_CURRENT] = "cuCtxGetCurrent",
     [CU_CTX_ID] = "cuCtxGetId", /* 12.0 */
+    [CU_PRIO_RANGE] = "cuCtxGetStreamPriorityRange",
+    [CU_CTX_EXEC_AFFINITY] = "cuCtxGetExecAffinity",
+    [CU_CTX_DEVICE] = "cuCtxGetDevice",
+    [CU_DEVICE_ATTRIBUTE] = "cuDeviceGetAttribute",
 };
 
 static _Atomic(void *) slots[CU_FN_COUNT];
@@ -91,6 +103,18 @@ void *cu_gate_fn(enum cu_fn f)
 		return (void *)cuLaunchKernelEx;
 	case CU_LAUNCH_EX_PTSZ:
 		return (void *)cuLaunchKernelEx_ptsz;
+	case CU_COOP:
+		return (void *)cuLaunchCooperativeKernel;
+	case CU_COOP_PTSZ:
+		return (void *)cuLaunchCooperativeKernel_ptsz;
+	case CU_GRAPH:
+		return (void *)cuGraphLaunch;
+	case CU_GRAPH_PTSZ:
+		return (void *)cuGraphLaunch_ptsz;
+	case CU_STREAM_CREATE:
+		return (void *)cuStreamCreate;
+	case CU_STREAM_CREATE_PRIO:
+		return (void *)cuStreamCreateWithPriority;
 	case CU_GPA:
 		return (void *)cuGetProcAddress;
 	case CU_GPA_V2:
@@ -157,19 +181,32 @@ static void *substitute(const char *symbol, void *got, int version,
 	if (!symbol || !got || strncmp(symbol, "cu", 2) != 0)
 		return got;
 	bool ptds = flags & CU_GET_PROC_ADDRESS_PER_THREAD_DEFAULT_STREAM;
-	enum cu_fn f;
-	if (!strcmp(symbol, "cuLaunchKernel"))
-		f = ptds ? CU_LAUNCH_PTSZ : CU_LAUNCH;
-	else if (!strcmp(symbol, "cuLaunchKernelEx"))
-		f = ptds ? CU_LAUNCH_EX_PTSZ : CU_LAUNCH_EX;
-	else if (!strcmp(symbol, "cuGetProcAddress"))
+	/* The names a program looks up, and their per-thread forms
+	 * (cuda.h's __CUDA_API_PTSZ list: cuStreamCreate* have none). */
+	static const struct {
+		const char *name;
+		enum cu_fn legacy, ptsz;
+	} names[] = {
+	    {"cuLaunchKernel", CU_LAUNCH, CU_LAUNCH_PTSZ},
+	    {"cuLaunchKernelEx", CU_LAUNCH_EX, CU_LAUNCH_EX_PTSZ},
+	    {"cuLaunchCooperativeKernel", CU_COOP, CU_COOP_PTSZ},
+	    {"cuGraphLaunch", CU_GRAPH, CU_GRAPH_PTSZ},
+	    {"cuStreamCreate", CU_STREAM_CREATE, CU_STREAM_CREATE},
+	    {"cuStreamCreateWithPriority", CU_STREAM_CREATE_PRIO,
+	     CU_STREAM_CREATE_PRIO},
+	};
+	int f = -1;
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]) && f < 0; i++)
+		if (!strcmp(symbol, names[i].name))
+			f = (int)(ptds ? names[i].ptsz : names[i].legacy);
+	if (f < 0 && !strcmp(symbol, "cuGetProcAddress"))
 		f = version >= 12000 ? CU_GPA_V2 : CU_GPA;
-	else
+	if (f < 0)
 		return got;
 	if (is_gate_fn(got))
 		return got;
-	offer(f, got);
-	return cu_gate_fn(f);
+	offer((enum cu_fn)f, got);
+	return cu_gate_fn((enum cu_fn)f);
 }
 
 #define EXPORT __attribute__((visibility("default")))
@@ -199,7 +236,7 @@ EXPORT CUresult cuGetProcAddress(const char *symbol, void **pfn,
 	return r;
 }
 
-/* dlsym. The trampoline asks the hook, which answers for the six
+/* dlsym. The trampoline asks the hook, which answers for the
  * interposed names and returns NULL for every other; then it jumps to
  * glibc's dlsym with the caller's return address still on the stack, so
  * that RTLD_NEXT means "after the caller", not "after the gate" (a C

@@ -207,6 +207,41 @@ static void test_subuid_file(void **state)
 	}
 }
 
+/* The MPS control tool space harvesting drives on an NVIDIA GPU
+ * (space_mps.h): none by default, the file's key, "off", and what is
+ * refused, named. */
+static void test_mps_control(void **state)
+{
+	(void)state;
+	struct daemon_config cfg;
+	char out[512] = "";
+	char *plain[] = {"batond", NULL};
+	assert_int_equal(run(&cfg, out, sizeof(out), 1, plain),
+	                 DAEMON_ARGS_RUN);
+	assert_string_equal(cfg.mps_control, "");
+	char *file[] = {"batond", "--config", path, NULL};
+	write_config("mps_control = \"/usr/bin/nvidia-cuda-mps-control\";\n");
+	assert_int_equal(run(&cfg, out, sizeof(out), 3, file), DAEMON_ARGS_RUN);
+	assert_string_equal(cfg.mps_control,
+	                    "/usr/bin/nvidia-cuda-mps-control");
+	unlink(path);
+	write_config("mps_control = \"off\";\n");
+	assert_int_equal(run(&cfg, out, sizeof(out), 3, file), DAEMON_ARGS_RUN);
+	assert_string_equal(cfg.mps_control, "");
+	unlink(path);
+	const char *bad[] = {"mps_control = \"nvidia-cuda-mps-control\";\n",
+	                     "mps_control = \"\";\n", "mps_control = 1;\n"};
+	for (size_t i = 0; i < 3; i++) {
+		write_config(bad[i]);
+		out[0] = '\0';
+		assert_int_equal(run(&cfg, out, sizeof(out), 3, file),
+		                 DAEMON_ARGS_USAGE);
+		if (!strstr(out, ":1: mps_control: must be the absolute path"))
+			fail_msg("case %zu: \"%s\"", i, out);
+		unlink(path);
+	}
+}
+
 /* The quality lever (docs/quality.md): off by default, the model
  * directory's default, the file's keys, and the command line over them. */
 static void test_quality(void **state)
@@ -568,6 +603,7 @@ int main(void)
 	    cmocka_unit_test(test_harvest_group),
 	    cmocka_unit_test(test_connection_limits),
 	    cmocka_unit_test(test_apps_and_user_caps),
+	    cmocka_unit_test(test_mps_control),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -38,7 +38,28 @@ struct stub_event {
 	int64_t t_ns;           /* when it completes */
 };
 
+struct stub_graph {
+	int64_t us;
+};
+/* A stream: its priority and its kernels' ends (a ring of the last 64). */
+#define STUB_STREAMS 64
+#define STUB_ENDS    64
+struct stub_stream {
+	bool used;
+	int priority;
+	int64_t ends[STUB_ENDS];
+	unsigned next_end;
+	long launches, max_in_flight;
+};
+
 static struct stub_function sleep_fn = {0}, probe_fn = {1};
+static struct stub_graph graphs_made[16];
+static atomic_int n_graphs;
+static struct stub_stream streams[STUB_STREAMS];
+static struct stub_stream default_stream, per_thread_stream;
+static int prio_least = 0, prio_greatest = -5;
+static _Atomic int64_t probe_us;
+static atomic_long coop[2], graph_launches[2];
 static struct stub_module sleep_mod = {0}, probe_mod = {1};
 static atomic_long launches[4], probes, probe_modules, queries, syncs, creates,
     destroys, dead_uses;
@@ -79,22 +100,61 @@ static int64_t queue_end(void)
 	return queue_end_ns > now ? queue_end_ns : now;
 }
 
-static CUresult run(int kind, CUfunction f, void **params)
+/* The stream behind a handle; NULL for one the stub did not make. */
+static struct stub_stream *stream_of(CUstream s)
+{
+	if (!s || s == (CUstream)0x1)
+		return &default_stream;
+	if (s == STUB_STREAM_PER_THREAD)
+		return &per_thread_stream;
+	struct stub_stream *st = s;
+	if (st < streams || st >= streams + STUB_STREAMS || !st->used)
+		return NULL;
+	return st;
+}
+
+/* Queues a kernel of us microseconds on stream s. */
+static CUresult queue(CUstream s, int64_t us)
+{
+	pthread_mutex_lock(&lock);
+	struct stub_stream *st = stream_of(s);
+	if (!st) {
+		pthread_mutex_unlock(&lock);
+		return E_INVALID;
+	}
+	int64_t now = now_ns();
+	queue_end_ns = queue_end() + (us > 0 ? us * 1000 : 0);
+	st->ends[st->next_end++ % STUB_ENDS] = queue_end_ns;
+	long n = 0;
+	for (unsigned i = 0; i < STUB_ENDS; i++)
+		n += st->ends[i] > now;
+	st->launches++;
+	if (n > st->max_in_flight)
+		st->max_in_flight = n;
+	pthread_mutex_unlock(&lock);
+	return OK;
+}
+
+static CUresult run(atomic_long *count, CUfunction f, CUstream s, void **params)
 {
 	if (!f)
 		return E_INVALID;
 	if (f->probe) {
 		atomic_fetch_add(&probes, 1);
+		int64_t us = atomic_load(&probe_us);
+		if (us > 0) {
+			pthread_mutex_lock(&lock);
+			queue_end_ns = queue_end() + us * 1000;
+			pthread_mutex_unlock(&lock);
+		}
 		return OK;
 	}
 	if (!params || !params[0])
 		return E_INVALID;
-	int64_t us = *(const int64_t *)params[0];
-	pthread_mutex_lock(&lock);
-	queue_end_ns = queue_end() + (us > 0 ? us * 1000 : 0);
-	pthread_mutex_unlock(&lock);
-	atomic_fetch_add(&launches[kind], 1);
-	return OK;
+	CUresult r = queue(s, *(const int64_t *)params[0]);
+	if (r == OK)
+		atomic_fetch_add(count, 1);
+	return r;
 }
 
 /* Under lock: whether e may be used (it is, and its context lives); a
@@ -120,7 +180,7 @@ EXPORT CUresult cuLaunchKernel(CUfunction f, unsigned gx, unsigned gy,
                                unsigned bz, unsigned shm, CUstream s,
                                void **params, void **extra)
 {
-	return run(0, f, params);
+	return run(&launches[0], f, s, params);
 }
 
 EXPORT CUresult cuLaunchKernel_ptsz(CUfunction f, unsigned gx, unsigned gy,
@@ -128,19 +188,146 @@ EXPORT CUresult cuLaunchKernel_ptsz(CUfunction f, unsigned gx, unsigned gy,
                                     unsigned bz, unsigned shm, CUstream s,
                                     void **params, void **extra)
 {
-	return run(1, f, params);
+	return run(&launches[1], f, s ? s : STUB_STREAM_PER_THREAD, params);
 }
 
 EXPORT CUresult cuLaunchKernelEx(const stub_launch_config *c, CUfunction f,
                                  void **params, void **extra)
 {
-	return c ? run(2, f, params) : E_INVALID;
+	return c ? run(&launches[2], f, c->stream, params) : E_INVALID;
 }
 
 EXPORT CUresult cuLaunchKernelEx_ptsz(const stub_launch_config *c, CUfunction f,
                                       void **params, void **extra)
 {
-	return c ? run(3, f, params) : E_INVALID;
+	return c ? run(&launches[3], f,
+	               c->stream ? c->stream : STUB_STREAM_PER_THREAD, params)
+	         : E_INVALID;
+}
+
+EXPORT CUresult cuLaunchCooperativeKernel(CUfunction f, unsigned gx,
+                                          unsigned gy, unsigned gz, unsigned bx,
+                                          unsigned by, unsigned bz,
+                                          unsigned shm, CUstream s,
+                                          void **params)
+{
+	return run(&coop[0], f, s, params);
+}
+
+EXPORT CUresult cuLaunchCooperativeKernel_ptsz(CUfunction f, unsigned gx,
+                                               unsigned gy, unsigned gz,
+                                               unsigned bx, unsigned by,
+                                               unsigned bz, unsigned shm,
+                                               CUstream s, void **params)
+{
+	return run(&coop[1], f, s ? s : STUB_STREAM_PER_THREAD, params);
+}
+
+static CUresult graph_launch(int ptsz, CUgraphExec g, CUstream s)
+{
+	if (!g)
+		return E_INVALID;
+	CUresult r = queue(ptsz && !s ? STUB_STREAM_PER_THREAD : s, g->us);
+	if (r == OK)
+		atomic_fetch_add(&graph_launches[ptsz], 1);
+	return r;
+}
+
+EXPORT CUresult cuGraphLaunch(CUgraphExec g, CUstream s)
+{
+	return graph_launch(0, g, s);
+}
+
+EXPORT CUresult cuGraphLaunch_ptsz(CUgraphExec g, CUstream s)
+{
+	return graph_launch(1, g, s);
+}
+
+EXPORT CUresult cuCtxGetStreamPriorityRange(int *least, int *greatest)
+{
+	pthread_mutex_lock(&lock);
+	if (least)
+		*least = prio_least;
+	if (greatest)
+		*greatest = prio_greatest;
+	pthread_mutex_unlock(&lock);
+	return OK;
+}
+
+EXPORT CUresult cuStreamCreateWithPriority(CUstream *s, unsigned flags,
+                                           int priority)
+{
+	if (!s || flags > 1) /* CU_STREAM_DEFAULT, CU_STREAM_NON_BLOCKING */
+		return E_INVALID;
+	pthread_mutex_lock(&lock);
+	/* The driver clamps a priority outside the range to it. */
+	int p = priority > prio_least      ? prio_least
+	        : priority < prio_greatest ? prio_greatest
+	                                   : priority;
+	*s = NULL;
+	for (int i = 0; i < STUB_STREAMS && !*s; i++)
+		if (!streams[i].used) {
+			streams[i] =
+			    (struct stub_stream){.used = true, .priority = p};
+			*s = &streams[i];
+		}
+	pthread_mutex_unlock(&lock);
+	return *s ? OK : E_NOMEM;
+}
+
+EXPORT CUresult cuStreamCreate(CUstream *s, unsigned flags)
+{
+	return cuStreamCreateWithPriority(s, flags, 0);
+}
+
+/* The context's SM limit as an MPS client (stub_cuda.h). */
+static int sm_limit(void)
+{
+	static atomic_int limit;
+	int n = atomic_load(&limit);
+	if (n)
+		return n;
+	const char *v = getenv("CUDA_MPS_ACTIVE_THREAD_PERCENTAGE");
+	double pct = v && *v ? strtod(v, NULL) : 100.0;
+	if (!(pct > 0.0) || pct > 100.0)
+		pct = 100.0;
+	n = (int)((STUB_SMS * pct + 99.999) / 100.0);
+	n = n < 1 ? 1 : n > STUB_SMS ? STUB_SMS : n;
+	atomic_store(&limit, n);
+	return n;
+}
+
+/* cuda.h's CUexecAffinityParam: a type (0: SM count), then the count. */
+struct stub_affinity {
+	int type;
+	unsigned sm_count;
+};
+
+EXPORT CUresult cuCtxGetExecAffinity(struct stub_affinity *p, int type)
+{
+	if (!p || type != 0)
+		return E_INVALID;
+	p->type = 0;
+	p->sm_count = (unsigned)sm_limit();
+	return OK;
+}
+
+EXPORT CUresult cuCtxGetDevice(int *dev)
+{
+	if (!dev)
+		return E_INVALID;
+	*dev = 0;
+	return OK;
+}
+
+EXPORT CUresult cuDeviceGetAttribute(int *v, int attr, int dev)
+{
+	if (!v || dev != 0)
+		return E_INVALID;
+	if (attr != 16) /* CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT */
+		return E_INVALID;
+	*v = STUB_SMS;
+	return OK;
 }
 
 EXPORT CUresult cuModuleLoadData(CUmodule *m, const void *image)
@@ -320,6 +507,12 @@ static void *find(const char *symbol, int version, uint64_t flags)
 	if (!strcmp(symbol, "cuLaunchKernelEx"))
 		return ptds ? (void *)cuLaunchKernelEx_ptsz
 		            : (void *)cuLaunchKernelEx;
+	if (!strcmp(symbol, "cuLaunchCooperativeKernel"))
+		return ptds ? (void *)cuLaunchCooperativeKernel_ptsz
+		            : (void *)cuLaunchCooperativeKernel;
+	if (!strcmp(symbol, "cuGraphLaunch"))
+		return ptds ? (void *)cuGraphLaunch_ptsz
+		            : (void *)cuGraphLaunch;
 	if (!strcmp(symbol, "cuGetProcAddress"))
 		return version >= 12000 ? (void *)cuGetProcAddress_v2
 		                        : (void *)cuGetProcAddress;
@@ -339,6 +532,14 @@ static void *find(const char *symbol, int version, uint64_t flags)
 	    {"cuStreamSynchronize", (void *)cuStreamSynchronize},
 	    {"cuCtxGetCurrent", (void *)cuCtxGetCurrent},
 	    {"cuCtxGetId", (void *)cuCtxGetId},
+	    {"cuCtxGetStreamPriorityRange",
+	     (void *)cuCtxGetStreamPriorityRange},
+	    {"cuStreamCreate", (void *)cuStreamCreate},
+	    {"cuStreamCreateWithPriority", (void *)cuStreamCreateWithPriority},
+	    {"cuStreamIsCapturing", (void *)cuStreamIsCapturing},
+	    {"cuCtxGetExecAffinity", (void *)cuCtxGetExecAffinity},
+	    {"cuCtxGetDevice", (void *)cuCtxGetDevice},
+	    {"cuDeviceGetAttribute", (void *)cuDeviceGetAttribute},
 	};
 	for (size_t i = 0; i < sizeof(plain) / sizeof(plain[0]); i++)
 		if (!strcmp(symbol, plain[i].name))
@@ -350,6 +551,10 @@ EXPORT void stub_cuda_counts(struct stub_cuda_counts *out)
 {
 	for (int i = 0; i < 4; i++)
 		out->launches[i] = atomic_load(&launches[i]);
+	for (int i = 0; i < 2; i++) {
+		out->coop[i] = atomic_load(&coop[i]);
+		out->graphs[i] = atomic_load(&graph_launches[i]);
+	}
 	out->probes = atomic_load(&probes);
 	out->probe_modules = atomic_load(&probe_modules);
 	out->queries = atomic_load(&queries);
@@ -373,4 +578,38 @@ EXPORT void stub_cuda_new_context(void)
 	pthread_mutex_lock(&lock);
 	ctx_id++;
 	pthread_mutex_unlock(&lock);
+}
+
+EXPORT int stub_cuda_stream_info(CUstream s, struct stub_cuda_stream *out)
+{
+	pthread_mutex_lock(&lock);
+	struct stub_stream *st = stream_of(s);
+	if (st)
+		*out = (struct stub_cuda_stream){st->priority, st->launches,
+		                                 st->max_in_flight};
+	pthread_mutex_unlock(&lock);
+	return st ? 0 : -1;
+}
+
+EXPORT void stub_cuda_priority_range(int least, int greatest)
+{
+	pthread_mutex_lock(&lock);
+	prio_least = least;
+	prio_greatest = greatest;
+	pthread_mutex_unlock(&lock);
+}
+
+/* A graph whose launch is one kernel of us microseconds. */
+EXPORT CUgraphExec stub_cuda_graph(int64_t us)
+{
+	int i = atomic_fetch_add(&n_graphs, 1);
+	if (i >= 16)
+		return NULL;
+	graphs_made[i].us = us;
+	return &graphs_made[i];
+}
+
+EXPORT void stub_cuda_probe_us(int64_t us)
+{
+	atomic_store(&probe_us, us);
 }
