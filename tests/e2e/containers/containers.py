@@ -22,8 +22,15 @@ unmanaged glxgears beside it for the same 5 s:
   bwrap     the same game under bubblewrap (`bwrap --unshare-user --uid 0
             --unshare-pid --tmpfs /run --bind DIR /run/baton`): paced, one
             tenant, its host pid.
+  podman    the same game under rootful Podman with its user namespace
+            remapped (container root is host uid 100000): paced, one
+            tenant of uid 100000, its host pid.
+  no-socket the unshare container with nothing mounted on its /run: the
+            game runs at the unmanaged rate and the shim says once that
+            it cannot reach batond.
 
-Usage: containers.py --baton B --batond D --xvfb X --glxgears G [--bwrap W]
+Usage: containers.py --baton B --batond D --xvfb X --glxgears G
+                     [--bwrap W] [--podman P [--runc R]]
 Exit 0 pass, 1 fail, 77 skipped (not root, no setpriv/unshare/nsenter,
 no user namespaces)."""
 import argparse
@@ -297,6 +304,25 @@ def case_podman(args, x, free, sock_dir, daemon):
               g, SLA, f, g / f, host_pid, ns_pid, PODMAN_BASE))
 
 
+def case_no_socket(args, x, free):
+    """The unshare container with its own /run but nothing mounted on
+    it: the game runs at the unmanaged rate, and the shim says once why."""
+    env = x.env(BATON_LOG="info")
+    argv = as_nobody(["unshare", "--user", "--map-root-user", "--pid",
+                      "--fork", "--mount", "--mount-proc", "--", "sh", "-c",
+                      "mount -t tmpfs -o mode=0755 tmpfs /run && " + GAME,
+                      "sh"] + game_argv(args, "lost-game"))
+    g, f, out, _, _, _ = run_container(argv, env, free, lambda init: None)
+    why = "cannot reach batond at /run/baton/batond.sock: No such file"
+    check(g > 0.3 * f and g > 2 * SLA,
+          "without the socket glxgears ran at %.1f FPS, unmanaged %.1f "
+          "beside it: not free:\n%s" % (g, f, out))
+    check(out.count(why) == 1, "the shim said %d times that it cannot "
+          "reach batond (want once):\n%s" % (out.count(why), out))
+    print("no-socket: %.1f FPS unpaced, %.1f unmanaged beside it (ratio "
+          "%.2f); the shim said once: %s" % (g, f, g / f, why))
+
+
 def main():
     p = argparse.ArgumentParser()
     p.add_argument("--baton", required=True)
@@ -327,7 +353,8 @@ def main():
                 daemon.wait_tenants(["host-game"], 10)
                 host_id = daemon.tenants()["host-game"]["id"]
                 cases = [("unshare", case_unshare,
-                          (args, x, free, sock_dir, daemon, host_id))]
+                          (args, x, free, sock_dir, daemon, host_id)),
+                         ("no-socket", case_no_socket, (args, x, free))]
                 if args.bwrap:
                     cases.append(("bwrap", case_bwrap,
                                   (args, x, free, sock_dir, daemon)))
