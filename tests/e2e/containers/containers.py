@@ -86,7 +86,7 @@ def bwrap_argv(args, sock_dir, name):
                       "--", "sh", "-c", GAME, "sh"] + game_argv(args, name))
 
 
-def podman_argv(args, sock_dir, name, env):
+def podman_argv(args, sock_dir, name, env, command=None):
     """Rootful Podman with its user namespace remapped (container root is
     host uid PODMAN_BASE, as Docker's userns-remap does), its own PID,
     mount and network namespaces; the host's / as its image (an overlay
@@ -113,8 +113,21 @@ def podman_argv(args, sock_dir, name, env):
              "-v", "%s:/run/baton" % sock_dir,
              "-v", "/tmp/.X11-unix:/tmp/.X11-unix"]
             + ["--env=%s=%s" % (k, env[k]) for k in keep if k in env] +
-            ["--rootfs", "/:O", "sh", "-c", GAME, "sh"]
-            + game_argv(args, name))
+            ["--rootfs", "/:O"]
+            + (command or ["sh", "-c", GAME, "sh"] + game_argv(args, name)))
+
+
+def podman_cannot(args, sock_dir, env):
+    """Why Podman cannot start a container here (its error), or None: a
+    machine without what it needs (overlay, a runtime that accepts its
+    cgroups) skips the case, as one without Podman does."""
+    name = "baton-probe-%d" % os.getpid()
+    r = subprocess.run(podman_argv(args, sock_dir, name, env, ["true"]),
+                       stdin=subprocess.DEVNULL, capture_output=True,
+                       text=True, timeout=60)
+    if r.returncode == 0:
+        return None
+    return (r.stderr.strip().splitlines() or ["exit %d" % r.returncode])[-1]
 
 
 def podman_init(args, name):
@@ -288,6 +301,11 @@ def case_bwrap(args, x, free, sock_dir, daemon):
 
 def case_podman(args, x, free, sock_dir, daemon):
     env = x.env(BATON_LOG="error")
+    why = podman_cannot(args, sock_dir, env)
+    if why:
+        print("podman: not run (it cannot start a container here: %s)" %
+              why)
+        return
 
     def during(init):
         time.sleep(1.5)
