@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "daemon/gpus.h"
@@ -117,6 +118,18 @@ static int hello_gpu(struct server *s, struct conn *c,
 	return -1;
 }
 
+/* When c's peer connected, on CLOCK_BOOTTIME (the clock of a process's
+ * start time in /proc): its accept time on batond's monotonic clock,
+ * moved by how far that clock is from CLOCK_BOOTTIME now. */
+static int64_t connected_boot_ns(const struct conn *c)
+{
+	struct timespec ts;
+	if (clock_gettime(CLOCK_BOOTTIME, &ts) != 0)
+		return -1;
+	int64_t boot = (int64_t)ts.tv_sec * 1000000000LL + ts.tv_nsec;
+	return boot - (daemon_now_ns() - c->born_ns);
+}
+
 /* The tenant of a hello, on GPU gpu, taking over *shm; NULL when out of
  * memory. */
 static struct tenant *hello_register(struct server *s, struct conn *c,
@@ -130,6 +143,7 @@ static struct tenant *hello_register(struct server *s, struct conn *c,
 		                         daemon_now_ns());
 		if (!t)
 			return NULL;
+		tenant_seen_check_peer(&t->seen, connected_boot_ns(c));
 		daemon_tenant_to_gpu(s->d, t, gpu);
 		t->be_state.partition = h->partition;
 		t->be_state.core.idle_capable = h->idle;
@@ -139,6 +153,7 @@ static struct tenant *hello_register(struct server *s, struct conn *c,
 	                      h->sla_fps, h->fixed_fps, shm, daemon_now_ns());
 	if (!t)
 		return NULL;
+	tenant_seen_check_peer(&t->seen, connected_boot_ns(c));
 	daemon_tenant_to_gpu(s->d, t, gpu);
 	daemon_tenant_hello_cap(t, h->cap);
 	/* The GL shim paces before the real swap, which hands the frame to

@@ -84,3 +84,15 @@ bool proc_cpu_sample(struct proc_cpu *p, int64_t *used_ns)
 	p->last_ns = now;
 	return true;
 }
+
+bool proc_cpu_started_after(const struct proc_cpu *p, int64_t boot_ns)
+{
+	long hz = sysconf(_SC_CLK_TCK);
+	if (!p->ok || hz <= 0 || boot_ns < 0)
+		return false;
+	/* The start time is rounded down to a tick, so a process whose
+	 * tick begins after boot_ns started after it; one in the same tick
+	 * may not have. */
+	uint64_t tick_ns = 1000000000u / (uint64_t)hz;
+	return p->start_ticks > (uint64_t)boot_ns / tick_ns;
+}

@@ -33,6 +33,12 @@ bool proc_cpu_parse(const char *line, long ticks_per_s, int64_t *cpu_ns,
  * read: it has exited, or /proc is hidden from us. */
 bool proc_cpu_open(struct proc_cpu *p, const char *proc_root, pid_t pid);
 
+/* true if the process p opened was started after boot_ns (CLOCK_BOOTTIME,
+ * the clock of its start time): it cannot be a peer that connected at
+ * boot_ns, only a process that took that peer's pid once the peer exited.
+ * false when p is not open. */
+bool proc_cpu_started_after(const struct proc_cpu *p, int64_t boot_ns);
+
 /* The CPU time the process used since the last sample (or the open), in
  * ns, >= 0. false, and p->ok false from then on, when it has exited, its
  * pid now names another process, or its file no longer parses. */

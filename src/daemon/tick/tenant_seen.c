@@ -20,6 +20,14 @@ void tenant_seen_open(struct tenant_seen *s, const char *proc_root, pid_t pid,
 		s->unmeasured = true;
 }
 
+void tenant_seen_check_peer(struct tenant_seen *s, int64_t connected_boot_ns)
+{
+	if (proc_cpu_started_after(&s->clock, connected_boot_ns)) {
+		s->clock.ok = false;
+		s->unmeasured = true;
+	}
+}
+
 /* The claim bounded by the game's presents: the time between its last
  * present last epoch (or its registration) and this epoch's, plus what
  * earlier epochs left unclaimed, at most one epoch of it. */

@@ -70,6 +70,13 @@ struct tenant_seen_claim {
 void tenant_seen_open(struct tenant_seen *s, const char *proc_root, pid_t pid,
                       int64_t now_ns);
 
+/* The tenant's peer connected at connected_boot_ns (CLOCK_BOOTTIME): if
+ * the process tenant_seen_open found at its pid started later, that pid
+ * was the peer's and has been reused since (the peer exited, a process
+ * it left kept the connection): the tenant is unmeasured, as one whose
+ * process cannot be read, never measured by someone else's CPU time. */
+void tenant_seen_check_peer(struct tenant_seen *s, int64_t connected_boot_ns);
+
 /* One epoch of length dt: samples the process's CPU time and returns the
  * GPU seconds that count of c, in [0, dt]. cpu_device: the tenant's GPU
  * is a CPU device (daemon_gpu_kind, or confirmed by a tenant's software

@@ -119,12 +119,74 @@ static void test_real_process(void **state)
 		assert_false(proc_cpu_sample(&c, &used));
 }
 
+/* A start time after the peer connected is a reused pid: the stat's
+ * start is in ticks, rounded down, so only a tick wholly after the
+ * connection counts as after it. */
+static void test_started_after(void **state)
+{
+	(void)state;
+	char root[] = "/tmp/baton-proc-cpu-XXXXXX";
+	assert_non_null(mkdtemp(root));
+	char dir[128], path[160];
+	snprintf(dir, sizeof(dir), "%s/4242", root);
+	assert_int_equal(mkdir(dir, 0755), 0);
+	snprintf(path, sizeof(path), "%s/stat", dir);
+	int64_t tick = 1000000000 / sysconf(_SC_CLK_TCK);
+	write_file(path, "4242 (game)" TAIL(10, 0, 100));
+	struct proc_cpu p;
+	assert_true(proc_cpu_open(&p, root, 4242));
+	assert_true(proc_cpu_started_after(&p, 99 * tick));
+	assert_true(proc_cpu_started_after(&p, 100 * tick - 1));
+	assert_false(proc_cpu_started_after(&p, 100 * tick));
+	assert_false(proc_cpu_started_after(&p, 100 * tick + tick / 2));
+	assert_false(proc_cpu_started_after(&p, 500 * tick));
+	p.ok = false; /* not open: nothing to say */
+	assert_false(proc_cpu_started_after(&p, 0));
+	unlink(path);
+	rmdir(dir);
+	rmdir(root);
+}
+
+/* The real /proc's start times against CLOCK_BOOTTIME: we started before
+ * now; a child forked two ticks after a reading started after it. */
+static void test_real_start_times(void **state)
+{
+	(void)state;
+	struct timespec ts;
+	assert_int_equal(clock_gettime(CLOCK_BOOTTIME, &ts), 0);
+	int64_t before = (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+	struct proc_cpu self;
+	assert_true(proc_cpu_open(&self, NULL, getpid()));
+	assert_false(proc_cpu_started_after(&self, before));
+	usleep(2 * 1000000 / sysconf(_SC_CLK_TCK));
+	int fds[2];
+	assert_int_equal(pipe(fds), 0);
+	pid_t child = fork();
+	assert_true(child >= 0);
+	if (child == 0) {
+		char c;
+		close(fds[1]);
+		(void)!read(fds[0], &c, 1); /* until the parent has looked */
+		_exit(0);
+	}
+	close(fds[0]);
+	struct proc_cpu c;
+	bool opened = proc_cpu_open(&c, NULL, child);
+	close(fds[1]);
+	int status;
+	assert_int_equal(waitpid(child, &status, 0), child);
+	assert_true(opened);
+	assert_true(proc_cpu_started_after(&c, before));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_parse),
 	    cmocka_unit_test(test_reused_pid),
 	    cmocka_unit_test(test_real_process),
+	    cmocka_unit_test(test_started_after),
+	    cmocka_unit_test(test_real_start_times),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

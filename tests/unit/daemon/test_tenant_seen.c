@@ -8,6 +8,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <cmocka.h>
+#include <unistd.h>
 
 #include "daemon/tick/tenant_seen.h"
 #include "fake_proc.h"
@@ -80,6 +81,25 @@ static void test_unmeasured(void **state)
 	assert_float_equal(tenant_seen_epoch(&s, &c, false, DT), 0.05, 1e-12);
 }
 
+/* A process that started after the tenant's peer connected holds a
+ * reused pid: the tenant is unmeasured, not measured by its CPU time
+ * (fake_proc's processes start at tick 4242). */
+static void test_reused_pid_unmeasured(void **state)
+{
+	struct fake_proc *p = *state;
+	int64_t tick = 1000000000 / sysconf(_SC_CLK_TCK);
+	struct tenant_seen s;
+	fake_proc_set(p, 11, 0);
+	tenant_seen_open(&s, p->root, 11, T0);
+	tenant_seen_check_peer(&s, 4242 * tick); /* connected in its tick */
+	assert_false(s.unmeasured);
+	tenant_seen_check_peer(&s, 4241 * tick); /* before it started */
+	assert_true(s.unmeasured);
+	fake_proc_set(p, 11, 500 * MS); /* it burns CPU time: none counts */
+	struct tenant_seen_claim c = game(0.05, T0 + 100 * MS, false);
+	assert_float_equal(tenant_seen_epoch(&s, &c, true, DT), 0.0, 0.0);
+}
+
 /* A game's frames take no more GPU time than the time between their
  * presents: one claiming 90 ms an epoch whose presents span 20 ms counts
  * about 20 ms (a first epoch's carry aside), on any GPU. */
@@ -134,6 +154,8 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(test_one_process_two_tenants, setup,
 	                                    teardown),
 	    cmocka_unit_test_setup_teardown(test_unmeasured, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_reused_pid_unmeasured, setup,
+	                                    teardown),
 	    cmocka_unit_test_setup_teardown(test_presents_bound, setup,
 	                                    teardown),
 	    cmocka_unit_test_setup_teardown(test_software_flag, setup,
