@@ -79,7 +79,7 @@ installed=0
 # The lock's descriptor: flock 9 takes it, flock -u 9 gives it back. Taken
 # again on the same descriptor it is a no-op, so purge() may run with it
 # held (the normal path) or not (a failure before the install ended).
-exec 9>"$LOCK"
+exec 9>>"$LOCK"
 purge() {
 	[ "$installed" -eq 1 ] || return 0
 	say "purging the packages"
@@ -141,18 +141,21 @@ fi
 say "built in $((SECONDS - start)) s:" "$work"/*.changes
 
 say "lintian"
+lintian_start=$SECONDS
 lintian --fail-on error,warning -I --pedantic \
 	"${changes[@]}" 2>&1 | grep -v "running with root privileges" |
 	tee "$work/lintian.log"
 [ "${PIPESTATUS[0]}" -eq 0 ] || fail "lintian found errors or warnings"
+say "lintian: no error or warning ($((SECONDS - lintian_start)) s)"
 
 debs=()
 for p in "${PACKAGES[@]}"; do debs+=("$work/${p}_"*"_$(dpkg --print-architecture).deb"); done
 [ "$i386" -eq 1 ] && debs+=("$work"/baton-shim_*_i386.deb)
 
-e2e_start=$SECONDS
 say "waiting for $LOCK"
+wait_start=$SECONDS
 flock 9
+e2e_start=$SECONDS
 installed=1
 say "installing $(basename -a "${debs[@]}" | tr '\n' ' ')"
 dpkg -i "${debs[@]}" >"$work/install.log" 2>&1 9>&- ||
@@ -200,6 +203,7 @@ if [ "$(traces)" != "$traces_before" ]; then
 else
 	say "purged: no file of the packages is left"
 fi
-say "install, end-to-end and purge took $((SECONDS - e2e_start)) s" \
-	"(under $LOCK); the whole test $((SECONDS - start)) s"
+say "install, end-to-end and purge took $((SECONDS - e2e_start)) s under" \
+	"$LOCK (after $((e2e_start - wait_start)) s waiting for it); the whole" \
+	"test $((SECONDS - start)) s"
 exit "$rc"
