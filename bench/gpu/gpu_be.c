@@ -188,8 +188,7 @@ static bool open_gpu(struct gpu *g)
  * waits for them; the wall time in seconds, or a negative value. */
 static double run_units(const struct gpu *g, int64_t units)
 {
-	uint64_t work =
-	    (uint64_t)units * (g->stub ? STUB_UNIT_US : UNIT_ITERS);
+	uint64_t work = (uint64_t)units * (g->stub ? STUB_UNIT_US : UNIT_ITERS);
 	CUdeviceptr out = g->out;
 	void *params[] = {&work, &out};
 	double t0 = now_s();
@@ -343,8 +342,7 @@ static int usage(void)
 
 int main(int argc, char **argv)
 {
-	if (argc < 3 || argc > 4 ||
-	    (!strcmp(argv[1], "latency") && argc != 3))
+	if (argc < 3 || argc > 4 || (!strcmp(argv[1], "latency") && argc != 3))
 		return usage();
 	const char *mode = argv[1];
 	double a, b = 2.0;
