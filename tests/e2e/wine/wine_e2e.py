@@ -21,6 +21,11 @@ Modes (API d3d or vulkan):
               named wine_probe.exe, while Wine's helper processes
               (wineserver, services.exe, winedevice.exe, explorer.exe...)
               all load the preload too and stay inert.
+  vulkan-launcher
+              vulkan-daemon with the probe started by a Windows launcher
+              (`wine cmd /c PROBE`: start.exe, cmd.exe, then the probe,
+              each made by CreateProcess): the preload reaches the game
+              through them, and they stay inert too.
 
 The Wine prefix DIR is made by the first test that needs it and shared;
 each test holds DIR.lock while it runs and stops its wineserver on the way
@@ -33,6 +38,7 @@ import argparse
 import fcntl
 import os
 import shutil
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -69,11 +75,26 @@ def within(value, target, tolerance):
     return abs(value - target) <= tolerance * target
 
 
-def rate(stamps_us):
-    """Frames per second over the frames after the first SKIP share."""
+def measured(stamps_us):
+    """The frames the rate is taken over: those after the first SKIP
+    share."""
     t = stamps_us[int(len(stamps_us) * SKIP):]
     check(len(t) >= 10, "only %d frames to measure" % len(t))
+    return t
+
+
+def rate(stamps_us):
+    """Frames per second over the measured frames."""
+    t = measured(stamps_us)
     return (len(t) - 1) / ((t[-1] - t[0]) / 1e6)
+
+
+def intervals(stamps_us):
+    """The measured frames' intervals, in words (for a missed rate)."""
+    t = measured(stamps_us)
+    d = sorted((b - a) / 1000 for a, b in zip(t, t[1:]))
+    return "intervals: median %.2f ms, longest %s ms" % (
+        statistics.median(d), ", ".join("%.1f" % v for v in d[-3:][::-1]))
 
 
 class Wine:
@@ -122,8 +143,16 @@ def parse_frames(out, mode, frames):
     return stamps
 
 
-def probe_argv(args, api, frames, baton=None):
-    argv = [args.wine, args.probe, "--" + api, "--frames", str(frames)]
+def probe_argv(args, api, frames, baton=None, launcher=False):
+    """wine PROBE --API --frames N, after baton's argv; with launcher,
+    Wine's cmd.exe starts the probe (a Windows launcher process: Wine's
+    start.exe, then cmd.exe, each creating the next)."""
+    argv = [args.wine, args.probe]
+    if launcher:
+        # cmd.exe takes Windows paths; Wine maps / to drive Z:.
+        argv = [args.wine, "cmd", "/c",
+                "Z:" + os.path.abspath(args.probe).replace("/", "\\")]
+    argv += ["--" + api, "--frames", str(frames)]
     return (baton or []) + argv
 
 
@@ -157,11 +186,12 @@ def mode_fps(args, wine, api):
     free = unmanaged_rate(args, wine, api, FPS)
     baton = [args.baton, "run", "--fps", "%g" % FPS, "--"]
     with Steal() as st:
-        paced = rate(run_probe(args, wine, api, int(FPS * PACED_SECONDS),
-                               baton))
+        stamps = run_probe(args, wine, api, int(FPS * PACED_SECONDS), baton)
+    paced = rate(stamps)
     print("%s under `baton run --fps %g`: %.3f FPS, ratio to the target "
-          "%.4f, paced/unmanaged %.3f (%s)" % (
-              api, FPS, paced, paced / FPS, paced / free, st))
+          "%.4f, paced/unmanaged %.3f; %s (%s)" % (
+              api, FPS, paced, paced / FPS, paced / free, intervals(stamps),
+              st))
     check_timing(within(paced, FPS, 0.01), "%.3f FPS is not %g within 1%%"
                  % (paced, FPS))
 
@@ -182,10 +212,11 @@ def wine_tree(prefix):
     return out
 
 
-def maps_preload(pid):
+def maps(pid, library):
+    """Whether process pid maps a file named library."""
     try:
         with open("/proc/%d/maps" % pid) as f:
-            return any(line.rstrip().endswith("/libbaton_gl.so")
+            return any(line.rstrip().endswith("/" + library)
                        for line in f)
     except OSError:
         return False
@@ -193,27 +224,31 @@ def maps_preload(pid):
 
 def watch_tenants(d, proc, prefix):
     """Until proc exits: every tenant batond listed ({pid: name}), and
-    the Wine processes seen ({pid: (comm, maps the preload, shim
-    active)}), sampled once the tenant is there."""
+    the processes of the Wine prefix seen once the tenant is there
+    ({pid: (comm, maps the preload, maps the Vulkan layer, shim
+    active)}, batond left out)."""
     tenants, tree = {}, {}
     while proc.poll() is None:
         for t in d.status()["tenants"]:
             tenants[t["pid"]] = t["name"]
         if tenants and not tree:
             for pid, comm in wine_tree(prefix).items():
-                active = all(shim_state(pid))
-                tree[pid] = (comm, maps_preload(pid), active)
+                if pid == d.proc.pid:
+                    continue  # batond has the environment too
+                tree[pid] = (comm, maps(pid, "libbaton_gl.so"),
+                             maps(pid, "libVkLayer_baton.so"),
+                             all(shim_state(pid)))
         time.sleep(0.1)
     return tenants, tree
 
 
-def mode_daemon(args, wine, api):
+def mode_daemon(args, wine, api, launcher=False):
     free = unmanaged_rate(args, wine, api, SLA)
     cfg = write_config(os.path.join(args.tmp, "margin0.cfg"), sla_margin=0)
     env = dict(wine.env, BATON_SOCKET=args.sock)
     baton = [args.baton, "run", "--sla", "%g" % SLA, "--"]
     frames = int(SLA * PACED_SECONDS)
-    argv = probe_argv(args, api, frames, baton)
+    argv = probe_argv(args, api, frames, baton, launcher)
     with Batond(args.batond, args.baton, args.sock,
                 ["--policy", "sa", "--sla", "%g" % SLA, "--config", cfg],
                 env) as d:
@@ -230,16 +265,21 @@ def mode_daemon(args, wine, api):
                 out, err = proc.communicate(timeout=RUN_TIMEOUT_S)
         check(proc.returncode == 0, "%s exited %d:\n%s" % (
             " ".join(argv), proc.returncode, err[-2000:]))
-        paced = rate(parse_frames(out, api, frames))
-    loaded = sorted(c for c, m, _ in tree.values() if m)
-    active = sorted(c for c, _, a in tree.values() if a)
-    print("Wine processes: %d, %d map the preload: %s" % (
-        len(tree), len(loaded), ", ".join(loaded)))
+        stamps = parse_frames(out, api, frames)
+        paced = rate(stamps)
+    loaded = sorted(c for c, m, _, _ in tree.values() if m)
+    layer = sorted(c for c, _, v, _ in tree.values() if v)
+    active = sorted(c for c, _, _, a in tree.values() if a)
+    print("processes in the Wine prefix: %d (%s)" % (
+        len(tree), ", ".join(sorted(c for c, _, _, _ in tree.values()))))
+    print("%d map the preload: %s" % (len(loaded), ", ".join(loaded)))
+    print("%d map the Vulkan layer: %s" % (len(layer), ", ".join(layer)))
     print("with the shim active (its thread and memfd): %s" % active)
     print("tenants batond listed over the run: %s" % tenants)
     print("%s under batond (sa, SLA %g): %.3f FPS, ratio to the SLA %.4f, "
-          "paced/unmanaged %.3f (%s)" % (api, SLA, paced, paced / SLA,
-                                         paced / free, st))
+          "paced/unmanaged %.3f; %s (%s)" % (
+              api, SLA, paced, paced / SLA, paced / free, intervals(stamps),
+              st))
     check(len(loaded) >= 3, "fewer Wine processes than expected load the "
           "preload (%s): the one-tenant check would say nothing" % loaded)
     check(len(tenants) == 1, "batond listed %d tenants for one game: %s" % (
@@ -252,7 +292,11 @@ def mode_daemon(args, wine, api):
                  % (paced, SLA))
 
 
-MODES = {"fps": mode_fps, "daemon": mode_daemon}
+def mode_launcher(args, wine, api):
+    mode_daemon(args, wine, api, launcher=True)
+
+
+MODES = {"fps": mode_fps, "daemon": mode_daemon, "launcher": mode_launcher}
 
 
 def run(args):
@@ -281,7 +325,7 @@ def main():
         description=__doc__.split("\n")[0],
         formatter_class=argparse.RawDescriptionHelpFormatter, epilog=__doc__)
     p.add_argument("mode", choices=["d3d-fps", "vulkan-fps", "d3d-daemon",
-                                    "vulkan-daemon"])
+                                    "vulkan-daemon", "vulkan-launcher"])
     p.add_argument("--baton", required=True)
     p.add_argument("--batond", required=True)
     p.add_argument("--prefix", required=True,

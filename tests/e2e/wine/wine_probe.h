@@ -6,7 +6,7 @@
 #include <stdint.h>
 #include <windows.h>
 
-#define PROBE_WIDTH 320
+#define PROBE_WIDTH  320
 #define PROBE_HEIGHT 240
 
 /* A shown top-level window titled title; NULL on failure. */

@@ -21,7 +21,7 @@
 #include <string.h>
 
 #define DEFAULT_FRAMES 300
-#define MAX_FRAMES 100000
+#define MAX_FRAMES     100000
 
 static LRESULT CALLBACK window_proc(HWND w, UINT msg, WPARAM wp, LPARAM lp)
 {
@@ -40,8 +40,8 @@ HWND probe_window(const char *title)
 	wc.hCursor = LoadCursor(NULL, IDC_ARROW);
 	if (!RegisterClassA(&wc))
 		return NULL;
-	HWND w = CreateWindowA(wc.lpszClassName, title, WS_OVERLAPPEDWINDOW,
-	                       0, 0, PROBE_WIDTH, PROBE_HEIGHT, NULL, NULL,
+	HWND w = CreateWindowA(wc.lpszClassName, title, WS_OVERLAPPEDWINDOW, 0,
+	                       0, PROBE_WIDTH, PROBE_HEIGHT, NULL, NULL,
 	                       wc.hInstance, NULL);
 	if (w) {
 		ShowWindow(w, SW_SHOW);
@@ -67,8 +67,7 @@ int64_t probe_now_us(void)
 		QueryPerformanceFrequency(&freq);
 	QueryPerformanceCounter(&t);
 	return (int64_t)(t.QuadPart / freq.QuadPart * 1000000 +
-	                 t.QuadPart % freq.QuadPart * 1000000 /
-	                     freq.QuadPart);
+	                 t.QuadPart % freq.QuadPart * 1000000 / freq.QuadPart);
 }
 
 int probe_fail(const char *what, long code)
@@ -100,7 +99,8 @@ int main(int argc, char **argv)
 			if (*end || frames < 1 || frames > MAX_FRAMES)
 				return usage("--frames wants 1 to 100000");
 		} else if (!strcmp(argv[i], "--help")) {
-			usage("renders frames and prints when each was presented");
+			usage("renders frames and prints when each was "
+			      "presented");
 			return 0;
 		} else {
 			fprintf(stderr, "wine_probe: unknown argument '%s'\n",

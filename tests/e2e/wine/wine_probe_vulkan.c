@@ -15,33 +15,33 @@
 #define MAX_IMAGES 8
 
 /* Each function this file calls, looked up once. */
-#define VK_FUNCS(X)                                                        \
-	X(vkCreateInstance)                                                \
-	X(vkEnumeratePhysicalDevices)                                      \
-	X(vkGetPhysicalDeviceQueueFamilyProperties)                        \
-	X(vkGetPhysicalDeviceSurfaceSupportKHR)                            \
-	X(vkGetPhysicalDeviceSurfaceCapabilitiesKHR)                       \
-	X(vkGetPhysicalDeviceSurfaceFormatsKHR)                            \
-	X(vkGetPhysicalDeviceSurfacePresentModesKHR)                       \
-	X(vkCreateWin32SurfaceKHR)                                         \
-	X(vkCreateDevice)                                                  \
-	X(vkGetDeviceProcAddr)                                             \
-	X(vkGetDeviceQueue)                                                \
-	X(vkCreateSwapchainKHR)                                            \
-	X(vkGetSwapchainImagesKHR)                                         \
-	X(vkCreateCommandPool)                                             \
-	X(vkAllocateCommandBuffers)                                        \
-	X(vkBeginCommandBuffer)                                            \
-	X(vkCmdPipelineBarrier)                                            \
-	X(vkCmdClearColorImage)                                            \
-	X(vkEndCommandBuffer)                                              \
-	X(vkCreateSemaphore)                                               \
-	X(vkCreateFence)                                                   \
-	X(vkAcquireNextImageKHR)                                           \
-	X(vkQueueSubmit)                                                   \
-	X(vkQueuePresentKHR)                                               \
-	X(vkWaitForFences)                                                 \
-	X(vkResetFences)                                                   \
+#define VK_FUNCS(X)                                                            \
+	X(vkCreateInstance)                                                    \
+	X(vkEnumeratePhysicalDevices)                                          \
+	X(vkGetPhysicalDeviceQueueFamilyProperties)                            \
+	X(vkGetPhysicalDeviceSurfaceSupportKHR)                                \
+	X(vkGetPhysicalDeviceSurfaceCapabilitiesKHR)                           \
+	X(vkGetPhysicalDeviceSurfaceFormatsKHR)                                \
+	X(vkGetPhysicalDeviceSurfacePresentModesKHR)                           \
+	X(vkCreateWin32SurfaceKHR)                                             \
+	X(vkCreateDevice)                                                      \
+	X(vkGetDeviceProcAddr)                                                 \
+	X(vkGetDeviceQueue)                                                    \
+	X(vkCreateSwapchainKHR)                                                \
+	X(vkGetSwapchainImagesKHR)                                             \
+	X(vkCreateCommandPool)                                                 \
+	X(vkAllocateCommandBuffers)                                            \
+	X(vkBeginCommandBuffer)                                                \
+	X(vkCmdPipelineBarrier)                                                \
+	X(vkCmdClearColorImage)                                                \
+	X(vkEndCommandBuffer)                                                  \
+	X(vkCreateSemaphore)                                                   \
+	X(vkCreateFence)                                                       \
+	X(vkAcquireNextImageKHR)                                               \
+	X(vkQueueSubmit)                                                       \
+	X(vkQueuePresentKHR)                                                   \
+	X(vkWaitForFences)                                                     \
+	X(vkResetFences)                                                       \
 	X(vkDeviceWaitIdle)
 
 #define DECLARE(f) static PFN_##f f;
@@ -62,11 +62,11 @@ struct probe_vk {
 	VkFence done;
 };
 
-#define CHECK(call)                                                        \
-	do {                                                               \
-		VkResult r_ = (call);                                      \
-		if (r_ != VK_SUCCESS)                                      \
-			return probe_fail(#call, (long)r_);                \
+#define CHECK(call)                                                            \
+	do {                                                                   \
+		VkResult r_ = (call);                                          \
+		if (r_ != VK_SUCCESS)                                          \
+			return probe_fail(#call, (long)r_);                    \
 	} while (0)
 
 /* Instance-level functions from vkGetInstanceProcAddr; device-level ones
@@ -74,9 +74,9 @@ struct probe_vk {
  * one-device program needs. */
 static int load_functions(PFN_vkGetInstanceProcAddr gipa, VkInstance inst)
 {
-#define LOAD(f)                                                            \
-	f = (PFN_##f)(void (*)(void))gipa(inst, #f);                       \
-	if (!f)                                                            \
+#define LOAD(f)                                                                \
+	f = (PFN_##f)(void (*)(void))gipa(inst, #f);                           \
+	if (!f)                                                                \
 		return probe_fail("vkGetInstanceProcAddr(" #f ")", 0);
 	VK_FUNCS(LOAD)
 #undef LOAD
@@ -85,9 +85,8 @@ static int load_functions(PFN_vkGetInstanceProcAddr gipa, VkInstance inst)
 
 static int create_instance(struct probe_vk *vk, PFN_vkGetInstanceProcAddr gipa)
 {
-	vkCreateInstance =
-	    (PFN_vkCreateInstance)(void (*)(void))gipa(NULL,
-	                                               "vkCreateInstance");
+	vkCreateInstance = (PFN_vkCreateInstance)(void (*)(void))gipa(
+	    NULL, "vkCreateInstance");
 	if (!vkCreateInstance)
 		return probe_fail("vkGetInstanceProcAddr(vkCreateInstance)", 0);
 	const char *ext[] = {VK_KHR_SURFACE_EXTENSION_NAME,
@@ -283,8 +282,8 @@ static int create_sync(struct probe_vk *vk)
 	VkFenceCreateInfo fi = {.sType = VK_STRUCTURE_TYPE_FENCE_CREATE_INFO};
 	CHECK(vkCreateSemaphore(vk->device, &si, NULL, &vk->acquired));
 	for (uint32_t i = 0; i < vk->n_images; i++)
-		CHECK(vkCreateSemaphore(vk->device, &si, NULL,
-		                        &vk->rendered[i]));
+		CHECK(
+		    vkCreateSemaphore(vk->device, &si, NULL, &vk->rendered[i]));
 	CHECK(vkCreateFence(vk->device, &fi, NULL, &vk->done));
 	return 0;
 }
@@ -294,9 +293,9 @@ static int create_sync(struct probe_vk *vk)
 static int frame(struct probe_vk *vk)
 {
 	uint32_t i;
-	VkResult r = vkAcquireNextImageKHR(vk->device, vk->swapchain,
-	                                   UINT64_MAX, vk->acquired,
-	                                   VK_NULL_HANDLE, &i);
+	VkResult r =
+	    vkAcquireNextImageKHR(vk->device, vk->swapchain, UINT64_MAX,
+	                          vk->acquired, VK_NULL_HANDLE, &i);
 	if (r != VK_SUCCESS && r != VK_SUBOPTIMAL_KHR)
 		return probe_fail("vkAcquireNextImageKHR", r);
 	VkPipelineStageFlags stage = VK_PIPELINE_STAGE_TRANSFER_BIT;
@@ -333,8 +332,8 @@ static int set_up(struct probe_vk *vk, HWND w)
 	if (!lib)
 		return probe_fail("LoadLibrary(vulkan-1.dll)",
 		                  (long)GetLastError());
-	PFN_vkGetInstanceProcAddr gipa = (PFN_vkGetInstanceProcAddr)(
-	    void (*)(void))GetProcAddress(lib, "vkGetInstanceProcAddr");
+	PFN_vkGetInstanceProcAddr gipa = (PFN_vkGetInstanceProcAddr)(void (*)(
+	    void))GetProcAddress(lib, "vkGetInstanceProcAddr");
 	if (!gipa)
 		return probe_fail("GetProcAddress(vkGetInstanceProcAddr)", 0);
 	int rc = create_instance(vk, gipa);
