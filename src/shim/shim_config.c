@@ -174,8 +174,8 @@ const char *shim_program_name(const char *argv0)
  * not enough: it points into argv[0] as it was at exec, and a program
  * that rewrites its arguments leaves it pointing into other text. Wine
  * does: it moves the arguments down over the loader's path
- * ("/usr/lib/wine/wine64 game.exe --opt" becomes "game.exe --opt"), and
- * the old pointer then read "t" (from "--opt"), never the game. */
+ * ("/usr/lib/wine/wine64 probe.exe --d3d" becomes "probe.exe --d3d"), and
+ * the old pointer, 14 bytes in, then read "d" (from "--d3d"). */
 static void default_name(char *dst, size_t dst_len)
 {
 	char argv0[4096];
