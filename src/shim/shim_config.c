@@ -1,11 +1,13 @@
 #include "shim/shim_config.h"
 
 #include <errno.h> /* program_invocation_short_name */
+#include <fcntl.h>
 #include <stdarg.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "ipc/socket_path.h"
 
@@ -158,6 +160,39 @@ void shim_utf8_copy(char *dst, size_t dst_len, const char *src)
 	dst[o] = '\0';
 }
 
+const char *shim_program_name(const char *argv0)
+{
+	const char *name = argv0;
+	for (const char *p = argv0; *p; p++)
+		if ((*p == '/' || *p == '\\') && p[1])
+			name = p + 1;
+	return name;
+}
+
+/* The default tenant name: the program's name in its argv[0] as it reads
+ * at the first Present. glibc's program_invocation_short_name alone is
+ * not enough: it points into argv[0] as it was at exec, and a program
+ * that rewrites its arguments leaves it pointing into other text. Wine
+ * does: it moves the arguments down over the loader's path
+ * ("/usr/lib/wine/wine64 probe.exe --d3d" becomes "probe.exe --d3d"), and
+ * the old pointer, 14 bytes in, then read "d" (from "--d3d"). */
+static void default_name(char *dst, size_t dst_len)
+{
+	char argv0[4096];
+	ssize_t n = -1;
+	int fd = open("/proc/self/cmdline", O_RDONLY | O_CLOEXEC);
+	if (fd >= 0) {
+		n = read(fd, argv0, sizeof(argv0) - 1);
+		close(fd);
+	}
+	const char *name = program_invocation_short_name;
+	/* argv[0] ends at the first NUL; without one in the buffer it was
+	 * cut, and its last component is unknown. */
+	if (n > 0 && memchr(argv0, '\0', (size_t)n) && argv0[0])
+		name = shim_program_name(argv0);
+	shim_utf8_copy(dst, dst_len, name ? name : "");
+}
+
 void shim_config_read(struct shim_config *cfg)
 {
 	*cfg = (struct shim_config){0};
@@ -187,9 +222,10 @@ void shim_config_read(struct shim_config *cfg)
 		         sizeof(cfg->gpu) - 1);
 
 	const char *name = getenv("BATON_NAME");
-	if (!name || !*name)
-		name = program_invocation_short_name;
-	shim_utf8_copy(cfg->name, sizeof(cfg->name), name ? name : "");
+	if (name && *name)
+		shim_utf8_copy(cfg->name, sizeof(cfg->name), name);
+	else
+		default_name(cfg->name, sizeof(cfg->name));
 
 	cfg->socket_ok = ipc_socket_path(cfg->socket, sizeof(cfg->socket));
 	if (!cfg->socket_ok)

@@ -58,6 +58,11 @@ void shim_config_read(struct shim_config *cfg);
  * the game from ever registering. */
 void shim_utf8_copy(char *dst, size_t dst_len, const char *src);
 
+/* The program's name in argv0, the program path its argv[0] holds now:
+ * what follows the last '/' or '\\' (a Windows path, as Wine writes it),
+ * the whole of argv0 when it ends in a separator. */
+const char *shim_program_name(const char *argv0);
+
 void shim_log_set_level(enum shim_log_level level);
 void shim_log(enum shim_log_level level, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));

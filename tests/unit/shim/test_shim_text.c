@@ -59,6 +59,24 @@ static void test_names_become_valid_utf8(void **state)
 	copy("abcdef", 1, "");
 }
 
+static void test_program_name_from_argv0(void **state)
+{
+	(void)state;
+	assert_string_equal(shim_program_name("glxgears"), "glxgears");
+	assert_string_equal(shim_program_name("/usr/bin/glxgears"), "glxgears");
+	/* Wine's processes: argv[0] as Wine rewrites it */
+	assert_string_equal(shim_program_name("game.exe"), "game.exe");
+	assert_string_equal(
+	    shim_program_name("C:\\windows\\system32\\services.exe"),
+	    "services.exe");
+	assert_string_equal(shim_program_name("Z:\\games/My Game\\run.exe"),
+	                    "run.exe");
+	/* a trailing separator leaves nothing after it: keep the rest */
+	assert_string_equal(shim_program_name("/opt/game/"), "game/");
+	assert_string_equal(shim_program_name("/"), "/");
+	assert_string_equal(shim_program_name(""), "");
+}
+
 static void test_hello_line(void **state)
 {
 	(void)state;
@@ -122,6 +140,7 @@ int main(void)
 	    cmocka_unit_test(test_fps_grammar),
 	    cmocka_unit_test(test_names_become_valid_utf8),
 	    cmocka_unit_test(test_hello_line),
+	    cmocka_unit_test(test_program_name_from_argv0),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
