@@ -31,6 +31,7 @@
 #include "cli/client.h"
 #include "cli/run_gpu.h"
 #include "cli/run_multiarch.h"
+#include "cli/run_layer_check.h"
 #include "ipc/msg.h"
 #include "shim/shim_paths.h"
 
@@ -41,8 +42,6 @@
 #define SHIM_NAME      "libbaton_gl.so"
 #define GATE_NAME      "libbaton_cl.so"
 #define CUDA_GATE_NAME "libbaton_cuda.so"
-/* The Vulkan layer's manifest lives in an XDG data folder, under this. */
-#define LAYER_SUBDIR "vulkan/implicit_layer.d"
 /* The loader's default when XDG_DATA_DIRS is unset (XDG base dir spec). */
 #define XDG_DATA_DIRS_DEFAULT "/usr/local/share:/usr/share"
 
@@ -349,6 +348,7 @@ static void add_vulkan_layer(void)
 	setenv("ENABLE_BATON_LAYER", "1", 1);
 	if (!found)
 		return;
+	run_check_layer_libraries(found);
 	const char *old = getenv("XDG_DATA_DIRS");
 	if (!old || !*old)
 		old = XDG_DATA_DIRS_DEFAULT;

@@ -11,6 +11,10 @@ MODE is one of
   paced    with BATON_FPS=45, `vkcube --c 450` takes 10.0 s +-1% from its
            first present;
   unpaced  with the layer but no target, vkcube runs far above 45 FPS.
+  missing  a manifest whose library is missing (a package half removed, a
+           container that mounted the manifest but not the library):
+           vkcube still runs, unpaced; `baton run` says once which
+           library is missing (needs --baton and --shim).
 
 DIR is the build tree's XDG data folder (build/src/shim/vulkan/layer.d): the
 loader finds implicit layers under $XDG_DATA_DIRS/vulkan/implicit_layer.d.
@@ -35,6 +39,7 @@ import os
 import statistics
 import subprocess
 import sys
+import shutil
 import tempfile
 import time
 
@@ -46,6 +51,8 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
 from xvfb import Xvfb  # noqa: E402
 
 LAYER = "VK_LAYER_BATON_pacing"
+# The build tree's XDG data folder (--layer-dir), once parsed.
+BUILD_LAYER_DIR = []
 FPS = 45
 FRAMES = 450
 EXPECTED_S = FRAMES / FPS
@@ -70,6 +77,10 @@ class Bed:
 
     def __init__(self, args, display, tmp):
         self.vkcube = args.vkcube
+        self.baton = args.baton
+        self.shim = args.shim
+        self.tmp = tmp
+        BUILD_LAYER_DIR[:] = [args.layer_dir]
         manifest = os.path.join(args.layer_dir, "vulkan", "implicit_layer.d",
                                 "VkLayer_baton.json")
         with open(manifest, encoding="utf-8") as f:
@@ -186,8 +197,69 @@ def check_unpaced(bed):
         raise Failure(f"{fps:.1f} FPS unpaced: the layer holds vkcube back")
 
 
+def write_broken_layer(folder, gone):
+    """This build's manifest, copied into folder's implicit_layer.d, naming
+    the library gone instead."""
+    with open(os.path.join(BUILD_LAYER_DIR[0], "vulkan", "implicit_layer.d",
+                           "VkLayer_baton.json"), encoding="utf-8") as f:
+        manifest = json.load(f)
+    manifest["layer"]["library_path"] = gone
+    d = os.path.join(folder, "vulkan", "implicit_layer.d")
+    os.makedirs(d)
+    with open(os.path.join(d, "VkLayer_baton.json"), "w",
+              encoding="utf-8") as f:
+        json.dump(manifest, f)
+
+
+def check_missing(bed):
+    """A manifest naming a missing library: first found by the loader
+    alone (silent unless VK_LOADER_DEBUG asks), then by `baton run` in an
+    installed tree (bin/baton beside share/vulkan), which says so."""
+    gone = os.path.join(bed.tmp, "removed", "libVkLayer_baton.so")
+    data = os.path.join(bed.tmp, "data")
+    write_broken_layer(data, gone)
+    # Not the build tree's folder: the loader would take its manifest of
+    # the same layer name instead.
+    dirs = data + ":" + (os.environ.get("XDG_DATA_DIRS")
+                         or "/usr/local/share:/usr/share")
+    frames = FRAMES // 3
+    wall, out = bed.run(frames, ENABLE_BATON_LAYER="1", BATON_FPS=str(FPS),
+                        XDG_DATA_DIRS=dirs)
+    print(f"vkcube --c {frames}, the layer's library missing: exit 0 in "
+          f"{wall:.2f} s")
+    if bed.loaded(out):
+        raise Failure("a layer was inserted from a missing library")
+    # Unpaced: at 45 FPS the frames alone would take (frames - 1) / 45 s.
+    if wall >= (frames - 1) / FPS:
+        raise Failure(f"{wall:.2f} s for {frames} frames: something "
+                      "paced vkcube without the layer")
+
+    tree = os.path.join(bed.tmp, "installed")
+    os.makedirs(os.path.join(tree, "bin"))
+    baton = os.path.join(tree, "bin", "baton")
+    shutil.copy(bed.baton, baton)
+    write_broken_layer(os.path.join(tree, "share"), gone)
+    env = dict(bed.env, BATON_SHIM_PATH=bed.shim)
+    proc = subprocess.run([baton, "run", "--fps", str(FPS), "--", bed.vkcube,
+                           "--c", "3"], env=env, stdin=subprocess.DEVNULL,
+                          stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                          timeout=VKCUBE_TIMEOUT_S)
+    err = proc.stderr.decode(errors="replace")
+    said = [line for line in err.splitlines()
+            if line.startswith("baton run:") and gone in line]
+    print(f"baton run from {tree}: exit {proc.returncode}; it said:")
+    for line in said:
+        print("  " + line)
+    if proc.returncode != 0:
+        raise Failure(f"vkcube under baton run exited {proc.returncode}:\n"
+                      + err[-4000:])
+    if len(said) != 1:
+        raise Failure("baton run did not say once that the layer's "
+                      "library is missing:\n" + err[-4000:])
+
+
 CHECKS = {"loaded": check_loaded, "paced": check_paced,
-          "unpaced": check_unpaced}
+          "unpaced": check_unpaced, "missing": check_missing}
 
 
 def main():
@@ -196,6 +268,8 @@ def main():
     parser.add_argument("--layer-dir", required=True)
     parser.add_argument("--vkcube", default="vkcube")
     parser.add_argument("--xvfb", default="Xvfb")
+    parser.add_argument("--baton", help="the baton CLI (missing)")
+    parser.add_argument("--shim", help="the GL preload (missing)")
     args = parser.parse_args()
     try:
         with tempfile.TemporaryDirectory(prefix="baton-vk-") as tmp, \
