@@ -197,6 +197,19 @@ static struct core_harvest_fit *kernel_fit_for(struct baton_be *be, bool part)
 	                      : &be->kernel->fit;
 }
 
+/* The window stamped for a sub-launch of n blocks given window w (s):
+ * the longer of w and the time the fit expects n blocks to take. n is
+ * at least one block, and one block (a launch the OpenCL gate may not
+ * cut, one work-group on a slow machine) can take longer than any
+ * window: it is then expected to run that long, not hung, and batond's
+ * stuck rule (core/harvest_stuck.h) judges it against that. */
+static int64_t stamp_window_ns(struct baton_be *be, bool part, double w,
+                               uint64_t n)
+{
+	double expect = core_harvest_fit_predict(kernel_fit_for(be, part), n);
+	return (int64_t)((expect > w ? expect : w) * 1e9);
+}
+
 int64_t be_kernel_shortest_ns(const struct baton_be *be, uint64_t n)
 {
 	if (!be->kernel)
@@ -438,7 +451,7 @@ int baton_be_next(baton_be *be, int64_t *offset, int64_t *count)
 	be->out_waited_ns = now - t0;
 	be->waited_ns += now - t0;
 	be->window_ns = (int64_t)(w * 1e9);
-	publish_inflight(be, now, be->window_ns);
+	publish_inflight(be, now, stamp_window_ns(be, part, w, n));
 	*offset = (int64_t)off;
 	*count = (int64_t)n;
 	return 1;

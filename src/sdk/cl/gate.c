@@ -10,7 +10,11 @@
  * NDRange cut along its last dimension, in work-groups, into sub-launches
  * the SDK sizes, with global_work_offset. Opt-in, because get_group_id
  * (unlike get_global_id) ignores the offset: a kernel that uses it would
- * compute the first groups again.
+ * compute the first groups again. A launch with no local size gets one
+ * fixed work-group shape for all its sub-launches (fixed_local): left to
+ * the runtime, the shape follows each sub-launch's size, and PoCL
+ * compiles the kernel again for every new shape (45-95 ms each on two
+ * cores, against sub-launches of 17 ms).
  *
  * Fail-open, as the shim: an internal error lets the launch go as the
  * program made it. A shut window is waited for at most
@@ -146,6 +150,39 @@ static bool splittable(const char *name)
 	       strstr(split_list, key);
 }
 
+/* The work-group shape a split launch of k on q's device runs in when
+ * the program gave none: FIXED_LOCAL work-items along dimension 0 (the
+ * largest power of two up to it that divides the global size and the
+ * kernel allows), 1 along the others; the kernel's own
+ * reqd_work_group_size if it has one. False (the launch goes in
+ * work-items, as given) when the runtime does not say what it allows. */
+#define FIXED_LOCAL 64
+static bool fixed_local(cl_command_queue q, cl_kernel k, cl_uint dim,
+                        const size_t *gsz, size_t loc[3])
+{
+	cl_device_id dev;
+	size_t most = 0, reqd[3] = {0, 0, 0};
+	if (clGetCommandQueueInfo(q, CL_QUEUE_DEVICE, sizeof(dev), &dev,
+	                          NULL) != CL_SUCCESS ||
+	    clGetKernelWorkGroupInfo(k, dev, CL_KERNEL_WORK_GROUP_SIZE,
+	                             sizeof(most), &most, NULL) != CL_SUCCESS ||
+	    clGetKernelWorkGroupInfo(k, dev, CL_KERNEL_COMPILE_WORK_GROUP_SIZE,
+	                             sizeof(reqd), reqd, NULL) != CL_SUCCESS)
+		return false;
+	if (reqd[0] && reqd[1] && reqd[2]) {
+		for (cl_uint i = 0; i < dim; i++)
+			if (gsz[i] % reqd[i])
+				return false;
+		memcpy(loc, reqd, sizeof(reqd));
+		return true;
+	}
+	loc[0] = loc[1] = loc[2] = 1;
+	while (loc[0] < FIXED_LOCAL && loc[0] * 2 <= most &&
+	       gsz[0] % (loc[0] * 2) == 0)
+		loc[0] *= 2;
+	return true;
+}
+
 /* Device time of ev (START to END), else the wall time given. */
 static int64_t launch_time(cl_event ev, int64_t wall_ns)
 {
@@ -172,6 +209,10 @@ static cl_int gated(enqueue_fn real, cl_command_queue q, cl_kernel k,
 	/* Blocks: work-groups (or work-items with no local size) along the
 	 * last dimension, when the kernel may be split; else one. */
 	cl_uint d = dim ? dim - 1 : 0;
+	size_t loc[3];
+	if (!lsz && dim >= 1 && dim <= 3 && gsz && splittable(name) &&
+	    fixed_local(q, k, dim, gsz, loc))
+		lsz = loc;
 	size_t unit = lsz && lsz[d] ? lsz[d] : 1;
 	bool split = dim >= 1 && dim <= 3 && gsz && gsz[d] % unit == 0 &&
 	             splittable(name);
