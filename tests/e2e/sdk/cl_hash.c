@@ -4,16 +4,17 @@
  * runs an integer hash chain of --steps steps, launched over --items
  * work-items again and again (clEnqueueNDRangeKernel with no local size,
  * then clFinish), each launch salted with its number. Few long items
- * (4096 x 20000 steps) or many short ones (65536 x 200) are the two
+ * (4096 x 5000 steps, the default) or many short ones (65536 x 200) are the two
  * shapes the tests use. The kernel indexes with get_global_id, so the
  * OpenCL gate may split it (BATON_CL_SPLIT=hash_chain).
  *
  *   cl-hash [--items N] [--steps S] [--seconds T | --launches L]
- *           [--progress] [--check] [--quiet]
+ *           [--progress] [--progress-every S] [--check] [--quiet]
  *
  * --progress prints `cl-hash: progress T ITEMS` after the first launch
  * past each whole second (T in CLOCK_MONOTONIC seconds, ITEMS the
- * work-items done), for a caller to take the rate over its own window.
+ * work-items done), for a caller to take the rate over its own window;
+ * --progress-every S does so every S seconds instead.
  * --check compares the last launch's every item with the chain computed
  * on the host (a split that skipped or misplaced items fails). The last
  * line: `cl-hash: R items/s, L launches in T s`. Exit status 0, 1 on an
@@ -53,7 +54,7 @@ static const char *src =
 
 struct args {
 	unsigned items, steps, launches;
-	double seconds;
+	double seconds, every;
 	bool progress, check, quiet;
 };
 
@@ -79,9 +80,20 @@ static bool parse_uint(const char *opt, const char *s, unsigned lo, unsigned hi,
 	return true;
 }
 
+static bool parse_seconds(const char *opt, const char *s, double *out)
+{
+	char *end;
+	*out = s ? strtod(s, &end) : 0.0;
+	if (s && end != s && !*end && *out > 0.0 && *out <= 86400.0)
+		return true;
+	fprintf(stderr, "cl-hash: %s: '%s' is not a number in (0, 86400]\n",
+	        opt, s ? s : "");
+	return false;
+}
+
 static int parse(int argc, char **argv, struct args *a)
 {
-	*a = (struct args){.items = 4096, .steps = 20000};
+	*a = (struct args){.items = 4096, .steps = 5000, .every = 1.0};
 	for (int i = 1; i < argc; i++) {
 		const char *o = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
 		bool ok = true;
@@ -91,18 +103,12 @@ static int parse(int argc, char **argv, struct args *a)
 			ok = parse_uint(o, v, 1, 1u << 30, &a->steps), i++;
 		else if (!strcmp(o, "--launches"))
 			ok = parse_uint(o, v, 1, 1u << 30, &a->launches), i++;
-		else if (!strcmp(o, "--seconds")) {
-			char *end;
-			a->seconds = v ? strtod(v, &end) : 0.0;
-			ok = v && end != v && !*end && a->seconds > 0.0 &&
-			     a->seconds <= 86400.0;
-			if (!ok)
-				fprintf(stderr,
-				        "cl-hash: --seconds: '%s' is not "
-				        "a number in (0, 86400]\n",
-				        v ? v : "");
-			i++;
-		} else if (!strcmp(o, "--progress"))
+		else if (!strcmp(o, "--seconds"))
+			ok = parse_seconds(o, v, &a->seconds), i++;
+		else if (!strcmp(o, "--progress-every"))
+			ok = parse_seconds(o, v, &a->every), i++,
+			a->progress = true;
+		else if (!strcmp(o, "--progress"))
 			a->progress = true;
 		else if (!strcmp(o, "--check"))
 			a->check = true;
@@ -112,7 +118,7 @@ static int parse(int argc, char **argv, struct args *a)
 			fprintf(stderr,
 			        "usage: cl-hash [--items N] [--steps S] "
 			        "[--seconds T | --launches L] [--progress] "
-			        "[--check] [--quiet]\n%s",
+			        "[--progress-every S] [--check] [--quiet]\n%s",
 			        strcmp(o, "--help") ? ""
 			                            : "(see the source's "
 			                              "header)\n");
@@ -211,7 +217,7 @@ int main(int argc, char **argv)
 	if (r)
 		return r;
 	size_t global = a.items;
-	double t0 = now_s(), next = t0 + 1.0, items = 0.0, now = t0;
+	double t0 = now_s(), next = t0 + a.every, items = 0.0, now = t0;
 	cl_uint salt = 0;
 	for (unsigned n = 0;; n++) {
 		if (a.launches ? n >= a.launches : now - t0 >= a.seconds)
@@ -229,7 +235,7 @@ int main(int argc, char **argv)
 			printf("cl-hash: progress %.6f %.0f\n", now, items);
 			fflush(stdout);
 			while (next <= now)
-				next += 1.0;
+				next += a.every;
 		}
 	}
 	r = a.check ? check_items(&c, &a, salt) : 0;

@@ -9,13 +9,13 @@ and without BATON_CL_SPLIT, and the gate logs no "no window" line.
 With no game, batond's harvesting stage is in GPU grid's continuous mode
 (docs/harvesting.md): best-effort work gets the whole device less the
 budget's 5 % margin. For each shape the program runs free (no gate),
-through the gate split, free, through the gate whole, and free again,
-each for S seconds under the same batond, and each gated rate is set
-against the mean of the free rates measured just before and just after
-it (a shared machine's speed drifts over a minute): rates are taken over
-the program's own progress lines after its first second (its kernel
-build and warm-up left out), so the ratio does not depend on how fast
-this machine is.
+then twice in turn through the gate split and whole, each gated run
+followed by a free one, each for S seconds under the same batond; each
+way's gated rates are set against the means of the free runs just
+before and after them (a shared machine's speed moves by up to 2x over a
+minute): rates are taken over the program's own progress lines after
+its first half second (its warm-up left out), so the ratio does not
+depend on how fast this machine is.
 Asserted: every gated rate at least MIN_RATIO of its free rate (the
 benchmark's target is 90 %: docs/harvesting.md, "The gate with no
 game"), no "no window" line, and batond's status showing the tenant
@@ -43,6 +43,8 @@ SHAPES = (("long", 4096, 5000), ("short", 65536, 200))
 # over a few seconds of a shared machine: 0.9 is the target, and the
 # noise between two such phases is a few per cent
 MIN_RATIO = 0.85
+# gated runs per shape and way, each between two free runs
+ROUNDS = 2
 
 
 def rate(lines):
@@ -86,12 +88,59 @@ def run(argv, env, seconds, daemon=None, name=None):
     return lines, modes
 
 
+def judge_shape(a, d, env, shape, items, steps):
+    """One shape: free, then ROUNDS times split and whole through the
+    gate, each followed by a free run; each way's gated rates against
+    the means of the free runs around them. The failures, [] if none."""
+    prog = [a.hash, "--items", str(items), "--steps", str(steps),
+            "--seconds", "%g" % a.seconds, "--progress-every", "0.5"]
+    frees = [rate(run(prog, env, a.seconds)[0])]
+    got = {}  # way -> [(gated rate, free around it, lines, modes)]
+    for _ in range(ROUNDS):
+        for way in ("split", "whole"):
+            genv = dict(env)
+            if way == "split":
+                genv["BATON_CL_SPLIT"] = "hash_chain"
+            name = "%s-%s" % (shape, way)
+            lines, modes = run([a.baton, "run", "--be", "--name", name,
+                                "--"] + prog, genv, a.seconds, d, name)
+            frees.append(rate(run(prog, env, a.seconds)[0]))
+            got.setdefault(way, []).append(
+                (rate(lines), (frees[-2] + frees[-1]) / 2, lines, modes))
+    bad = []
+    for way, runs in got.items():
+        name = "%s-%s" % (shape, way)
+        r = sum(g for g, _, _, _ in runs) / sum(f for _, f, _, _ in runs)
+        spam = [ln for _, _, lines, _ in runs for ln in lines
+                if "no window" in ln]
+        modes = [m for _, _, _, ms in runs for m in ms]
+        cont = (sum(m == "continuous" for m in modes) / len(modes)
+                if modes else 0.0)
+        print("%s: gated %s items/s, free around them %s: %.1f %%; "
+              "continuous in %.0f %% of batond's samples; %d 'no "
+              "window' lines" % (
+                  name, ", ".join("%.0f" % g for g, _, _, _ in runs),
+                  ", ".join("%.0f" % f for _, f, _, _ in runs), r * 100,
+                  cont * 100, len(spam)))
+        sys.stdout.flush()
+        if r < MIN_RATIO:
+            bad.append("%s: %.1f %% of the free rate, under %.0f %%" % (
+                name, r * 100, MIN_RATIO * 100))
+        if spam:
+            bad.append("%s: the gate logged %r with no game" % (name,
+                                                                 spam[0]))
+        if cont < 0.5:
+            bad.append("%s: batond had it continuous in %.0f %% of its "
+                       "samples" % (name, cont * 100))
+    return bad
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--baton", required=True)
     ap.add_argument("--batond", required=True)
     ap.add_argument("--hash", required=True)
-    ap.add_argument("--seconds", type=float, default=4.0)
+    ap.add_argument("--seconds", type=float, default=2.5)
     a = ap.parse_args()
     probe = subprocess.run([a.hash, "--items", "64", "--steps", "4",
                             "--launches", "1", "--quiet"],
@@ -110,42 +159,7 @@ def main():
         d.start()
         with Steal() as steal:
             for shape, items, steps in SHAPES:
-                prog = [a.hash, "--items", str(items), "--steps",
-                        str(steps), "--seconds", "%g" % a.seconds,
-                        "--progress"]
-                frees = [rate(run(prog, env, a.seconds)[0])]
-                for split in (True, False):
-                    way = "split" if split else "whole"
-                    genv = dict(env)
-                    if split:
-                        genv["BATON_CL_SPLIT"] = "hash_chain"
-                    name = "%s-%s" % (shape, way)
-                    gated, modes = run(
-                        [a.baton, "run", "--be", "--name", name, "--"] +
-                        prog, genv, a.seconds, d, name)
-                    frees.append(rate(run(prog, env, a.seconds)[0]))
-                    free = (frees[-2] + frees[-1]) / 2
-                    r = rate(gated) / free
-                    spam = [ln for ln in gated if "no window" in ln]
-                    cont = (sum(m == "continuous" for m in modes) /
-                            len(modes) if modes else 0.0)
-                    print("%s: gated %.0f items/s, free %.0f (before and "
-                          "after): %.1f %%; "
-                          "continuous in %.0f %% of batond's samples; "
-                          "%d 'no window' lines" % (
-                              name, rate(gated), free, r * 100,
-                              cont * 100, len(spam)))
-                    sys.stdout.flush()
-                    if r < MIN_RATIO:
-                        bad.append("%s: %.1f %% of the free rate, under "
-                                   "%.0f %%" % (name, r * 100,
-                                                MIN_RATIO * 100))
-                    if spam:
-                        bad.append("%s: the gate logged %r with no game" %
-                                   (name, spam[0]))
-                    if cont < 0.5:
-                        bad.append("%s: batond had it continuous in %.0f "
-                                   "%% of its samples" % (name, cont * 100))
+                bad += judge_shape(a, d, env, shape, items, steps)
         print(steal)
     finally:
         d.stop()
