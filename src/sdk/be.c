@@ -425,7 +425,8 @@ int baton_be_next(baton_be *be, int64_t *offset, int64_t *count)
 			break;
 		if (deadline && wake > deadline) {
 			be_sleep_until(deadline);
-			be->waited_ns += be_now_ns() - t0;
+			be->out_waited_ns = be_now_ns() - t0;
+			be->waited_ns += be->out_waited_ns;
 			be_log(BE_LOG_WAIT, "no window within %lld ms",
 			       (long long)be->opt.max_wait_ms);
 			return BATON_ETIMEDOUT;
@@ -493,6 +494,17 @@ static void push_record(struct baton_be *be, uint64_t count, int64_t t_ns)
 	    .flags = BATON_FRAME_BE,
 	};
 	ipc_ring_push(be->shm.ring, be->shm.records, &f);
+}
+
+void be_report_unwindowed(struct baton_be *be, int64_t count, int64_t t_ns,
+                          int64_t release_ns)
+{
+	if (!be || count <= 0 || be->outstanding)
+		return;
+	be->release_ns = release_ns;
+	push_record(be, (uint64_t)count, t_ns > 0 ? t_ns : 0);
+	be->launches++;
+	be->blocks += (uint64_t)count;
 }
 
 int baton_be_done(baton_be *be, int64_t offset, int64_t count,

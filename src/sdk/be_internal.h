@@ -100,6 +100,13 @@ enum {
 	BE_LOG_KEYS
 };
 
+/* be.c. For a launch gate whose baton_be_next timed out and which ran
+ * count blocks anyway, released at release_ns, for t_ns: one record of
+ * them (with the wait that timed out), so that batond counts the work as
+ * this tenant's and not, on a CPU device, as load no tenant reports
+ * (which would shrink every best-effort budget, this one's first). */
+void be_report_unwindowed(struct baton_be *be, int64_t count, int64_t t_ns,
+                          int64_t release_ns);
 /* be.c. The shortest time (ns) a recent sub-launch of n blocks of the
  * current task's kernel took, in any lane; -1 with none. */
 int64_t be_kernel_shortest_ns(const struct baton_be *be, uint64_t n);

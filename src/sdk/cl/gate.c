@@ -18,8 +18,9 @@
  *
  * Fail-open, as the shim: an internal error lets the launch go as the
  * program made it. A shut window is waited for at most
- * BATON_CL_MAX_WAIT_MS (default 1000) per launch, then the launch goes
- * and a line is logged: the gate never hangs a program forever. */
+ * BATON_CL_MAX_WAIT_MS (default 1000) per launch, then the launch goes,
+ * is reported as any other, and a line is logged: the gate never hangs a
+ * program forever. */
 #define CL_TARGET_OPENCL_VERSION 300
 #define CL_USE_DEPRECATED_OPENCL_1_2_APIS
 #include <CL/cl.h>
@@ -268,6 +269,8 @@ static cl_int gated(enqueue_fn real, cl_command_queue q, cl_kernel k,
 		int64_t t = launch_time(ev, be_now_ns() - t0);
 		if (r > 0)
 			baton_be_done(gate_be, off, cnt, t);
+		else
+			be_report_unwindowed(gate_be, cnt, t, t0);
 		done = off + cnt;
 		if (last && event)
 			*event = ev;

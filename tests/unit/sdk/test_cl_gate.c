@@ -2,11 +2,13 @@
  * into an unmodified program, on PoCL, against the fake batond: a launch
  * with no window still goes after BATON_CL_MAX_WAIT_MS (never hung), a
  * kernel named in BATON_CL_SPLIT is cut into several sub-launches whose
- * records add up to its rows and whose product is right, any other kernel
+ * records add up to its rows and whose product is right (a launch that
+ * went without a window reported too), any other kernel
  * goes whole, and every launch leaves one BATON_FRAME_BE record per
  * sub-launch; on a CPU device the periodical sub-launches lower every
  * thread to SCHED_IDLE; a split launch with no local size goes in
- * work-groups of one fixed shape. Skipped (77) where no OpenCL device exists. */
+ * work-groups of one fixed shape. Skipped (77) where no OpenCL device exists.
+ */
 #define CL_TARGET_OPENCL_VERSION 120
 #include <CL/cl.h>
 #include <dirent.h>
@@ -174,7 +176,12 @@ int main(void)
 	CHECK(!strstr(b.hello, "\"idle\":true") == !cpu);
 	CHECK(!strstr(b.hello, "\"partition\":true") == !cpu);
 	struct baton_frame rec[256];
-	fake_batond_records(&b, rec, 256); /* its record: from before */
+	/* it went without a window, and is counted all the same: one
+	 * record, so batond does not take its work for someone else's
+	 * load */
+	CHECK(fake_batond_records(&b, rec, 256) == 1);
+	CHECK(rec[0].cpu_ns == 1 && rec[0].gpu_ns > 0);
+	CHECK(rec[0].sleep_ns >= 100 * MS);
 
 	/* A window of 2 ms: the 64 rows go in several sub-launches. They
 	 * are periodical (games on the device): on a CPU device this
