@@ -49,7 +49,7 @@ run through phases 1-3 back to back, then leave:
 
 --be-program picks the best-effort program: `matmul` (be-matmul, the
 default), or tests/e2e/sdk's cl-hash, an unmodified OpenCL program of
-another shape, `hash-long` (4096 work-items of 5000 hash steps a launch)
+another shape, `hash-long` (4096 work-items of 15000 hash steps a launch)
 or `hash-short` (65536 of 200). cl-hash has no SDK build: its phases are
 alone, naive (cl-hash free), gate (cl-hash under `baton run --be` with
 BATON_CL_SPLIT=hash_chain; --no-split launches it whole) and, alone,
@@ -133,7 +133,7 @@ PROGRESS = re.compile(r"(?:be-matmul|cl-hash): progress ([\d.]+) (\d+)")
 SUMMARY = re.compile(r"be-matmul: .* ([\d.]+) rows/s .*device busy "
                      r"([\d.]+) %, alpha [\d.]+ ms, (\w+)(, continuous)?")
 # --be-program: cl-hash's work-items and steps per item (tests/e2e/sdk)
-HASH_SHAPES = {"hash-long": (4096, 5000), "hash-short": (65536, 200)}
+HASH_SHAPES = {"hash-long": (4096, 15000), "hash-short": (65536, 200)}
 
 
 def proc_stat():

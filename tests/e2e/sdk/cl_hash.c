@@ -4,9 +4,10 @@
  * runs an integer hash chain of --steps steps, launched over --items
  * work-items again and again (clEnqueueNDRangeKernel with no local size,
  * then clFinish), each launch salted with its number. Few long items
- * (4096 x 5000 steps, the default) or many short ones (65536 x 200) are the two
- * shapes the tests use. The kernel indexes with get_global_id, so the
- * OpenCL gate may split it (BATON_CL_SPLIT=hash_chain).
+ * (4096 x 15000 steps, the default: about 0.1 s a launch on two cores)
+ * or many short ones (65536 x 200) are the two shapes the tests use.
+ * The kernel indexes with get_global_id, so the OpenCL gate may split it
+ * (BATON_CL_SPLIT=hash_chain).
  *
  *   cl-hash [--items N] [--steps S] [--seconds T | --launches L]
  *           [--progress] [--progress-every S] [--check] [--quiet]
@@ -93,7 +94,7 @@ static bool parse_seconds(const char *opt, const char *s, double *out)
 
 static int parse(int argc, char **argv, struct args *a)
 {
-	*a = (struct args){.items = 4096, .steps = 5000, .every = 1.0};
+	*a = (struct args){.items = 4096, .steps = 15000, .every = 1.0};
 	for (int i = 1; i < argc; i++) {
 		const char *o = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
 		bool ok = true;

@@ -38,7 +38,7 @@ PROGRESS = re.compile(r"cl-hash: progress ([\d.]+) (\d+)")
 SUMMARY = re.compile(r"cl-hash: ([\d.]+) items/s")
 # (name, items, steps): the two shapes, about 0.1 s and 20 ms a
 # launch on two cores
-SHAPES = (("long", 4096, 5000), ("short", 65536, 200))
+SHAPES = (("long", 4096, 15000), ("short", 65536, 200))
 # the gated rate against the free rate measured just before it, each
 # over a few seconds of a shared machine: 0.9 is the target, and the
 # noise between two such phases is a few per cent
@@ -140,7 +140,7 @@ def main():
     ap.add_argument("--baton", required=True)
     ap.add_argument("--batond", required=True)
     ap.add_argument("--hash", required=True)
-    ap.add_argument("--seconds", type=float, default=2.5)
+    ap.add_argument("--seconds", type=float, default=3.0)
     a = ap.parse_args()
     probe = subprocess.run([a.hash, "--items", "64", "--steps", "4",
                             "--launches", "1", "--quiet"],
