@@ -56,6 +56,9 @@ struct baton_be {
 	bool keep_mode; /* a task does not restart the hysteresis: the
 	                   gate's tasks are single launches */
 	struct core_harvest_task task;
+	uint64_t granule; /* > 1: a sub-launch short of the task's end is a
+	                     whole number of these blocks (the OpenCL gate:
+	                     work-groups, the device's compute units) */
 	struct be_kernel *kernel;
 	struct be_kernel kernels[BE_KERNELS];
 	uint64_t uses;

@@ -163,7 +163,8 @@ static bool fixed_local(cl_command_queue q, cl_kernel k, cl_uint dim,
 {
 	cl_device_id dev;
 	size_t most = 0, reqd[3] = {0, 0, 0};
-	if (clGetCommandQueueInfo(q, CL_QUEUE_DEVICE, sizeof(dev), &dev,
+	if (dim < 1 || dim > 3 || !gsz ||
+	    clGetCommandQueueInfo(q, CL_QUEUE_DEVICE, sizeof(dev), &dev,
 	                          NULL) != CL_SUCCESS ||
 	    clGetKernelWorkGroupInfo(k, dev, CL_KERNEL_WORK_GROUP_SIZE,
 	                             sizeof(most), &most, NULL) != CL_SUCCESS ||
@@ -184,6 +185,26 @@ static bool fixed_local(cl_command_queue q, cl_kernel k, cl_uint dim,
 	return true;
 }
 
+/* The blocks a split launch's sub-launches come in whole numbers of
+ * (be_internal.h, granule): the compute units of q's device when a
+ * block (a slice of the last dimension) is one work-group, so that every
+ * unit has one in each round; else 1. */
+static uint64_t rounds_of(cl_command_queue q, cl_uint dim, const size_t *gsz,
+                          const size_t *lsz)
+{
+	for (cl_uint i = 0; i + 1 < dim; i++)
+		if (!lsz || gsz[i] != lsz[i])
+			return 1;
+	cl_device_id dev;
+	cl_uint units = 0;
+	if (clGetCommandQueueInfo(q, CL_QUEUE_DEVICE, sizeof(dev), &dev,
+	                          NULL) != CL_SUCCESS ||
+	    clGetDeviceInfo(dev, CL_DEVICE_MAX_COMPUTE_UNITS, sizeof(units),
+	                    &units, NULL) != CL_SUCCESS)
+		return 1;
+	return units > 1 ? units : 1;
+}
+
 /* Device time of ev (START to END), else the wall time given. */
 static int64_t launch_time(cl_event ev, int64_t wall_ns)
 {
@@ -198,6 +219,18 @@ static int64_t launch_time(cl_event ev, int64_t wall_ns)
 	return wall_ns;
 }
 
+/* The record of a sub-launch that took t_ns, released at release_ns:
+ * given by the SDK (r > 0), or sent after the wait for a window timed
+ * out. */
+static void report(int r, int64_t off, int64_t cnt, int64_t t_ns,
+                   int64_t release_ns)
+{
+	if (r > 0)
+		baton_be_done(gate_be, off, cnt, t_ns);
+	else
+		be_report_unwindowed(gate_be, cnt, t_ns, release_ns);
+}
+
 /* One launch through the gate, under gate_lock. */
 static cl_int gated(enqueue_fn real, cl_command_queue q, cl_kernel k,
                     cl_uint dim, const size_t *goff, const size_t *gsz,
@@ -207,17 +240,18 @@ static cl_int gated(enqueue_fn real, cl_command_queue q, cl_kernel k,
 	char name[256] = "";
 	clGetKernelInfo(k, CL_KERNEL_FUNCTION_NAME, sizeof(name), name, NULL);
 	name[sizeof(name) - 1] = '\0';
-	/* Blocks: work-groups (or work-items with no local size) along the
-	 * last dimension, when the kernel may be split; else one. */
+	/* Blocks: work-groups (work-items if the runtime would not say
+	 * what shape to fix) along the last dimension, when the kernel may
+	 * be split; else one. */
 	cl_uint d = dim ? dim - 1 : 0;
 	size_t loc[3];
-	if (!lsz && dim >= 1 && dim <= 3 && gsz && splittable(name) &&
-	    fixed_local(q, k, dim, gsz, loc))
+	if (!lsz && splittable(name) && fixed_local(q, k, dim, gsz, loc))
 		lsz = loc;
 	size_t unit = lsz && lsz[d] ? lsz[d] : 1;
 	bool split = dim >= 1 && dim <= 3 && gsz && gsz[d] % unit == 0 &&
 	             splittable(name);
 	int64_t blocks = split ? (int64_t)(gsz[d] / unit) : 1;
+	gate_be->granule = split ? rounds_of(q, dim, gsz, lsz) : 1;
 	probe_queue = q;
 	if (baton_be_task_begin(gate_be, kernel_id(name), blocks) != 0)
 		return real(q, k, dim, goff, gsz, lsz, nwait, wait, event);
@@ -267,10 +301,7 @@ static cl_int gated(enqueue_fn real, cl_command_queue q, cl_kernel k,
 		}
 		clFinish(q);
 		int64_t t = launch_time(ev, be_now_ns() - t0);
-		if (r > 0)
-			baton_be_done(gate_be, off, cnt, t);
-		else
-			be_report_unwindowed(gate_be, cnt, t, t0);
+		report(r, off, cnt, t, t0);
 		done = off + cnt;
 		if (last && event)
 			*event = ev;

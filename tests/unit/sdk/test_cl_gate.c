@@ -75,7 +75,9 @@ static int threads_not_idle(void)
 /* A split kernel launched with no local size, 4096 work-items in a 2-ms
  * window: its sub-launches go in work-groups of 64 (one shape for all,
  * so PoCL compiles it once), their blocks adding up to 64 groups, not
- * to 4096 work-items each a size of its own; every item written. */
+ * to 4096 work-items each a size of its own, each sub-launch but the
+ * last a whole number of rounds over the device's compute units; every
+ * item written. */
 static void split_in_fixed_groups(cl_context ctx, cl_command_queue q,
                                   cl_program p, struct fake_batond *b)
 {
@@ -101,8 +103,18 @@ static void split_in_fixed_groups(cl_context ctx, cl_command_queue q,
 		CHECK(got[i] == i * i);
 	int n = fake_batond_records(b, rec, 256);
 	int64_t groups = 0;
-	for (int i = 0; i < n; i++)
+	cl_device_id dev;
+	cl_uint units = 1;
+	clGetCommandQueueInfo(q, CL_QUEUE_DEVICE, sizeof(dev), &dev, NULL);
+	clGetDeviceInfo(dev, CL_DEVICE_MAX_COMPUTE_UNITS, sizeof(units), &units,
+	                NULL);
+	for (int i = 0; i < n; i++) {
 		groups += rec[i].cpu_ns;
+		/* a whole number of rounds over the compute units, but the
+		 * last (the task's end) and one of a round or less */
+		if (i + 1 < n && rec[i].cpu_ns > units)
+			CHECK(rec[i].cpu_ns % units == 0);
+	}
 	fprintf(stderr, "square: %d items in %lld groups, %d sub-launches\n",
 	        ITEMS, (long long)groups, n);
 	CHECK(groups == ITEMS / 64);
