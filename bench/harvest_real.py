@@ -310,6 +310,12 @@ def be_rate(parts):
     return rows / secs if secs > 0 else float("nan")
 
 
+def ratio(a, b):
+    """a / b, NaN when b is 0 (a machine whose CPUs others kept busy
+    while the games ran alone has no idle time to harvest)."""
+    return a / b if b else float("nan")
+
+
 def median(xs):
     xs = sorted(xs)
     n = len(xs)
@@ -592,15 +598,17 @@ class Bench:
                        "rounds": self.a.rounds}
         if "be-gate" in by:
             # alone through the gate, no game registered, against free
-            self.result["gate_alone_ratio"] = by["be-gate"]["rows_s"] / free
+            self.result["gate_alone_ratio"] = ratio(by["be-gate"]["rows_s"],
+                                                    free)
         for n in GATED:
             if n in by:
-                self.result["harvest_" + n] = by[n]["rows_s"] / (ded * idle)
-                self.result["harvest_free_" + n] = (by[n]["rows_s"] /
-                                                    (free * idle))
+                self.result["harvest_" + n] = ratio(by[n]["rows_s"],
+                                                    ded * idle)
+                self.result["harvest_free_" + n] = ratio(by[n]["rows_s"],
+                                                         free * idle)
                 # each round against that round's idle share
                 self.result["harvest_rounds_" + n] = [
-                    p["rows_s"] / (ded * (1.0 - ref[p["round"]]["busy"]))
+                    ratio(p["rows_s"], ded * (1.0 - ref[p["round"]]["busy"]))
                     for p in self.phases if p["name"] == n]
         self.by = by
         return self
