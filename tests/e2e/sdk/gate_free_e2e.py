@@ -19,7 +19,11 @@ depend on how fast this machine is.
 Asserted: every gated rate at least MIN_RATIO of its free rate (the
 benchmark's target is 90 %: docs/harvesting.md, "The gate with no
 game"), no "no window" line, and batond's status showing the tenant
-continuous. Exit 0, 1 on a failed check, 77 with no OpenCL device."""
+continuous. Batond yields a CPU device to load no tenant reports and the
+free program does not, so a rate between NEAR and MIN_RATIO measured
+while other processes used more than OTHERS_SKIP cores is skipped, as
+batonbed's timing checks are under steal; a lower one fails anyway. Exit
+0, 1 on a failed check, 77 with no OpenCL device or so skipped."""
 
 import argparse
 import os
@@ -43,6 +47,11 @@ SHAPES = (("long", 4096, 15000), ("short", 65536, 200))
 # over a few seconds of a shared machine: 0.9 is the target, and the
 # noise between two such phases is a few per cent
 MIN_RATIO = 0.85
+# other processes' load (cores) past which a rate that fails is skipped
+OTHERS_SKIP = 0.25
+# a ratio above this may be that load's doing; under it, it fails anyway
+NEAR = 0.7
+SLOW = "rate: "
 # gated runs per shape and way, each between two free runs
 ROUNDS = 2
 
@@ -140,7 +149,9 @@ def judge_shape(a, d, env, shape, items, steps):
                   cont * 100, len(spam)))
         sys.stdout.flush()
         if r < MIN_RATIO:
-            bad.append("%s: %.1f %% of the free rate, under %.0f %%" % (
+            # under another's load only a near miss may be the load's
+            bad.append((SLOW if r >= NEAR else "") +
+                       "%s: %.1f %% of the free rate, under %.0f %%" % (
                 name, r * 100, MIN_RATIO * 100))
         if spam:
             bad.append("%s: the gate logged %r with no game" % (name,
@@ -173,7 +184,7 @@ def main():
     bad = []
     try:
         d.start()
-        with Steal() as steal:
+        with Steal(d.proc.pid) as steal:
             for shape, items, steps in SHAPES:
                 bad += judge_shape(a, d, env, shape, items, steps)
         print(steal)
@@ -183,8 +194,19 @@ def main():
             os.rmdir(tmp)
         except OSError:
             pass
+    # Batond yields a CPU device to load no tenant reports (its
+    # other_util), the free program does not: with other processes'
+    # work on the machine a rate check says nothing of the gate, and is
+    # skipped as the other timing checks are (batonbed.timing_verdict).
+    busy = steal.others is not None and steal.others > OTHERS_SKIP
+    if busy and bad and all(b.startswith(SLOW) for b in bad):
+        for b in bad:
+            print("SKIP: %s, while other processes used %.2f cores" % (
+                b[len(SLOW):], steal.others))
+        return 77
     for b in bad:
-        print("FAIL: %s" % b)
+        print("FAIL: %s" % b[len(SLOW):] if b.startswith(SLOW) else
+              "FAIL: %s" % b)
     return 1 if bad else 0
 
 
