@@ -11,6 +11,7 @@ cores llvmpipe renders on, so the BE work and the games truly compete.
                           [--n 512] [--games G1,G2] [--no-gate]
                           [--align on|off] [--space | --idle-lane]
                           [--trace] [--out DIR]
+                          [--be-program matmul|hash-long|hash-short]
 
 One batond and one X server for the whole run; the games start once and
 run through phases 1-3 back to back, then leave:
@@ -41,7 +42,20 @@ run through phases 1-3 back to back, then leave:
   4 be-sdk  the SDK alone under batond (continuous mode: its dedicated
             speed through the gate; with --rounds, also once before the
             games start, and its rate is over both), then
-  4 be-naive  `be-matmul --naive` alone (dedicated speed, ungated).
+  4 be-gate (unless --no-gate) the gated program alone under batond (no
+            game registered: continuous mode), then
+  4 be-naive  `be-matmul --naive` alone (dedicated speed, ungated: the
+            program's free rate).
+
+--be-program picks the best-effort program: `matmul` (be-matmul, the
+default), or tests/e2e/sdk's cl-hash, an unmodified OpenCL program of
+another shape, `hash-long` (4096 work-items of 15000 hash steps a launch)
+or `hash-short` (65536 of 200). cl-hash has no SDK build: its phases are
+alone, naive (cl-hash free), gate (cl-hash under `baton run --be` with
+BATON_CL_SPLIT=hash_chain; --no-split launches it whole) and, alone,
+be-gate and be-naive; its harvest is measured through the gate.
+bench/harvest_shapes.py runs this once per program and sets their
+figures side by side.
 
 With --rounds R the game phases (1 to 3i, alone included) run R times
 in turn, so each mode has an alone phase beside it and a drift of the
@@ -59,15 +73,24 @@ mean FPS over 1-s windows, seconds below the SLA (a window under
 phase 1's; the machine's CPU busy share (/proc/stat); BE rows/s over the
 same window (be-matmul --progress).
 
-Harvest ratio (stated in the output):
+Harvest ratios (stated in the output):
     idle      = 1 - busy(phase 1)           share of the 2 cores the games
                                             (and everything else) left idle
     harvest   = rate(3) / (rate(4 be-sdk) * idle)
-rate(4 be-sdk) is BE's dedicated rate through the same SDK and batond, so
-the ratio is the share of the idle time BE turned into work at its own
-speed. The targets (docs/benchmarks.md): with gated BE every game keeps
-its SLA (<= 1 % of seconds below, frame p99 within 10 % of phase 1) and
-harvest >= 85 %.
+    harvest against the free rate
+              = rate(3) / (rate(4 be-naive) * idle)
+rate(4 be-sdk) is BE's dedicated rate through the same SDK and batond
+(for cl-hash, rate(4 be-gate) through the gate), so the first ratio is
+the share of the idle time BE turned into work at its speed under
+batond; that speed is itself below the program's free rate (the
+budget's 5 % margin, the sub-launches' own cost), which made a phase
+read over 100 %. The second sets it against the program's free rate,
+measured in the same run, and the harvest target is held there. Also
+reported: rate(4 be-gate) / rate(4 be-naive), the program alone through
+the gate with no game registered against its free rate (target >= 90 %).
+The targets (docs/benchmarks.md): with gated BE every game keeps its
+SLA (<= 1 % of seconds below, frame p99 within 10 % of phase 1) and
+harvest against the free rate >= 85 %.
 
 Timing runs share the machine: run under `flock /tmp/baton-cpu.lock`.
 Writes OUT/harvest.log (per-second FPS and BE rows/s, batond's BE status)
@@ -106,9 +129,11 @@ WARM_S = 6.0
 SETTLE_S = 4.0
 STATUS_S = 0.5
 STAT_S = 0.25
-PROGRESS = re.compile(r"be-matmul: progress ([\d.]+) (\d+)")
+PROGRESS = re.compile(r"(?:be-matmul|cl-hash): progress ([\d.]+) (\d+)")
 SUMMARY = re.compile(r"be-matmul: .* ([\d.]+) rows/s .*device busy "
                      r"([\d.]+) %, alpha [\d.]+ ms, (\w+)(, continuous)?")
+# --be-program: cl-hash's work-items and steps per item (tests/e2e/sdk)
+HASH_SHAPES = {"hash-long": (4096, 15000), "hash-short": (65536, 200)}
 
 
 def proc_stat():
@@ -285,6 +310,12 @@ def be_rate(parts):
     return rows / secs if secs > 0 else float("nan")
 
 
+def ratio(a, b):
+    """a / b, NaN when b is 0 (a machine whose CPUs others kept busy
+    while the games ran alone has no idle time to harvest)."""
+    return a / b if b else float("nan")
+
+
 def median(xs):
     xs = sorted(xs)
     n = len(xs)
@@ -298,6 +329,9 @@ class Bench:
         self.baton = os.path.join(b, "src", "cli", "baton")
         self.batond = os.path.join(b, "src", "daemon", "batond")
         self.matmul = os.path.join(b, "examples", "be-matmul", "be-matmul")
+        self.hash = os.path.join(b, "tests", "e2e", "sdk", "cl-hash")
+        self.program = self.matmul if a.be_program == "matmul" \
+            else self.hash
         gl_probe = os.path.join(b, "bench", "libswap_probe.so")
         if not os.path.exists(gl_probe):
             # the e2e tests' copy of the same source
@@ -308,7 +342,7 @@ class Bench:
             "xcb": os.path.join(b, "tests", "e2e", "daemon",
                                 "libxcb_probe_e2e.so"),
         }
-        for p in [self.baton, self.batond, self.matmul] + list(
+        for p in [self.baton, self.batond, self.program] + list(
                 self.probes.values()):
             check(os.path.exists(p), "%s is missing: build first (ninja "
                   "-C %s)" % (p, b))
@@ -348,7 +382,10 @@ class Bench:
     def be(self, kind, env, seconds, phase):
         """be-matmul for `seconds`: naive (no SDK, no batond), sdk (the
         SDK under batond) or gate (naive under `baton run --be`); with
-        --trace, OUT/trace-PHASE.csv (be-matmul --trace)."""
+        --trace, OUT/trace-PHASE.csv (be-matmul --trace). cl-hash
+        (--be-program hash-*) naive or gated."""
+        if self.a.be_program != "matmul":
+            return self.be_hash(kind, env, seconds)
         mm = [self.matmul, "--n", str(self.a.n), "--seconds",
               "%g" % seconds, "--progress"]
         if self.a.trace and kind in ("sdk", "space", "idle"):
@@ -377,6 +414,24 @@ class Bench:
         return Client([self.baton, "run", "--be", "--name", "gate-mm",
                        "--", ] + mm + ["--naive"], benv).__enter__()
 
+    def be_hash(self, kind, env, seconds):
+        """cl-hash of --be-program for `seconds`, free (naive) or under
+        `baton run --be` (gate; split unless --no-split)."""
+        items, steps = HASH_SHAPES[self.a.be_program]
+        prog = [self.hash, "--items", str(items), "--steps", str(steps),
+                "--seconds", "%g" % seconds, "--progress"]
+        benv = dict(env)
+        benv.pop("LD_PRELOAD", None)
+        benv.pop("BATON_CL_SPLIT", None)
+        if kind == "naive":
+            benv.pop("BATON_SOCKET", None)
+            return Client(prog, benv).__enter__()
+        check(kind == "gate", "cl-hash has no %s phase" % kind)
+        if not self.a.no_split:
+            benv["BATON_CL_SPLIT"] = "hash_chain"
+        return Client([self.baton, "run", "--be", "--name", "gate-hash",
+                       "--"] + prog, benv).__enter__()
+
     def phase(self, name, be_kind, env, seconds, games, rnd=1):
         """Runs one phase (round rnd of --rounds) and records its
         measurement window."""
@@ -402,7 +457,8 @@ class Bench:
                 (float(m.group(1)), int(m.group(2)))
                 for m in map(PROGRESS.search, lines) if m]
             self.summaries[label] = next(
-                (ln for ln in reversed(lines) if "rows/s" in ln), "")
+                (ln for ln in reversed(lines)
+                 if "rows/s" in ln or "items/s" in ln), "")
         for gname, c, _ in games:
             check(c.proc.poll() is None, "%s exited during phase %s:\n%s" %
                   (gname, label, c.output()))
@@ -415,10 +471,13 @@ class Bench:
     def run(self):
         a = self.a
         # the game phases of one round, in order
-        self.modes = (["alone", "naive", "sdk"] +
+        sdk = a.be_program == "matmul"  # cl-hash has no SDK build
+        self.modes = (["alone", "naive"] + (["sdk"] if sdk else []) +
                       ([] if a.no_gate else ["gate"]) +
-                      (["space"] if a.space else []) +
-                      (["idle"] if a.idle_lane else []))
+                      (["space"] if a.space and sdk else []) +
+                      (["idle"] if a.idle_lane and sdk else []))
+        # BE's dedicated rate under batond: through the SDK, else the gate
+        self.ded = "be-sdk" if sdk else "be-gate"
         with tempfile.TemporaryDirectory(prefix="baton-harvest-") as tmp, \
                 Xvfb(a.xvfb) as x:
             sock = os.path.join(tmp, "batond.sock")
@@ -445,8 +504,8 @@ class Bench:
                 if a.rounds > 1:
                     # BE's dedicated rate before the games too: the
                     # harvest's denominator from two phases, not one
-                    self.phase("be-sdk", "sdk", env, a.alone_seconds, [],
-                               0)
+                    self.phase(self.ded, self.ded[3:], env,
+                               a.alone_seconds, [], 0)
                 games = self.games(env, tmp)
                 daemon.wait_tenants([g[0] for g in games], 20)
                 time.sleep(WARM_S)
@@ -463,7 +522,11 @@ class Bench:
                     c.__exit__()
                 games = []
                 time.sleep(1.0)
-                self.phase("be-sdk", "sdk", env, a.alone_seconds, [])
+                if sdk:
+                    self.phase("be-sdk", "sdk", env, a.alone_seconds, [])
+                if not a.no_gate:
+                    # the gate alone, no game registered
+                    self.phase("be-gate", "gate", env, a.alone_seconds, [])
                 self.phase("be-naive", "naive", env, a.alone_seconds, [])
             finally:
                 for _, c, _ in games:
@@ -526,16 +589,26 @@ class Bench:
                                      if p["name"] == m["name"]]
                 g["median_ratio"] = median(g["round_ratios"])
         idle = 1.0 - alone["busy"]
-        ded = by["be-sdk"]["rows_s"]
+        ded = by[self.ded]["rows_s"]
+        free = by["be-naive"]["rows_s"]
         self.result = {"idle": idle, "dedicated_sdk": ded,
-                       "dedicated_naive": by["be-naive"]["rows_s"],
+                       "dedicated": self.ded,
+                       "dedicated_naive": free,
+                       "be_program": self.a.be_program,
                        "rounds": self.a.rounds}
+        if "be-gate" in by:
+            # alone through the gate, no game registered, against free
+            self.result["gate_alone_ratio"] = ratio(by["be-gate"]["rows_s"],
+                                                    free)
         for n in GATED:
             if n in by:
-                self.result["harvest_" + n] = by[n]["rows_s"] / (ded * idle)
+                self.result["harvest_" + n] = ratio(by[n]["rows_s"],
+                                                    ded * idle)
+                self.result["harvest_free_" + n] = ratio(by[n]["rows_s"],
+                                                         free * idle)
                 # each round against that round's idle share
                 self.result["harvest_rounds_" + n] = [
-                    p["rows_s"] / (ded * (1.0 - ref[p["round"]]["busy"]))
+                    ratio(p["rows_s"], ded * (1.0 - ref[p["round"]]["busy"]))
                     for p in self.phases if p["name"] == n]
         self.by = by
         return self
@@ -549,7 +622,7 @@ class Bench:
         by = self.by
         # alone, the faster of the two (the SDK rests its 5 % margin
         # there; the idle lane, with no margin, does not)
-        alone_rate = max(by["be-sdk"]["rows_s"], by["be-naive"]["rows_s"])
+        alone_rate = max(by[self.ded]["rows_s"], by["be-naive"]["rows_s"])
         for n in GATED:
             if n not in by:
                 continue
@@ -609,10 +682,11 @@ class Bench:
         if "space" in by and not by["space"]["integrated"] > 0.5:
             bad.append("space: batond divided the CPUs in %.0f %% of the "
                        "phase" % (by["space"]["integrated"] * 100))
-        alone = by["be-sdk"]["batond_be"]
-        if not alone or not all(v["continuous"] >= 0.5
-                                for v in alone.values()):
-            bad.append("be-sdk: BE alone did not go continuous")
+        for n in ("be-sdk", "be-gate"):
+            alone = by.get(n, {"batond_be": {}})["batond_be"]
+            if n in by and (not alone or not all(v["continuous"] >= 0.5
+                                                 for v in alone.values())):
+                bad.append("%s: BE alone did not go continuous" % n)
         return bad
 
     def table(self, rows, pooled):
@@ -669,14 +743,28 @@ class Bench:
               "batond's games' gpu_share sum in phase 1: %.3f"
               % (self.a.align, self.a.steer, r["idle"],
                  by["alone"]["game_share"]))
-        print("dedicated BE rate: SDK under batond %.0f rows/s, naive %.0f"
-              % (r["dedicated_sdk"], r["dedicated_naive"]))
+        unit = "rows/s" if self.a.be_program == "matmul" else "items/s"
+        print("BE program %s; dedicated BE rate: %s under batond %.0f %s, "
+              "free (naive) %.0f" % (self.a.be_program, self.ded,
+                                     r["dedicated_sdk"], unit,
+                                     r["dedicated_naive"]))
+        if "gate_alone_ratio" in r:
+            print("alone through the gate, no game: %.0f %s = %.1f %% of "
+                  "the free rate (target >= 90 %%: %s)" % (
+                      by["be-gate"]["rows_s"], unit,
+                      r["gate_alone_ratio"] * 100,
+                      "met" if r["gate_alone_ratio"] >= 0.9 else "MISSED"))
         for n in GATED:
             if "harvest_" + n in r:
-                print("harvest(%s) = rate(%s) / (rate(be-sdk) x idle) = "
+                print("harvest(%s) = rate(%s) / (rate(%s) x idle) = "
                       "%.0f / (%.0f x %.3f) = %.1f %%" % (
-                          n, n, by[n]["rows_s"], r["dedicated_sdk"],
-                          r["idle"], r["harvest_" + n] * 100))
+                          n, n, self.ded, by[n]["rows_s"],
+                          r["dedicated_sdk"], r["idle"],
+                          r["harvest_" + n] * 100))
+                print("  against the free rate: %.0f / (%.0f x %.3f) = "
+                      "%.1f %%" % (by[n]["rows_s"], r["dedicated_naive"],
+                                   r["idle"],
+                                   r["harvest_free_" + n] * 100))
                 if self.a.rounds > 1:
                     print("  rounds, each against its own alone phase: %s"
                           % ", ".join("%.1f %%" % (h * 100) for h in
@@ -698,10 +786,11 @@ class Bench:
             # pooled: every round's frames against every alone frame
             ok_p99 = all(g["p99_ratio"] <= 1.10 for g in gs.values())
             print("targets (%s): SLA <= 1 %% below %s, p99 within 10 %% %s, "
-                  "harvest >= 85 %% %s" % (
+                  "harvest against the free rate >= 85 %% %s" % (
                       n, "met" if ok_sla else "MISSED",
                       "met" if ok_p99 else "MISSED",
-                      "met" if r["harvest_" + n] >= 0.85 else "MISSED"))
+                      "met" if r["harvest_free_" + n] >= 0.85
+                      else "MISSED"))
         print("load %s" % load())
         with open(os.path.join(out, "results.json"), "w") as f:
             json.dump({"seconds": self.a.seconds, "n": self.a.n,
@@ -745,6 +834,14 @@ def main():
     p.add_argument("--alone-seconds", type=float, default=12.0,
                    help="length of each part of phase 4")
     p.add_argument("--n", type=int, default=512, help="be-matmul's n")
+    p.add_argument("--be-program", default="matmul",
+                   choices=("matmul",) + tuple(sorted(HASH_SHAPES)),
+                   help="the best-effort program: be-matmul, or cl-hash "
+                   "in one of its shapes (few long work-items, many "
+                   "short ones; default matmul)")
+    p.add_argument("--no-split", action="store_true",
+                   help="cl-hash under the gate without BATON_CL_SPLIT "
+                   "(whole launches)")
     p.add_argument("--games", default="build:use-vbo=true,vkcube",
                    help="comma-separated: vkcube, or a glmark2 benchmark "
                    "(e.g. desktop, jellyfish)")

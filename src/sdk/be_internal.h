@@ -61,6 +61,9 @@ struct baton_be {
 	bool keep_mode; /* a task does not restart the hysteresis: the
 	                   gate's tasks are single launches */
 	struct core_harvest_task task;
+	uint64_t granule; /* > 1: a sub-launch short of the task's end is a
+	                     whole number of these blocks (the OpenCL gate:
+	                     work-groups, the device's compute units) */
 	struct be_kernel *kernel;
 	struct be_kernel kernels[BE_KERNELS];
 	uint64_t uses;
@@ -107,6 +110,13 @@ enum {
 	BE_LOG_KEYS
 };
 
+/* be.c. For a launch gate whose baton_be_next timed out and which ran
+ * count blocks anyway, released at release_ns, for t_ns: one record of
+ * them (with the wait that timed out), so that batond counts the work as
+ * this tenant's and not, on a CPU device, as load no tenant reports
+ * (which would shrink every best-effort budget, this one's first). */
+void be_report_unwindowed(struct baton_be *be, int64_t count, int64_t t_ns,
+                          int64_t release_ns);
 /* be.c. The shortest time (ns) a recent sub-launch of n blocks of the
  * current task's kernel took, in any lane; -1 with none. */
 int64_t be_kernel_shortest_ns(const struct baton_be *be, uint64_t n);

@@ -10,12 +10,17 @@
  * NDRange cut along its last dimension, in work-groups, into sub-launches
  * the SDK sizes, with global_work_offset. Opt-in, because get_group_id
  * (unlike get_global_id) ignores the offset: a kernel that uses it would
- * compute the first groups again.
+ * compute the first groups again. A launch with no local size gets one
+ * fixed work-group shape for all its sub-launches (fixed_local): left to
+ * the runtime, the shape follows each sub-launch's size, and PoCL
+ * compiles the kernel again for every new shape (45-95 ms each on two
+ * cores, against sub-launches of 17 ms).
  *
  * Fail-open, as the shim: an internal error lets the launch go as the
  * program made it. A shut window is waited for at most
- * BATON_CL_MAX_WAIT_MS (default 1000) per launch, then the launch goes
- * and a line is logged: the gate never hangs a program forever. */
+ * BATON_CL_MAX_WAIT_MS (default 1000) per launch, then the launch goes,
+ * is reported as any other, and a line is logged: the gate never hangs a
+ * program forever. */
 #define CL_TARGET_OPENCL_VERSION 300
 #define CL_USE_DEPRECATED_OPENCL_1_2_APIS
 #include <CL/cl.h>
@@ -146,6 +151,60 @@ static bool splittable(const char *name)
 	       strstr(split_list, key);
 }
 
+/* The work-group shape a split launch of k on q's device runs in when
+ * the program gave none: FIXED_LOCAL work-items along dimension 0 (the
+ * largest power of two up to it that divides the global size and the
+ * kernel allows), 1 along the others; the kernel's own
+ * reqd_work_group_size if it has one. False (the launch goes in
+ * work-items, as given) when the runtime does not say what it allows. */
+#define FIXED_LOCAL 64
+static bool fixed_local(cl_command_queue q, cl_kernel k, cl_uint dim,
+                        const size_t *gsz, size_t loc[3])
+{
+	cl_device_id dev;
+	size_t most = 0, reqd[3] = {0, 0, 0};
+	if (dim < 1 || dim > 3 || !gsz ||
+	    clGetCommandQueueInfo(q, CL_QUEUE_DEVICE, sizeof(dev), &dev,
+	                          NULL) != CL_SUCCESS ||
+	    clGetKernelWorkGroupInfo(k, dev, CL_KERNEL_WORK_GROUP_SIZE,
+	                             sizeof(most), &most, NULL) != CL_SUCCESS ||
+	    clGetKernelWorkGroupInfo(k, dev, CL_KERNEL_COMPILE_WORK_GROUP_SIZE,
+	                             sizeof(reqd), reqd, NULL) != CL_SUCCESS)
+		return false;
+	if (reqd[0] && reqd[1] && reqd[2]) {
+		for (cl_uint i = 0; i < dim; i++)
+			if (gsz[i] % reqd[i])
+				return false;
+		memcpy(loc, reqd, sizeof(reqd));
+		return true;
+	}
+	loc[0] = loc[1] = loc[2] = 1;
+	while (loc[0] < FIXED_LOCAL && loc[0] * 2 <= most &&
+	       gsz[0] % (loc[0] * 2) == 0)
+		loc[0] *= 2;
+	return true;
+}
+
+/* The blocks a split launch's sub-launches come in whole numbers of
+ * (be_internal.h, granule): the compute units of q's device when a
+ * block (a slice of the last dimension) is one work-group, so that every
+ * unit has one in each round; else 1. */
+static uint64_t rounds_of(cl_command_queue q, cl_uint dim, const size_t *gsz,
+                          const size_t *lsz)
+{
+	for (cl_uint i = 0; i + 1 < dim; i++)
+		if (!lsz || gsz[i] != lsz[i])
+			return 1;
+	cl_device_id dev;
+	cl_uint units = 0;
+	if (clGetCommandQueueInfo(q, CL_QUEUE_DEVICE, sizeof(dev), &dev,
+	                          NULL) != CL_SUCCESS ||
+	    clGetDeviceInfo(dev, CL_DEVICE_MAX_COMPUTE_UNITS, sizeof(units),
+	                    &units, NULL) != CL_SUCCESS)
+		return 1;
+	return units > 1 ? units : 1;
+}
+
 /* Device time of ev (START to END), else the wall time given. */
 static int64_t launch_time(cl_event ev, int64_t wall_ns)
 {
@@ -160,6 +219,18 @@ static int64_t launch_time(cl_event ev, int64_t wall_ns)
 	return wall_ns;
 }
 
+/* The record of a sub-launch that took t_ns, released at release_ns:
+ * given by the SDK (r > 0), or sent after the wait for a window timed
+ * out. */
+static void report(int r, int64_t off, int64_t cnt, int64_t t_ns,
+                   int64_t release_ns)
+{
+	if (r > 0)
+		baton_be_done(gate_be, off, cnt, t_ns);
+	else
+		be_report_unwindowed(gate_be, cnt, t_ns, release_ns);
+}
+
 /* One launch through the gate, under gate_lock. */
 static cl_int gated(enqueue_fn real, cl_command_queue q, cl_kernel k,
                     cl_uint dim, const size_t *goff, const size_t *gsz,
@@ -169,13 +240,18 @@ static cl_int gated(enqueue_fn real, cl_command_queue q, cl_kernel k,
 	char name[256] = "";
 	clGetKernelInfo(k, CL_KERNEL_FUNCTION_NAME, sizeof(name), name, NULL);
 	name[sizeof(name) - 1] = '\0';
-	/* Blocks: work-groups (or work-items with no local size) along the
-	 * last dimension, when the kernel may be split; else one. */
+	/* Blocks: work-groups (work-items if the runtime would not say
+	 * what shape to fix) along the last dimension, when the kernel may
+	 * be split; else one. */
 	cl_uint d = dim ? dim - 1 : 0;
+	size_t loc[3];
+	if (!lsz && splittable(name) && fixed_local(q, k, dim, gsz, loc))
+		lsz = loc;
 	size_t unit = lsz && lsz[d] ? lsz[d] : 1;
 	bool split = dim >= 1 && dim <= 3 && gsz && gsz[d] % unit == 0 &&
 	             splittable(name);
 	int64_t blocks = split ? (int64_t)(gsz[d] / unit) : 1;
+	gate_be->granule = split ? rounds_of(q, dim, gsz, lsz) : 1;
 	probe_queue = q;
 	if (baton_be_task_begin(gate_be, kernel_id(name), blocks) != 0)
 		return real(q, k, dim, goff, gsz, lsz, nwait, wait, event);
@@ -225,8 +301,7 @@ static cl_int gated(enqueue_fn real, cl_command_queue q, cl_kernel k,
 		}
 		clFinish(q);
 		int64_t t = launch_time(ev, be_now_ns() - t0);
-		if (r > 0)
-			baton_be_done(gate_be, off, cnt, t);
+		report(r, off, cnt, t, t0);
 		done = off + cnt;
 		if (last && event)
 			*event = ev;

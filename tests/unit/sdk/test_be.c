@@ -138,6 +138,44 @@ static void sizes_follow_window_and_fit(void **state)
 	fake_batond_stop(&b);
 }
 
+/* A task of one block that takes 40 ms under a 10-ms window (a launch
+ * the OpenCL gate may not cut): once the fit knows it, its stamp says
+ * it is expected to run 40 ms, so batond's stuck rule does not take it
+ * for a hung kernel and shut the windows after every launch. */
+static void stamp_expects_an_uncut_block(void **state)
+{
+	(void)state;
+	struct fake_batond b;
+	assert_true(fake_batond_start(&b, FAKE_WELCOME));
+	baton_be *be = open_with(&b, 2000);
+	fake_batond_control(&b, 10 * MS, 1000000000u, false);
+	struct baton_ring *ring = b.shm.ring;
+	int64_t off, cnt;
+	for (int i = 0; i < 3; i++) {
+		assert_int_equal(baton_be_task_begin(be, 9, 1), BATON_OK);
+		assert_int_equal(baton_be_next(be, &off, &cnt), 1);
+		assert_int_equal(cnt, 1);
+		int64_t w = atomic_load(&ring->be_inflight_window_ns);
+		/* the first: no fit yet, the window given */
+		int64_t want = i == 0 ? 10 * MS : 40 * MS;
+		if (w < want - 1 || w > want + 1)
+			fail_msg("launch %d stamped %.3f ms, not %.3f", i,
+			         w / 1e6, want / 1e6);
+		assert_int_equal(baton_be_done(be, off, cnt, 40 * MS),
+		                 BATON_OK);
+		assert_int_equal(baton_be_next(be, &off, &cnt), 0);
+	}
+	/* blocks that fit the window are stamped with the window */
+	assert_int_equal(baton_be_task_begin(be, 10, 100), BATON_OK);
+	assert_int_equal(baton_be_next(be, &off, &cnt), 1);
+	assert_int_equal(baton_be_done(be, off, cnt, device_ns(cnt)), BATON_OK);
+	assert_int_equal(baton_be_next(be, &off, &cnt), 1);
+	int64_t w = atomic_load(&ring->be_inflight_window_ns);
+	assert_true(w >= 10 * MS - 1 && w <= 10 * MS + 1);
+	baton_be_close(be);
+	fake_batond_stop(&b);
+}
+
 /* Thousands of short sub-launches (the CUDA gate's single-launch tasks)
  * overrun the ring; the header's totals still hold every one. */
 static void totals_hold_what_the_ring_lost(void **state)
@@ -613,6 +651,7 @@ int main(void)
 	    cmocka_unit_test(probe_hysteresis),
 	    cmocka_unit_test(probe_calibration),
 	    cmocka_unit_test(malformed_calls),
+	    cmocka_unit_test(stamp_expects_an_uncut_block),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -2,10 +2,13 @@
  * into an unmodified program, on PoCL, against the fake batond: a launch
  * with no window still goes after BATON_CL_MAX_WAIT_MS (never hung), a
  * kernel named in BATON_CL_SPLIT is cut into several sub-launches whose
- * records add up to its rows and whose product is right, any other kernel
+ * records add up to its rows and whose product is right (a launch that
+ * went without a window reported too), any other kernel
  * goes whole, and every launch leaves one BATON_FRAME_BE record per
  * sub-launch; on a CPU device the periodical sub-launches lower every
- * thread to SCHED_IDLE. Skipped (77) where no OpenCL device exists. */
+ * thread to SCHED_IDLE; a split launch with no local size goes in
+ * work-groups of one fixed shape. Skipped (77) where no OpenCL device exists.
+ */
 #define CL_TARGET_OPENCL_VERSION 120
 #include <CL/cl.h>
 #include <dirent.h>
@@ -40,6 +43,10 @@ static const char *src =
     "}\n"
     "__kernel void fill(__global float *c, float v) {\n"
     "  c[get_global_id(0)] = v;\n"
+    "}\n"
+    "__kernel void square(__global uint *o) {\n"
+    "  uint i = get_global_id(0);\n"
+    "  o[i] = i * i;\n"
     "}\n";
 
 static int64_t now_ns(void)
@@ -65,13 +72,63 @@ static int threads_not_idle(void)
 	return n;
 }
 
+/* A split kernel launched with no local size, 4096 work-items in a 2-ms
+ * window: its sub-launches go in work-groups of 64 (one shape for all,
+ * so PoCL compiles it once), their blocks adding up to 64 groups, not
+ * to 4096 work-items each a size of its own, each sub-launch but the
+ * last a whole number of rounds over the device's compute units; every
+ * item written. */
+static void split_in_fixed_groups(cl_context ctx, cl_command_queue q,
+                                  cl_program p, struct fake_batond *b)
+{
+	enum { ITEMS = 4096 };
+	cl_int e;
+	cl_kernel sq = clCreateKernel(p, "square", &e);
+	CHECK(e == CL_SUCCESS);
+	cl_mem out = clCreateBuffer(ctx, CL_MEM_READ_WRITE,
+	                            ITEMS * sizeof(cl_uint), NULL, &e);
+	CHECK(e == CL_SUCCESS);
+	clSetKernelArg(sq, 0, sizeof(cl_mem), &out);
+	struct baton_frame rec[256];
+	fake_batond_records(b, rec, 256);
+	fake_batond_control(b, 2 * MS, 1000000000u, false);
+	size_t items = ITEMS;
+	CHECK(clEnqueueNDRangeKernel(q, sq, 1, NULL, &items, NULL, 0, NULL,
+	                             NULL) == CL_SUCCESS);
+	CHECK(clFinish(q) == CL_SUCCESS);
+	static cl_uint got[ITEMS];
+	CHECK(clEnqueueReadBuffer(q, out, CL_TRUE, 0, sizeof(got), got, 0, NULL,
+	                          NULL) == CL_SUCCESS);
+	for (cl_uint i = 0; i < ITEMS; i++)
+		CHECK(got[i] == i * i);
+	int n = fake_batond_records(b, rec, 256);
+	int64_t groups = 0;
+	cl_device_id dev;
+	cl_uint units = 1;
+	clGetCommandQueueInfo(q, CL_QUEUE_DEVICE, sizeof(dev), &dev, NULL);
+	clGetDeviceInfo(dev, CL_DEVICE_MAX_COMPUTE_UNITS, sizeof(units), &units,
+	                NULL);
+	for (int i = 0; i < n; i++) {
+		groups += rec[i].cpu_ns;
+		/* a whole number of rounds over the compute units, but the
+		 * last (the task's end) and one of a round or less */
+		if (i + 1 < n && rec[i].cpu_ns > units)
+			CHECK(rec[i].cpu_ns % units == 0);
+	}
+	fprintf(stderr, "square: %d items in %lld groups, %d sub-launches\n",
+	        ITEMS, (long long)groups, n);
+	CHECK(groups == ITEMS / 64);
+	clReleaseMemObject(out);
+	clReleaseKernel(sq);
+}
+
 int main(void)
 {
 	struct fake_batond b;
 	CHECK(fake_batond_start(&b, FAKE_WELCOME));
 	setenv("BATON_SOCKET", b.sock, 1);
 	setenv("BATON_NAME", "gatetest", 1);
-	setenv("BATON_CL_SPLIT", "other,matmul", 1);
+	setenv("BATON_CL_SPLIT", "other,matmul,square", 1);
 	setenv("BATON_CL_MAX_WAIT_MS", "100", 1);
 
 	cl_platform_id plat;
@@ -131,7 +188,12 @@ int main(void)
 	CHECK(!strstr(b.hello, "\"idle\":true") == !cpu);
 	CHECK(!strstr(b.hello, "\"partition\":true") == !cpu);
 	struct baton_frame rec[256];
-	fake_batond_records(&b, rec, 256); /* its record: from before */
+	/* it went without a window, and is counted all the same: one
+	 * record, so batond does not take its work for someone else's
+	 * load */
+	CHECK(fake_batond_records(&b, rec, 256) == 1);
+	CHECK(rec[0].cpu_ns == 1 && rec[0].gpu_ns > 0);
+	CHECK(rec[0].sleep_ns >= 100 * MS);
 
 	/* A window of 2 ms: the 64 rows go in several sub-launches. They
 	 * are periodical (games on the device): on a CPU device this
@@ -204,6 +266,7 @@ int main(void)
 		        "SCHED_IDLE\n",
 		        N);
 	}
+	split_in_fixed_groups(ctx, q, p, &b);
 	fake_batond_stop(&b);
 	return 0;
 }
