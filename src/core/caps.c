@@ -126,6 +126,21 @@ static void join(const struct core_params *p, struct core_gpu *gpu,
 	gpu->caps.quiet = 0;
 }
 
+/* A period's deficit under the SLA that is an overload at once: a heavy
+ * scene under a cap sized for a light one runs at a third of its SLA. */
+#define CAP_SLA_DEEP 0.25
+
+/* The FPS rule: a period far under the SLA, or two in a row under it. One
+ * shallow period alone is noise, not a tenant outgrowing its cap: on a
+ * machine with a few percent steal, a game holding its SLA in a light
+ * scene loses a frame or two to a hiccup (or a scene load's stall) in one
+ * period, and that alone flagged it overloaded, took cap from a donor and
+ * stopped admission. */
+static bool sla_broken(const struct core_cap_state *c)
+{
+	return c->below_sla && (c->below_run >= 2 || c->e > CAP_SLA_DEEP);
+}
+
 /* Samples one tenant at the period's end (G3-G5). A tenant that has been
  * here less than half a period keeps summing into the next one. */
 static void sample_tenant(const struct core_params *p, struct core_tenant *t)
@@ -166,8 +181,9 @@ static void sample_tenant(const struct core_params *p, struct core_tenant *t)
 	 * that registers and never draws must not block admission. */
 	bool presented = t->k > 0.0;
 	c->below_sla = presented && judged && c->e > p->cap_sla_tol + one_frame;
+	c->below_run = c->below_sla ? c->below_run + 1 : 0;
 	c->overloaded =
-	    (budget > 0.0 && c->over_run >= p->cap_run) || c->below_sla;
+	    (budget > 0.0 && c->over_run >= p->cap_run) || sla_broken(c);
 	c->acc_busy_s = 0.0;
 	c->acc_time_s = 0.0;
 	c->acc_frames = 0.0;

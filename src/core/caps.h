@@ -38,15 +38,17 @@ struct core_cap_state {
 	/* The last period's sample (G4, G5 normalised). sampled is false
 	 * until the tenant has been through one period. */
 	bool sampled;
-	double u;          /* busy / (budget x period) */
-	double e;          /* (sla - fps) / sla; > 0: QoS broken */
-	double fps;        /* frames / time over the period */
-	uint32_t over_run; /* successive samples with u > U_o */
+	double u;           /* busy / (budget x period) */
+	double e;           /* (sla - fps) / sla; > 0: QoS broken */
+	double fps;         /* frames / time over the period */
+	uint32_t over_run;  /* successive samples with u > U_o */
+	uint32_t below_run; /* successive samples with below_sla */
 	/* outputs */
 	bool below_sla;  /* the last period's FPS under the SLA beyond
 	                    cap_sla_tol and one frame (not judged in its
 	                    first period, nor before it presented) */
-	bool overloaded; /* u over U_o for cap_run samples, or below_sla */
+	bool overloaded; /* u over U_o for cap_run samples, or below_sla
+	                    for two samples in a row (one far below it) */
 	double budget;   /* the cap the gate enforces: the dynamic cap,
 	                    scaled down so that the owner's tenants fit its
 	                    owner cap, plus wc_extra; 0 = not capped */

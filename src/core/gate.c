@@ -20,7 +20,10 @@ void core_gate_init(struct core_gate *g, double cap)
 
 /* Brings the level up to now_ns. The first call only starts the clock: a
  * gate knows nothing of the time before it was first asked. A clock that
- * goes back (it never should) refills nothing. */
+ * goes back (it never should) refills nothing. The refill is not cut to
+ * the credit bound here, only to one period: the time since the last
+ * charge is the time a frame whose cost has not arrived yet was drawing,
+ * and its budget is that frame's (core_gate_charge cuts what is left). */
 static void refill(struct core_gate *g, int64_t now_ns)
 {
 	if (!g->started) {
@@ -30,11 +33,18 @@ static void refill(struct core_gate *g, int64_t now_ns)
 	}
 	if (now_ns <= g->last_ns)
 		return;
-	double credit = g->cap * (double)CORE_GATE_SLOT_NS;
 	g->level_ns += g->cap * (double)(now_ns - g->last_ns);
+	if (g->level_ns > (double)CORE_GATE_PERIOD_NS)
+		g->level_ns = (double)CORE_GATE_PERIOD_NS;
+	g->last_ns = now_ns;
+}
+
+/* Credit above one slot's budget is cut. */
+static void cut_credit(struct core_gate *g)
+{
+	double credit = g->cap * (double)CORE_GATE_SLOT_NS;
 	if (g->level_ns > credit)
 		g->level_ns = credit;
-	g->last_ns = now_ns;
 }
 
 bool core_gate_set_cap(struct core_gate *g, int64_t now_ns, double cap)
@@ -50,9 +60,7 @@ bool core_gate_set_cap(struct core_gate *g, int64_t now_ns, double cap)
 	}
 	refill(g, now_ns);
 	g->cap = cap;
-	double credit = cap * (double)CORE_GATE_SLOT_NS;
-	if (g->level_ns > credit)
-		g->level_ns = credit;
+	cut_credit(g);
 	return true;
 }
 
@@ -62,6 +70,7 @@ void core_gate_charge(struct core_gate *g, int64_t now_ns, int64_t cost_ns)
 		return;
 	refill(g, now_ns);
 	g->level_ns -= (double)cost_ns;
+	cut_credit(g);
 	if (g->level_ns < -(double)CORE_GATE_PERIOD_NS)
 		g->level_ns = -(double)CORE_GATE_PERIOD_NS;
 }

@@ -32,6 +32,17 @@
  * is still enough to absorb a game's frame-to-frame jitter below its cap,
  * which a bucket without credit would turn into waits.
  *
+ * The bound is applied when a cost is charged, not while the bucket fills:
+ * between two charges a frame is being drawn, and the refill over that
+ * time is that frame's budget. Cut while it fills, a frame longer than a
+ * slot lost everything above cap x 100 ms of it: a frame drawn in w ns
+ * then waited (cost - cap x 100 ms) / cap, so the tenant got cost / (w +
+ * (cost - cap x 100 ms) / cap), under its cap, and the less so the longer
+ * contention made w (terrain at cap 0.30, frames of 0.2 s of both cores:
+ * 0.25 alone, 0.18 beside two other games). Waking from idle, a tenant
+ * spends at most the frames drawn before their first charge plus a slot's
+ * budget, as before.
+ *
  * Pure and allocation-free: no clock reads (the caller passes now), no
  * libm, so the shim compiles it in and the simulator runs the same gate. */
 #pragma once

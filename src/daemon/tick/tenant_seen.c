@@ -10,6 +10,9 @@
 /* A software flag holds while its claim is cut by no more than this an
  * epoch: a tenant whose CPU time covers its reports. */
 #define SOFTWARE_CUT_S 0.001
+/* The longest a game's frame may bank its CPU credit and carry what
+ * counted of it: a frame's GPU time is under 10 s (IPC_FRAME_MAX_GPU_NS). */
+#define SEEN_BANK_S 10.0
 
 void tenant_seen_open(struct tenant_seen *s, const char *proc_root, pid_t pid,
                       int64_t now_ns)
@@ -56,7 +59,9 @@ static double bound_by_cpu(struct tenant_seen *s, double claim)
 	return seen;
 }
 
-static void sample_cpu(struct tenant_seen *s, double dt)
+/* bank: how long a credit may build up, an epoch but for a game's frame
+ * longer than one (tenant_seen.h). */
+static void sample_cpu(struct tenant_seen *s, double dt, double bank)
 {
 	int64_t used;
 	s->cpu_s = 0.0;
@@ -68,19 +73,38 @@ static void sample_cpu(struct tenant_seen *s, double dt)
 	}
 	s->cpu_s = (double)used * 1e-9;
 	double share = s->cpu_s / (s->same_pid > 1 ? s->same_pid : 1);
-	s->cpu_credit_s = fmin(s->cpu_credit_s + share, dt + CPU_SLACK_S);
+	s->cpu_credit_s = fmin(s->cpu_credit_s + share, bank + CPU_SLACK_S);
+}
+
+/* A game's epoch after its bounds: its unclaimed time and CPU credit
+ * restart at a claim, and what counts beyond dt is carried. Returns what
+ * counts this epoch, in [0, dt]. */
+static double spread_game(struct tenant_seen *s,
+                          const struct tenant_seen_claim *c, double seen,
+                          double dt)
+{
+	if (c->records > 0) {
+		s->unclaimed_s = 0.0;
+		s->cpu_credit_s = fmin(s->cpu_credit_s, dt + CPU_SLACK_S);
+	} else {
+		s->unclaimed_s = fmin(s->unclaimed_s + dt, SEEN_BANK_S);
+	}
+	double total = s->carry_s + seen;
+	double now = fmin(total, dt);
+	s->carry_s = fmin(total - now, SEEN_BANK_S);
+	return now;
 }
 
 double tenant_seen_epoch(struct tenant_seen *s,
                          const struct tenant_seen_claim *c, bool cpu_device,
                          double dt)
 {
-	sample_cpu(s, dt);
+	sample_cpu(s, dt, c->game ? dt + s->unclaimed_s : dt);
 	double claim = c->gpu_s > 0.0 && isfinite(c->gpu_s) ? c->gpu_s : 0.0;
 	s->claimed_s = claim;
-	double seen = fmin(claim, dt);
-	if (c->game)
-		seen = bound_by_presents(s, c, seen, dt);
+	/* a game's presents bound it; a best-effort tenant's epoch does */
+	double seen =
+	    c->game ? bound_by_presents(s, c, claim, dt) : fmin(claim, dt);
 	double before_cpu = seen;
 	/* A tenant that says its GPU time is CPU time is held to it on any
 	 * GPU; on a CPU device every tenant is. */
@@ -90,5 +114,5 @@ double tenant_seen_epoch(struct tenant_seen *s,
 		s->software = c->software && !s->unmeasured &&
 		              before_cpu - seen <= SOFTWARE_CUT_S;
 	s->seen_s = seen;
-	return seen;
+	return c->game ? spread_game(s, c, seen, dt) : seen;
 }

@@ -148,6 +148,36 @@ static void test_software_flag(void **state)
 	assert_float_equal(idle.seen_s, 0.0, 0.0);
 }
 
+/* A heavy scene on a CPU device: a frame of 0.2 s of the device (0.4 s
+ * of CPU over two cores) every 0.6 s, its cost in one record. It counts
+ * in full over the run, never more than an epoch in one epoch; before,
+ * each frame counted one epoch of it (half). */
+static void test_frames_longer_than_an_epoch(void **state)
+{
+	struct fake_proc *p = *state;
+	struct tenant_seen s;
+	fake_proc_set(p, 12, 0);
+	tenant_seen_open(&s, p->root, 12, T0);
+	double sum = 0;
+	int64_t cpu = 0, last = T0;
+	for (int e = 1; e <= 62; e++) { /* ten frames, two epochs after */
+		int64_t now = T0 + e * 100 * MS;
+		cpu += e <= 60 ? 66 * MS : 0; /* 0.4 s of CPU a 0.6-s frame */
+		fake_proc_set(p, 12, cpu);
+		struct tenant_seen_claim c = {.game = true};
+		if (e % 6 == 0 && e <= 60) { /* the frame's record */
+			last = now;
+			c = game(0.2, last, true);
+			c.records = 1;
+		}
+		c.last_present_ns = last;
+		double got = tenant_seen_epoch(&s, &c, true, DT);
+		assert_true(got <= DT + 1e-12);
+		sum += got;
+	}
+	assert_float_equal(sum, 10 * 0.2, 1e-9);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -160,6 +190,8 @@ int main(void)
 	                                    teardown),
 	    cmocka_unit_test_setup_teardown(test_software_flag, setup,
 	                                    teardown),
+	    cmocka_unit_test_setup_teardown(test_frames_longer_than_an_epoch,
+	                                    setup, teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
