@@ -193,6 +193,10 @@ static VKAPI_ATTR void VKAPI_CALL baton_GetPhysicalDeviceMemoryProperties2KHR(
 	vk_budget_ext_report(inst, gpu, p, inst->next_mem_props2_khr);
 }
 
+/* vkAllocateMemory and vkFreeMemory are Vulkan 1.0 core device commands,
+ * which vkGetDeviceProcAddr returns for every device (the spec's "Command
+ * Function Pointers"), so the layer's answer needs no check of the
+ * device's version or extensions. */
 PFN_vkVoidFunction vk_vram_device_intercept(const char *name)
 {
 	if (!vk_vram_limit())

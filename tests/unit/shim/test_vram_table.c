@@ -4,6 +4,8 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <pthread.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <cmocka.h>
 
@@ -171,6 +173,56 @@ static void test_budget(void **state)
 	assert_true(vram_budget_reserve(&b, 0, 600));
 }
 
+/* Four threads allocate and free at once, as a game's loader threads do:
+ * the limit is never passed and every byte comes back. */
+#define RACERS      4
+#define RACE_ROUNDS 20000
+static struct vram_table race_table = VRAM_TABLE_INIT;
+static struct vram_budget race_budget = {.limit = 1000};
+static _Atomic(uint64_t) race_granted;
+
+static void *racer(void *arg)
+{
+	uintptr_t owner = 0x1000 * ((uintptr_t)arg + 1);
+	for (uint64_t h = 1; h <= RACE_ROUNDS; h++) {
+		uint64_t size = 1 + h % 100;
+		if (!vram_budget_reserve(&race_budget, 0, size))
+			continue;
+		atomic_fetch_add(&race_granted, 1);
+		/* Nobody may see more than the limit taken. */
+		if (atomic_load(&race_budget.used) > race_budget.limit)
+			return (void *)1;
+		if (!vram_table_add(&race_table, owner, h, size, 0))
+			return (void *)2;
+		uint64_t got;
+		uint32_t heap;
+		if (!vram_table_take(&race_table, owner, h, &got, &heap) ||
+		    got != size)
+			return (void *)3;
+		vram_budget_release(&race_budget, heap, got);
+	}
+	return NULL;
+}
+
+static void test_threads(void **state)
+{
+	(void)state;
+	pthread_t t[RACERS];
+	for (uintptr_t i = 0; i < RACERS; i++)
+		assert_int_equal(pthread_create(&t[i], NULL, racer, (void *)i),
+		                 0);
+	for (int i = 0; i < RACERS; i++) {
+		void *rc;
+		pthread_join(t[i], &rc);
+		assert_null(rc);
+	}
+	assert_true(atomic_load(&race_granted) > RACE_ROUNDS);
+	assert_int_equal(atomic_load(&race_budget.used), 0);
+	assert_int_equal(atomic_load(&race_budget.heap_used[0]), 0);
+	assert_int_equal(race_table.count, 0);
+	free(race_table.slot);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -180,6 +232,7 @@ int main(void)
 	    cmocka_unit_test(test_table_bounded_and_churn),
 	    cmocka_unit_test(test_drop_owner_leaves_others),
 	    cmocka_unit_test(test_budget),
+	    cmocka_unit_test(test_threads),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
