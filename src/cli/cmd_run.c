@@ -1,5 +1,5 @@
 /* baton run [--sla FPS] [--fps FPS] [--cap SHARE] [--name NAME]
- *           [--wait [--wait-timeout S]] -- CMD...
+ *           [--vram-limit SIZE] [--wait [--wait-timeout S]] -- CMD...
  * baton run --be [--weight W] [--cap SHARE] [--name NAME] -- CMD...
  *
  * Sets the shim's environment (shim/shim.h), puts libbaton_gl.so first in
@@ -33,6 +33,7 @@
 #include "cli/run_multiarch.h"
 #include "cli/run_layer_check.h"
 #include "ipc/msg.h"
+#include "ipc/vram_size.h"
 #include "shim/shim_paths.h"
 
 #define EXIT_USAGE    2
@@ -49,8 +50,8 @@ void cmd_run_help(FILE *out)
 {
 	fprintf(out,
 	        "Usage: baton run [--sla FPS] [--fps FPS] [--cap SHARE] "
-	        "[--name NAME] --\n"
-	        "                 CMD [ARGS...]\n"
+	        "[--name NAME]\n"
+	        "                 [--vram-limit SIZE] -- CMD [ARGS...]\n"
 	        "\n"
 	        "Runs CMD with the Baton shim (OpenGL preload and Vulkan "
 	        "layer), which\n"
@@ -93,6 +94,14 @@ void cmd_run_help(FILE *out)
 	        "               CMD runs on its CPUs\n"
 	        "  --weight W   --be: share among best-effort tenants, in "
 	        "(0, 1000] (default 1)\n"
+	        "  --vram-limit SIZE\n"
+	        "               Vulkan: CMD's allocations on device-local "
+	        "heaps fail (out of\n"
+	        "               device memory) past SIZE, and the memory "
+	        "budget it reads\n"
+	        "               says no more; SIZE in bytes or with K, M, G, "
+	        "T (powers of\n"
+	        "               1024): 512M, 1.5G\n"
 	        "  -h, --help   this text\n"
 	        "\n"
 	        "As a Steam launch option: baton run -- %%command%%\n"
@@ -514,7 +523,7 @@ static int run_be(char **cmd, const char *weight, const char *cap,
 
 /* What the options asked for (NULL: not given). */
 struct run_opts {
-	const char *sla, *fps, *cap, *name, *weight, *gpu;
+	const char *sla, *fps, *cap, *name, *weight, *gpu, *vram_limit;
 	bool wait, be;
 	double wait_timeout;
 };
@@ -584,6 +593,15 @@ static int parse_option(int c, const char *arg, struct run_opts *o)
 	case 'g':
 		o->gpu = arg;
 		return -1;
+	case 'V': {
+		uint64_t bytes;
+		if (!vram_size_parse(arg, &bytes))
+			return usage_error("--vram-limit: '%s' is not a size "
+			                   "such as 512M or 2G",
+			                   arg);
+		o->vram_limit = arg;
+		return -1;
+	}
 	}
 	return EXIT_USAGE; /* not an option of opts: the caller's check */
 }
@@ -618,7 +636,8 @@ static int run_game(char **cmd, const struct run_opts *o)
 	if ((o->sla && setenv("BATON_SLA", o->sla, 1)) ||
 	    (o->fps && setenv("BATON_FPS", o->fps, 1)) ||
 	    (o->cap && setenv("BATON_CAP", o->cap, 1)) ||
-	    (o->name && setenv("BATON_NAME", o->name, 1))) {
+	    (o->name && setenv("BATON_NAME", o->name, 1)) ||
+	    (o->vram_limit && setenv(BATON_VRAM_LIMIT_ENV, o->vram_limit, 1))) {
 		perror("baton run: setenv");
 		return 1;
 	}
@@ -641,6 +660,7 @@ int cmd_run(int argc, char **argv)
 	    {"be", no_argument, NULL, 'b'},
 	    {"weight", required_argument, NULL, 'W'},
 	    {"gpu", required_argument, NULL, 'g'},
+	    {"vram-limit", required_argument, NULL, 'V'},
 	    {"help", no_argument, NULL, 'h'},
 	    {NULL, 0, NULL, 0},
 	};
@@ -654,7 +674,7 @@ int cmd_run(int argc, char **argv)
 			cmd_run_help(stdout);
 			return 0;
 		}
-		if (!strchr("sfcnwtbWg", c)) /* '?': unknown or incomplete */
+		if (!strchr("sfcnwtbWgV", c)) /* '?': unknown or incomplete */
 			return usage_error("unknown or incomplete option '%s'",
 			                   argv[optind - 1]);
 		int rc = parse_option(c, optarg, &o);
@@ -663,9 +683,9 @@ int cmd_run(int argc, char **argv)
 	}
 	if (optind >= argc)
 		return usage_error("no command to run%s", "");
-	if (o.be && (o.sla || o.fps || o.wait))
+	if (o.be && (o.sla || o.fps || o.wait || o.vram_limit))
 		return usage_error("--be: best-effort work has no frame rate "
-		                   "(--sla, --fps) nor a --wait%s",
+		                   "(--sla, --fps), --wait nor --vram-limit%s",
 		                   "");
 	if (o.weight && !o.be)
 		return usage_error("--weight: only with --be%s", "");

@@ -23,6 +23,10 @@
  *   BATON_SOCKET=PATH  the daemon's socket (default: see ipc/socket_path.h)
  *   BATON_DISABLE=1    do nothing at all
  *   BATON_LOG=LEVEL    error|warn|info|debug, to stderr
+ *   BATON_VRAM_LIMIT=SIZE  Vulkan: device-local allocations past SIZE
+ *                      fail (read at vkCreateInstance; vulkan/vram.c)
+ *   BATON_GL_GPU_TIME=timer|fence|swap  for tests and diagnosis: how GL
+ *                      frames are timed (gl/gl_timer.c)
  */
 #pragma once
 

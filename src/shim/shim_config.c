@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "ipc/socket_path.h"
+#include "ipc/vram_size.h"
 
 /* Read by the frame path's thread and the connection thread. */
 static _Atomic int log_level = SHIM_LOG_OFF;
@@ -231,4 +232,23 @@ void shim_config_read(struct shim_config *cfg)
 	if (!cfg->socket_ok)
 		shim_log(SHIM_LOG_WARN, "the daemon's socket path is too long; "
 		                        "not registering");
+}
+
+uint64_t shim_vram_limit_read(void)
+{
+	/* The layer asks at vkCreateInstance, before the first Present has
+	 * read BATON_LOG (shim_config_read): set the level now so that a bad
+	 * value is logged when asked. */
+	shim_log_set_level(parse_level(getenv("BATON_LOG")));
+	const char *s = getenv(BATON_VRAM_LIMIT_ENV);
+	uint64_t bytes = 0;
+	if (s && !vram_size_parse(s, &bytes)) {
+		shim_log(SHIM_LOG_WARN,
+		         "ignoring " BATON_VRAM_LIMIT_ENV
+		         "=%s: not a size such "
+		         "as 512M or 2G; video memory is not limited",
+		         s);
+		bytes = 0;
+	}
+	return bytes;
 }

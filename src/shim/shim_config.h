@@ -49,6 +49,10 @@ bool shim_parse_cap(const char *s, double *out);
  * when BATON_LOG asks): a typo must not take a game down. */
 void shim_config_read(struct shim_config *cfg);
 
+/* BATON_VRAM_LIMIT in bytes (ipc/vram_size.h), 0 if unset or invalid (an
+ * invalid value is logged when BATON_LOG asks). Reads BATON_LOG too. */
+uint64_t shim_vram_limit_read(void);
+
 /* Copies src into dst (dst_len > 0 bytes, NUL-terminated) as valid UTF-8
  * without control characters: control characters and bytes that are not
  * part of a well-formed sequence become '?', and the

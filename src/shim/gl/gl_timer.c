@@ -4,6 +4,7 @@
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "shim/shim.h"
@@ -151,6 +152,66 @@ static bool has_ext(const struct gl_fns *fn, bool indexed, const char *ext)
 	return false;
 }
 
+/* BATON_GL_GPU_TIME=timer|fence|swap (docs/shim.md, for tests and
+ * diagnosis): the mode to use whatever the renderer, MODE_NONE when unset
+ * or invalid (the default choice). A forced mode's numbers are what batond
+ * is told, also on a software rasterizer, so that the modes can be set
+ * against each other on the same machine. */
+static enum mode forced_mode(void)
+{
+	static const char *const names[] = {"", "timer", "fence", "swap"};
+	const char *s = getenv("BATON_GL_GPU_TIME");
+	if (!s)
+		return MODE_NONE;
+	for (int m = MODE_TIMER; m <= MODE_SWAP; m++)
+		if (strcmp(s, names[m]) == 0)
+			return (enum mode)m;
+	shim_log(SHIM_LOG_WARN,
+	         "ignoring BATON_GL_GPU_TIME=%s: not timer, fence or swap", s);
+	return MODE_NONE;
+}
+
+static bool try_timer(struct ctx_state *st, enum gl_family family, bool es,
+                      int v, bool indexed)
+{
+	struct gl_fns *fn = &st->fn;
+	bool timer = es ? has_ext(fn, false, "GL_EXT_disjoint_timer_query")
+	                : v >= 33 || has_ext(fn, indexed, "GL_ARB_timer_query");
+	if (!timer)
+		return false;
+	const char *sfx = es ? "EXT" : "";
+	char name[48];
+#define GET(field, fname)                                                      \
+	(snprintf(name, sizeof(name), "%s%s", fname, sfx),                     \
+	 fn->field = proc(family, name))
+	GET(GenQueries, "glGenQueries");
+	GET(QueryCounter, "glQueryCounter");
+	GET(GetQueryObjectuiv, "glGetQueryObjectuiv");
+	GET(GetQueryObjectui64v, "glGetQueryObjectui64v");
+#undef GET
+	if (!fn->GenQueries || !fn->QueryCounter || !fn->GetQueryObjectuiv ||
+	    !fn->GetQueryObjectui64v)
+		return false;
+	fn->GenQueries(2 * SLOTS, st->q);
+	st->mode = MODE_TIMER;
+	return true;
+}
+
+static bool try_fence(struct ctx_state *st, enum gl_family family, bool es,
+                      int v, bool indexed)
+{
+	struct gl_fns *fn = &st->fn;
+	if (!(es ? v >= 30 : (v >= 32 || has_ext(fn, indexed, "GL_ARB_sync"))))
+		return false;
+	fn->FenceSync = proc(family, "glFenceSync");
+	fn->ClientWaitSync = proc(family, "glClientWaitSync");
+	fn->DeleteSync = proc(family, "glDeleteSync");
+	if (!fn->FenceSync || !fn->ClientWaitSync || !fn->DeleteSync)
+		return false;
+	st->mode = MODE_FENCE;
+	return true;
+}
+
 /* Chooses timer queries, fences or nothing for the current context. */
 static void probe(struct ctx_state *st, enum gl_family family)
 {
@@ -171,6 +232,7 @@ static void probe(struct ctx_state *st, enum gl_family family)
 	sscanf(es ? ver + 9 : ver, "%d.%d", &major, &minor);
 	int v = major * 10 + minor;
 	bool indexed = !es && v >= 30 && fn->GetStringi;
+	enum mode forced = forced_mode();
 
 	/* llvmpipe and softpipe stamp a timestamp query in every tile they
 	 * rasterize, keeping each thread's last: two stamps around a frame
@@ -182,47 +244,21 @@ static void probe(struct ctx_state *st, enum gl_family family)
 	 * predicts. What the frame costs the shared cores is the process's
 	 * CPU time, which shim_core measures once told. */
 	const char *renderer = (const char *)fn->GetString(GL_RENDERER);
-	if (renderer &&
-	    (strstr(renderer, "llvmpipe") || strstr(renderer, "softpipe"))) {
+	bool software = renderer && (strstr(renderer, "llvmpipe") ||
+	                             strstr(renderer, "softpipe"));
+	if (forced == MODE_SWAP || (software && forced == MODE_NONE)) {
 		st->mode = MODE_SWAP;
-		shim_set_software_device(renderer);
-		return;
+		if (forced == MODE_NONE)
+			shim_set_software_device(renderer);
+	} else if (forced != MODE_FENCE &&
+	           try_timer(st, family, es, v, indexed)) {
+		shim_log(SHIM_LOG_INFO, "GPU time: timer queries (%s)", ver);
+	} else if (forced != MODE_TIMER &&
+	           try_fence(st, family, es, v, indexed)) {
+		shim_log(SHIM_LOG_INFO, "GPU time: fences (%s)", ver);
+	} else {
+		shim_log(SHIM_LOG_INFO, "GPU time: not measurable (%s)", ver);
 	}
-	bool timer = es ? has_ext(fn, false, "GL_EXT_disjoint_timer_query")
-	                : v >= 33 || has_ext(fn, indexed, "GL_ARB_timer_query");
-	const char *sfx = es ? "EXT" : "";
-	if (timer) {
-		char name[48];
-#define GET(field, fname)                                                      \
-	(snprintf(name, sizeof(name), "%s%s", fname, sfx),                     \
-	 fn->field = proc(family, name))
-		GET(GenQueries, "glGenQueries");
-		GET(QueryCounter, "glQueryCounter");
-		GET(GetQueryObjectuiv, "glGetQueryObjectuiv");
-		GET(GetQueryObjectui64v, "glGetQueryObjectui64v");
-#undef GET
-		if (fn->GenQueries && fn->QueryCounter &&
-		    fn->GetQueryObjectuiv && fn->GetQueryObjectui64v) {
-			fn->GenQueries(2 * SLOTS, st->q);
-			st->mode = MODE_TIMER;
-			shim_log(SHIM_LOG_INFO, "GPU time: timer queries (%s)",
-			         ver);
-			return;
-		}
-	}
-	bool sync =
-	    es ? v >= 30 : (v >= 32 || has_ext(fn, indexed, "GL_ARB_sync"));
-	if (sync) {
-		fn->FenceSync = proc(family, "glFenceSync");
-		fn->ClientWaitSync = proc(family, "glClientWaitSync");
-		fn->DeleteSync = proc(family, "glDeleteSync");
-		if (fn->FenceSync && fn->ClientWaitSync && fn->DeleteSync) {
-			st->mode = MODE_FENCE;
-			shim_log(SHIM_LOG_INFO, "GPU time: fences (%s)", ver);
-			return;
-		}
-	}
-	shim_log(SHIM_LOG_INFO, "GPU time: not measurable (%s)", ver);
 }
 
 /* The state of ctx, set up on first sight. Called with table_lock held. */

@@ -95,6 +95,18 @@ baton_CreateDevice(VkPhysicalDevice gpu, const VkDeviceCreateInfo *info,
 		return VK_ERROR_OUT_OF_HOST_MEMORY;
 	}
 
+	/* VK_EXT_memory_budget is the layer's where the driver lacks it
+	 * (vram_budget_ext.c): the driver must not be asked for it. */
+	const char *names[256];
+	uint32_t count;
+	VkDeviceCreateInfo stripped;
+	if (vk_budget_ext_strip(inst, gpu, info, names, 256, &count)) {
+		stripped = *info;
+		stripped.enabledExtensionCount = count;
+		stripped.ppEnabledExtensionNames = names;
+		info = &stripped;
+	}
+
 	link->u.pLayerInfo = me->pNext;
 	VkResult r = create(gpu, info, alloc, out);
 	link->u.pLayerInfo = me;
@@ -116,6 +128,7 @@ baton_CreateDevice(VkPhysicalDevice gpu, const VkDeviceCreateInfo *info,
 		if (inst)
 			note_device_type(gipa, inst, gpu);
 	}
+	vk_vram_device_setup(dev, gipa, gdpa, gpu);
 	vk_map_publish(&vk_devices, slot, vk_map_key(*out), dev);
 	return VK_SUCCESS;
 }
@@ -130,6 +143,9 @@ baton_DestroyDevice(VkDevice device, const VkAllocationCallbacks *alloc)
 		return;
 	/* The waiter still uses the device: stop it before it goes. */
 	fence_timer_destroy(dev->timer);
+	/* Memory the app did not free goes with the device (the spec has the
+	 * app free it first; a leak must not keep counting). */
+	vk_vram_device_forget(dev);
 	if (dev->next_destroy)
 		dev->next_destroy(device, alloc);
 	free(dev);
@@ -146,6 +162,7 @@ void vk_devices_forget(struct vk_instance *instance)
 
 	while ((dev = vk_map_remove_if(&vk_devices, of_instance, instance))) {
 		fence_timer_destroy(dev->timer);
+		vk_vram_device_forget(dev);
 		free(dev);
 	}
 }
@@ -158,7 +175,7 @@ PFN_vkVoidFunction vk_device_intercept(const char *name)
 		return (PFN_vkVoidFunction)baton_DestroyDevice;
 	if (strcmp(name, "vkQueuePresentKHR") == 0)
 		return (PFN_vkVoidFunction)baton_QueuePresentKHR;
-	return NULL;
+	return vk_vram_device_intercept(name);
 }
 
 VKAPI_ATTR PFN_vkVoidFunction VKAPI_CALL

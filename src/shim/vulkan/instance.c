@@ -95,6 +95,7 @@ baton_CreateInstance(const VkInstanceCreateInfo *info,
 	inst->props2 = props2_name(info);
 	inst->next_destroy =
 	    (PFN_vkDestroyInstance)gipa(*out, "vkDestroyInstance");
+	vk_vram_instance_setup(inst);
 	vk_map_publish(&vk_instances, slot, vk_map_key(*out), inst);
 	return VK_SUCCESS;
 }
@@ -154,5 +155,8 @@ baton_GetInstanceProcAddr(VkInstance instance, const char *name)
 		return fn;
 	struct vk_instance *inst =
 	    vk_map_find(&vk_instances, vk_map_key(instance));
+	fn = vk_vram_instance_intercept(inst, name);
+	if (fn)
+		return fn;
 	return inst ? inst->next_gipa(instance, name) : NULL;
 }

@@ -13,6 +13,7 @@
 
 #include "shim/vulkan/map.h"
 
+#include <pthread.h>
 #include <stdatomic.h>
 #include <stdbool.h>
 
@@ -26,6 +27,30 @@ struct vk_instance {
 	 * on this instance (core in a 1.1 instance, else its KHR
 	 * extension if it enabled it), NULL: neither. */
 	const char *props2;
+	/* The next layer's vkGetPhysicalDeviceMemoryProperties2 under its
+	 * core and its KHR name, NULL where the instance lacks it; looked
+	 * up only under a video-memory limit (vram.c). */
+	PFN_vkGetPhysicalDeviceMemoryProperties2 next_mem_props2;
+	PFN_vkGetPhysicalDeviceMemoryProperties2KHR next_mem_props2_khr;
+	PFN_vkEnumerateDeviceExtensionProperties next_enum_dev_ext;
+	/* Which physical devices' drivers have VK_EXT_memory_budget
+	 * themselves (vram_budget_ext.c). */
+	pthread_mutex_t budget_lock;
+	struct {
+		VkPhysicalDevice gpu;
+		bool has;
+	} budget_ext[8];
+};
+
+/* A device's video-memory accounting under BATON_VRAM_LIMIT (vram.c);
+ * all zero without a limit. */
+struct vk_vram {
+	PFN_vkAllocateMemory next_alloc;
+	PFN_vkFreeMemory next_free;
+	uintptr_t key;          /* the device's dispatch key */
+	uint32_t counted_types; /* bit i: memory type i is on a
+	                           device-local heap */
+	uint32_t type_heap[VK_MAX_MEMORY_TYPES];
 };
 
 struct vk_device {
@@ -39,6 +64,7 @@ struct vk_device {
 	struct fence_timer *timer;
 	/* The shim did not take this device's last present (see present.c). */
 	_Atomic(bool) shim_idle;
+	struct vk_vram vram;
 };
 
 extern struct vk_map vk_instances;
@@ -55,6 +81,40 @@ baton_CreateDevice(VkPhysicalDevice gpu, const VkDeviceCreateInfo *info,
                    const VkAllocationCallbacks *alloc, VkDevice *out);
 VKAPI_ATTR VkResult VKAPI_CALL
 baton_QueuePresentKHR(VkQueue queue, const VkPresentInfoKHR *info);
+
+/* The video-memory limit (vram.c). vk_vram_limit is BATON_VRAM_LIMIT in
+ * bytes, 0 without one; the hooks below are handed out only with one. */
+uint64_t vk_vram_limit(void);
+void vk_vram_instance_setup(struct vk_instance *inst);
+void vk_vram_device_setup(struct vk_device *dev, PFN_vkGetInstanceProcAddr gipa,
+                          PFN_vkGetDeviceProcAddr gdpa, VkPhysicalDevice gpu);
+/* What a heap may hold under the limit (vram_table.h's vram_budget_heap)
+ * and what the process holds on it. */
+uint64_t vk_vram_heap_budget(uint32_t heap, uint64_t driver_budget);
+uint64_t vk_vram_heap_used(uint32_t heap);
+/* Gives back what a device being destroyed (or forgotten) still held. */
+void vk_vram_device_forget(struct vk_device *dev);
+/* VK_EXT_memory_budget where the driver lacks it (vram_budget_ext.c):
+ * whether gpu's driver has it; the create info's extension list without
+ * it where the driver lacks it (in *names, at most n entries; false when
+ * nothing needs removing); the app's chained budget structure filled or
+ * lowered. */
+bool vk_budget_ext_native(struct vk_instance *inst, VkPhysicalDevice gpu);
+bool vk_budget_ext_strip(struct vk_instance *inst, VkPhysicalDevice gpu,
+                         const VkDeviceCreateInfo *info, const char **names,
+                         uint32_t n, uint32_t *count);
+void vk_budget_ext_report(struct vk_instance *inst, VkPhysicalDevice gpu,
+                          VkPhysicalDeviceMemoryProperties2 *p,
+                          PFN_vkGetPhysicalDeviceMemoryProperties2 next);
+PFN_vkVoidFunction vk_budget_ext_intercept(struct vk_instance *inst,
+                                           const char *name);
+
+/* vkAllocateMemory and vkFreeMemory, or NULL. */
+PFN_vkVoidFunction vk_vram_device_intercept(const char *name);
+/* vkGetPhysicalDeviceMemoryProperties2 (or its KHR alias) where the
+ * instance has it, or NULL. */
+PFN_vkVoidFunction vk_vram_instance_intercept(struct vk_instance *inst,
+                                              const char *name);
 
 /* The device-level commands this layer serves itself, or NULL. */
 PFN_vkVoidFunction vk_device_intercept(const char *name);

@@ -34,6 +34,14 @@ Modes:
             is the limit there), so a cap of 0.5 or 0.7 binds.
   cli       `baton run` itself, no X needed: exit codes, the environment
             it hands the command, LD_PRELOAD kept and not doubled.
+  gpu-time  glxgears under a fake batond with BATON_GL_GPU_TIME forced to
+            swap, timer and fence in turn (one run each, the same scene
+            and target): each is paced at 30 FPS (a query result not yet
+            there is skipped, never waited for), each record of 3 in 4 or
+            more carries a GPU time, flagged as an elapsed time but for the
+            timer's; the timer mode's median k is under 0.1 of the swap
+            mode's (llvmpipe stamps per tile) and the fence mode's in
+            [0.8, 2.0] of it (it spans the swap).
   daemon    against a fake batond: the hello and the memfd follow the
             contract, the game runs at its SLA (`baton run --sla`) until
             the daemon's target paces it, GPU times arrive,
@@ -52,7 +60,7 @@ import sys
 import tempfile
 import time
 
-from fakedaemon import FakeDaemon
+from fakedaemon import FRAME_GPU_FENCE, FakeDaemon
 from glharness import (Client, Fail, Inconclusive, Noise, Share, Xvfb,
                        check, gears_fps, shim_state, terminate_on_sigterm)
 
@@ -385,6 +393,80 @@ def mode_daemon(args, x):
         daemon.close()
 
 
+# gpu-time: the three ways the shim times a GL frame, forced in turn.
+GPU_TIME_FPS = 30
+GPU_TIME_SECONDS = 4.0
+# The ratios of the timer and fence modes' median k to the swap mode's, as
+# measured here (glxgears, 2 cores, three runs): timer 0.002-0.003 (one
+# tile's stamps), fence 1.07-1.12 (the swap plus the fence's flush).
+# The bounds leave the noise of three runs of separate processes room.
+GPU_TIME_TIMER_MAX = 0.1
+GPU_TIME_FENCE_MIN = 0.8
+GPU_TIME_FENCE_MAX = 2.0
+GPU_TIME_LOG = {"timer": "GPU time: timer queries",
+                "fence": "GPU time: fences", "swap": None}
+
+
+def gpu_time_run(args, x, mode):
+    """glxgears under a fake batond with BATON_GL_GPU_TIME=mode: paced at
+    GPU_TIME_FPS, and the median GPU time per frame its records carry."""
+    sock = os.path.join(args.tmp, "gpu-time-%s.sock" % mode)
+    daemon = FakeDaemon(sock)
+    argv = [args.baton, "run", "--sla", str(GPU_TIME_FPS), "--",
+            args.glxgears]
+    env = x.env(BATON_SOCKET=sock, BATON_GL_GPU_TIME=mode, BATON_LOG="info")
+    try:
+        with Client(argv, env) as gears:
+            tenant = daemon.accept(20)
+            check(tenant, "%s: the tenant did not connect" % mode)
+            tenant.map()
+            tenant.send({"type": "welcome", "version": 1, "id": 1})
+            tenant.set_target(int(1e9 / GPU_TIME_FPS))
+            time.sleep(1)
+            fps, recs = measure(tenant, GPU_TIME_SECONDS)
+            check_paced(fps, recs, GPU_TIME_FPS,
+                        "BATON_GL_GPU_TIME=%s" % mode)
+            timed = [r for r in recs if r[5] >= 0]
+            check(len(timed) >= len(recs) * 3 // 4,
+                  "%s: GPU time in only %d of %d records"
+                  % (mode, len(timed), len(recs)))
+            # Fences and the swap's duration are elapsed times, flagged as
+            # such; timer queries are the GPU's own stamps.
+            fenced = {r[7] & FRAME_GPU_FENCE != 0 for r in timed}
+            check(fenced == {mode != "timer"},
+                  "%s: GPU-time flags %r" % (mode, fenced))
+            if GPU_TIME_LOG[mode]:
+                check(GPU_TIME_LOG[mode] in gears.output(),
+                      "%s: the shim did not say it chose it:\n%s"
+                      % (mode, gears.output()))
+            gpu = sorted(r[5] for r in timed)
+            median = gpu[len(gpu) // 2]
+            print("%s: median GPU time %.3f ms over %d frames (min %.3f, "
+                  "max %.3f)" % (mode, median / 1e6, len(gpu), gpu[0] / 1e6,
+                                 gpu[-1] / 1e6))
+            return median
+    finally:
+        daemon.close()
+
+
+def mode_gpu_time(args, x):
+    k = {m: gpu_time_run(args, x, m) for m in ("swap", "timer", "fence")}
+    timer, fence = k["timer"] / k["swap"], k["fence"] / k["swap"]
+    print("k against the swap's: timer %.3f, fence %.3f" % (timer, fence))
+    # llvmpipe stamps a timestamp query in each tile it rasterizes (see
+    # probe() in gl_timer.c): a pair measures one tile, a small part of
+    # the frame the swap rasterizes.
+    check(0 < timer < GPU_TIME_TIMER_MAX,
+          "timer mode's k is %.3f of the swap's, not under %.2f"
+          % (timer, GPU_TIME_TIMER_MAX))
+    # The fence is created before the swap and seen signalled at the first
+    # poll after it: the swap's rasterization plus the flush, so never
+    # much less than the swap, and bounded by the frames it waits behind.
+    check(GPU_TIME_FENCE_MIN <= fence <= GPU_TIME_FENCE_MAX,
+          "fence mode's k is %.3f of the swap's, not in [%.2f, %.2f]"
+          % (fence, GPU_TIME_FENCE_MIN, GPU_TIME_FENCE_MAX))
+
+
 def mode_cli(args, x):
     def run(*argv, env=None):
         e = {k: v for k, v in os.environ.items()
@@ -450,6 +532,7 @@ MODES = {
     "cap": mode_cap,
     "cli": mode_cli,
     "daemon": mode_daemon,
+    "gpu-time": mode_gpu_time,
 }
 
 
