@@ -429,9 +429,10 @@ static void test_inflated_be_totals_bounded(void **state)
 		render(f, 0, 4 * MS, BATON_FRAME_GPU_SOFTWARE);
 		burn(f, 0, (int64_t)(f->p[0].seq - seq) * 8 * MS);
 		launch_many(f, 1, 10, 9 * MS);
-		/* jiffies of 1000 an epoch: the game's 4 ms a frame, the hog
-		 * half */
-		busy += (f->p[0].seq - seq) * 40 + 500;
+		/* jiffies of 1000 an epoch: the game's CPU time (8 ms a
+		 * frame, its GPU time on this device: gpu_source "cpu"), the
+		 * hog half */
+		busy += (f->p[0].seq - seq) * 80 + 500;
 		total += 1000;
 		FILE *st = fopen(stat, "w");
 		assert_non_null(st);
@@ -619,11 +620,16 @@ static void test_phase_steering(void **state)
 		uint32_t flags = round == 3 ? 0 : BATON_FRAME_GPU_SOFTWARE;
 		for (int e = 0; e < 30; e++) {
 			f->now += 100 * MS;
+			uint64_t seq[2] = {f->p[0].seq, f->p[1].seq};
 			render(f, 0, 4 * MS, flags);
 			render(f, 1, 4 * MS, flags);
 			launch(f, 2, 5 * MS, 2 * MS, 3, BATON_FRAME_BE);
-			for (int i = 0; i < 3; i++)
-				burn(f, i, 100 * MS); /* covers their reports */
+			/* the CPU time their reports say (on a CPU device it
+			 * is the games' GPU time: gpu_source "cpu") */
+			for (int i = 0; i < 2; i++)
+				burn(f, i,
+				     (int64_t)(f->p[i].seq - seq[i]) * 4 * MS);
+			burn(f, 2, 100 * MS);
 			daemon_tick(&f->d, f->now);
 		}
 		struct ipc_control_values lead = control(f, 0);
