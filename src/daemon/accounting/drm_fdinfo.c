@@ -62,13 +62,22 @@ static bool parse_hz(const char *s, const char *end, uint64_t *hz)
 	return true;
 }
 
+/* [s, end) is a name: printable, no spaces, no NUL. */
+static bool printable(const char *s, const char *end)
+{
+	for (; s < end; s++)
+		if ((unsigned char)*s < 0x21 || (unsigned char)*s > 0x7e)
+			return false;
+	return true;
+}
+
 /* The engine named [name, end) (found or added); NULL when it does not
  * fit. */
 static struct drm_engine *engine(struct drm_fdinfo *f, const char *name,
                                  const char *end)
 {
 	size_t n = (size_t)(end - name);
-	if (n == 0 || n >= DRM_FDINFO_NAME_MAX)
+	if (n == 0 || n >= DRM_FDINFO_NAME_MAX || !printable(name, end))
 		return NULL;
 	for (unsigned i = 0; i < f->n_engines; i++)
 		if (strlen(f->engines[i].name) == n &&
@@ -96,11 +105,8 @@ static bool prefix(const char *key, const char *kend, const char *p,
 static bool copy_text(char *dst, size_t size, const char *s, const char *end)
 {
 	size_t n = (size_t)(end - s);
-	if (n == 0 || n >= size)
+	if (n == 0 || n >= size || !printable(s, end))
 		return false;
-	for (size_t i = 0; i < n; i++)
-		if ((unsigned char)s[i] < 0x21 || (unsigned char)s[i] > 0x7e)
-			return false; /* printable, no spaces: a name */
 	memcpy(dst, s, n);
 	dst[n] = '\0';
 	return true;

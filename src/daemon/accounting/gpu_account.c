@@ -20,6 +20,26 @@ static const struct gpu_client *base_of(const struct gpu_account *a,
 	return NULL;
 }
 
+/* xe's busy cycles over its engines' clock since the base, summed over
+ * the render classes: a share of the epoch. */
+static double cycles_share(const struct gpu_client *c,
+                           const struct gpu_client *b)
+{
+	double share = 0.0;
+	for (unsigned i = 0; i < c->n_cycles; i++)
+		for (unsigned j = 0; j < b->n_cycles; j++) {
+			const struct gpu_cycles *y = &c->cycles[i];
+			const struct gpu_cycles *x = &b->cycles[j];
+			uint64_t total = grown(y->total, x->total);
+			if (strcmp(y->engine, x->engine) != 0 || total == 0)
+				continue;
+			double r =
+			    (double)grown(y->cycles, x->cycles) / (double)total;
+			share += r < 1.0 ? r : 1.0;
+		}
+	return share;
+}
+
 /* The clients' time since the base, in s, over an epoch of dt: their
  * busy ns, and xe's busy cycles over its total cycles as a share of dt.
  * A client without a base (new since the last read) counts 0. */
@@ -38,12 +58,7 @@ static void count(struct gpu_account *a, const struct gpu_client *now,
 			continue;
 		busy += (double)grown(c->render_ns, b->render_ns) * 1e-9;
 		video += (double)grown(c->video_ns, b->video_ns) * 1e-9;
-		uint64_t total = grown(c->render_total, b->render_total);
-		if (total > 0)
-			busy +=
-			    dt *
-			    (double)grown(c->render_cycles, b->render_cycles) /
-			    (double)total;
+		busy += cycles_share(c, b) * dt;
 	}
 	/* one GPU gives a tenant at most the epoch */
 	a->busy_s = busy < dt ? busy : dt;

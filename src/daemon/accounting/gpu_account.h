@@ -28,6 +28,7 @@
 #define GPU_ACCOUNT_MAX_SCAN    512
 #define GPU_ACCOUNT_MAX_FDS     16
 #define GPU_ACCOUNT_MAX_CLIENTS 8
+#define GPU_ACCOUNT_MAX_CYCLES  4
 #define GPU_ACCOUNT_FILE_MAX    4096
 #define GPU_ACCOUNT_RESCAN_NS   1000000000LL
 
@@ -35,10 +36,15 @@
 struct gpu_client {
 	char pdev[DRM_FDINFO_PDEV_MAX];
 	uint64_t id;
-	bool has_render;         /* a render engine with a usable counter */
-	uint64_t render_ns;      /* drm_engine_busy_ns, summed */
-	uint64_t render_cycles;  /* xe: drm-cycles-<e>, summed */
-	uint64_t render_total;   /* xe: drm-total-cycles-<e>, summed */
+	bool has_render;    /* a render engine with a usable counter */
+	uint64_t render_ns; /* drm_engine_busy_ns, summed */
+	/* xe: each render engine class's cycles (per engine of the
+	 * class) against its clock, drm-total-cycles-<e> */
+	struct gpu_cycles {
+		char engine[DRM_FDINFO_NAME_MAX];
+		uint64_t cycles, total;
+	} cycles[GPU_ACCOUNT_MAX_CYCLES];
+	unsigned n_cycles;
 	uint64_t video_ns;       /* the video engines' (encode, decode) */
 	uint64_t resident_bytes; /* its memory */
 };

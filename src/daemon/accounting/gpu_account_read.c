@@ -130,9 +130,14 @@ static void client_from(const struct drm_fdinfo *f, struct gpu_client *c)
 				c->video_ns += ns;
 			c->has_render |= k == DRM_ENGINE_RENDER;
 		} else if (k == DRM_ENGINE_RENDER && e->has_cycles &&
-		           e->has_total) {
-			c->render_cycles += e->cycles;
-			c->render_total += e->total_cycles;
+		           e->has_total &&
+		           c->n_cycles < GPU_ACCOUNT_MAX_CYCLES) {
+			/* xe: the cycles of every engine of the class
+			 * against one engine's clock */
+			struct gpu_cycles *y = &c->cycles[c->n_cycles++];
+			memcpy(y->engine, e->name, sizeof(y->engine));
+			y->cycles = e->cycles / e->capacity;
+			y->total = e->total_cycles;
 			c->has_render = true;
 		}
 	}
