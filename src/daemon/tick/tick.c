@@ -417,12 +417,15 @@ static double seen_gpu(struct tenant *t, const struct epoch_sample *s, bool cpu,
 }
 
 /* Logs a change of what the kernel's count of t says (gpu_account.h),
- * once per change: a tenant whose process is another user's, or whose
- * fds cannot be read, falls back to the next source. */
+ * once per change: counted; no longer counted (its DRM clients closed,
+ * it exited); its process is another user's. A tenant that never had DRM
+ * clients is not logged: most on a software rasterizer. */
 static void log_account(struct tenant *t)
 {
-	enum gpu_account_state st = t->acct.state;
-	if (st == t->acct.logged)
+	enum gpu_account_state st = t->acct.state, was = t->acct.logged;
+	if (st == GPU_ACCOUNT_GONE)
+		st = GPU_ACCOUNT_NONE; /* the same to the tenant */
+	if (st == was)
 		return;
 	t->acct.logged = st;
 	if (st == GPU_ACCOUNT_OTHER_USER)
@@ -431,14 +434,14 @@ static void log_account(struct tenant *t)
 		         "time comes from the next source",
 		         (unsigned long long)t->id, t->name, (int)t->pid,
 		         (unsigned)t->uid);
-	else if (st == GPU_ACCOUNT_GONE)
-		log_info("tenant %llu \"%s\" pid %d: its fds cannot be read "
-		         "(it exited or is hidden); its GPU time comes from "
-		         "the next source",
-		         (unsigned long long)t->id, t->name, (int)t->pid);
 	else if (st == GPU_ACCOUNT_OK)
 		log_info("tenant %llu \"%s\" pid %d: its GPU time is the "
 		         "kernel's count of its DRM clients",
+		         (unsigned long long)t->id, t->name, (int)t->pid);
+	else if (was == GPU_ACCOUNT_OK)
+		log_info("tenant %llu \"%s\" pid %d: the kernel no longer "
+		         "counts its GPU time (its DRM clients closed, or it "
+		         "exited); it comes from the next source",
 		         (unsigned long long)t->id, t->name, (int)t->pid);
 }
 
