@@ -98,6 +98,10 @@ bool gpu_account_epoch(struct gpu_account *a, const struct gpu_account_who *w,
 		return false;
 	}
 	count(a, now, n, dt);
+	/* until the next scan, one fd per client */
+	for (unsigned i = 0; i < n; i++)
+		a->fds[i] = now[i].fd;
+	a->n_fds = n;
 	bool counted = a->based;
 	memcpy(a->clients, now, n * sizeof(now[0]));
 	a->n_clients = n;

@@ -36,7 +36,8 @@
 struct gpu_client {
 	char pdev[DRM_FDINFO_PDEV_MAX];
 	uint64_t id;
-	bool has_render;    /* a render engine with a usable counter */
+	int fd;          /* the fd it was read from (of several, the first) */
+	bool has_render; /* a render engine with a usable counter */
 	uint64_t render_ns; /* drm_engine_busy_ns, summed */
 	/* xe: each render engine class's cycles (per engine of the
 	 * class) against its clock, drm-total-cycles-<e> */
@@ -87,7 +88,9 @@ enum gpu_account_state gpu_account_read(const struct gpu_account_who *w,
                                         struct gpu_client *out, unsigned max,
                                         unsigned *n);
 
-/* The fds of w's process that are DRM devices, into a->fds. */
+/* The fds of w's process that are DRM devices, into a->fds. Between
+ * scans a tick reads one fd per client it found (a dup'ed fd shows the
+ * same counters). */
 enum gpu_account_state gpu_account_scan(struct gpu_account *a,
                                         const struct gpu_account_who *w);
 

@@ -11,14 +11,15 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-/* The process's /proc directory, if it is the tenant's uid's. */
+/* The process's /proc directory sub ("fd", "fdinfo"), if it is the
+ * tenant's uid's (the kernel gives the process's directories its uid). */
 static enum gpu_account_state open_pid_dir(const struct gpu_account_who *w,
-                                           int *dir)
+                                           const char *sub, int *dir)
 {
 	char path[256];
-	if (w->pid <= 0 || snprintf(path, sizeof(path), "%s/%d",
+	if (w->pid <= 0 || snprintf(path, sizeof(path), "%s/%d/%s",
 	                            w->proc_root ? w->proc_root : "/proc",
-	                            (int)w->pid) >= (int)sizeof(path))
+	                            (int)w->pid, sub) >= (int)sizeof(path))
 		return GPU_ACCOUNT_GONE;
 	*dir = open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	if (*dir < 0)
@@ -60,14 +61,11 @@ static bool is_drm_link(int fd_dir, const char *name)
 enum gpu_account_state gpu_account_scan(struct gpu_account *a,
                                         const struct gpu_account_who *w)
 {
-	int dir;
-	enum gpu_account_state st = open_pid_dir(w, &dir);
+	int fd_dir;
+	enum gpu_account_state st = open_pid_dir(w, "fd", &fd_dir);
 	a->n_fds = 0;
 	if (st != GPU_ACCOUNT_OK)
 		return st;
-	int fd_dir =
-	    openat(dir, "fd", O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-	close(dir);
 	DIR *d = fd_dir >= 0 ? fdopendir(fd_dir) : NULL;
 	if (!d) {
 		if (fd_dir >= 0)
@@ -157,16 +155,11 @@ enum gpu_account_state gpu_account_read(const struct gpu_account_who *w,
                                         struct gpu_client *out, unsigned max,
                                         unsigned *n)
 {
-	int dir;
+	int info;
 	*n = 0;
-	enum gpu_account_state st = open_pid_dir(w, &dir);
+	enum gpu_account_state st = open_pid_dir(w, "fdinfo", &info);
 	if (st != GPU_ACCOUNT_OK)
 		return st;
-	int info = openat(dir, "fdinfo",
-	                  O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-	close(dir);
-	if (info < 0)
-		return GPU_ACCOUNT_GONE;
 	struct drm_fdinfo f;
 	for (unsigned i = 0; i < n_fds && *n < max; i++) {
 		if (!read_fdinfo(info, fds[i], &f))
@@ -176,6 +169,7 @@ enum gpu_account_state gpu_account_read(const struct gpu_account_who *w,
 		if (known(out, *n, &f))
 			continue;
 		client_from(&f, &out[*n]);
+		out[*n].fd = fds[i];
 		if (out[*n].has_render)
 			(*n)++;
 	}
