@@ -7,7 +7,7 @@
  *
  * The process is the tenant's peer (SO_PEERCRED's pid) and hostile. The
  * reading is bounded: at most GPU_ACCOUNT_MAX_SCAN entries of its fd
- * directory looked at (once a second: which fds are DRM devices, by
+ * directory looked at (every 2 s: which fds are DRM devices, by
  * their links to /dev/dri/), at most GPU_ACCOUNT_MAX_FDS fdinfo files
  * read a tick, each at most GPU_ACCOUNT_FILE_MAX bytes, opened with
  * O_NOFOLLOW | O_NONBLOCK; a directory owned by another uid than the
@@ -30,7 +30,10 @@
 #define GPU_ACCOUNT_MAX_CLIENTS 8
 #define GPU_ACCOUNT_MAX_CYCLES  4
 #define GPU_ACCOUNT_FILE_MAX    4096
-#define GPU_ACCOUNT_RESCAN_NS   1000000000LL
+#define GPU_ACCOUNT_RESCAN_NS   2000000000LL
+/* Scans of tenants' fd directories a tick, for all tenants: a scan
+ * reads up to GPU_ACCOUNT_MAX_SCAN links (about 0.2 ms for 64). */
+#define GPU_ACCOUNT_SCANS_PER_TICK 8
 
 /* One DRM client's counters, summed over its engines of a class. */
 struct gpu_client {
@@ -99,7 +102,7 @@ enum gpu_account_state gpu_account_scan(struct gpu_account *a,
  * true if the kernel counted the tenant's render time this epoch (state
  * GPU_ACCOUNT_OK, and a base from the epoch before); busy_s is then in
  * [0, dt]. A zeroed struct gpu_account is a tenant's start: its first
- * epoch takes the base. A scan of its fds is due once a second; it is
+ * epoch takes the base. A scan of its fds is due every 2 s; it is
  * done only while *scans_left > 0 (the tick's budget, decremented), so
  * that many tenants, or one process registered many times, spread their
  * scans over several ticks. */

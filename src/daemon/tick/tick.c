@@ -27,10 +27,6 @@
 #define NS_PER_S 1000000000LL
 /* How long after a second ends its late records may still arrive. */
 #define SECOND_GRACE_NS (NS_PER_S / 4)
-/* Scans of tenants' fd directories a tick at most (gpu_account.h): a
- * scan reads up to GPU_ACCOUNT_MAX_SCAN links; 16 of them cost about a
- * millisecond at worst. */
-#define ACCOUNT_SCANS_PER_TICK 16
 /* EWMA weight of one epoch's GPU share in the reported share. */
 #define SHARE_ALPHA 0.2
 
@@ -615,7 +611,7 @@ void daemon_tick(struct daemon *d, int64_t now)
 	for (size_t g = 0; g < d->n_gpus; g++)
 		software[g] = cpu_device(d, g);
 	size_t n = 0;
-	unsigned scans = ACCOUNT_SCANS_PER_TICK;
+	unsigned scans = GPU_ACCOUNT_SCANS_PER_TICK;
 	take_models(d);
 	for (size_t i = 0; i < d->n_tenants; i++) {
 		struct tenant *t = d->tenants[i];
