@@ -11,9 +11,10 @@ when its pid was reused by another user's process, and whose engine
 claims 90 % of the GPU: batond must not read it (one warning naming the
 uid, its GPU time from the next source, its share nowhere near 0.9).
 Nobody cannot read status (where gpu_source and k_ms are) nor change
-fdinfo_root with `set`.
+fdinfo_root with a `set` request.
 
 Exit 0 pass, 1 fail, 77 skipped (not root, no setpriv, no X)."""
+import json
 import os
 import subprocess
 import sys
@@ -59,6 +60,22 @@ def nobody_cli(bed, argv):
     r = subprocess.run(as_nobody([bed.baton] + argv), env=bed.env,
                        capture_output=True, text=True, timeout=20)
     return r.returncode, r.stdout + r.stderr
+
+
+def nobody_request(bed, msg):
+    """One raw request line to batond's socket as nobody; its reply."""
+    code = r'''
+import socket, sys
+s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+s.connect(sys.argv[1])
+s.sendall(sys.argv[2].encode() + b"\n")
+s.settimeout(5)
+print(s.recv(4096).decode().strip())
+'''
+    r = subprocess.run(as_nobody([sys.executable, "-c", code, bed.sock,
+                                  json.dumps(msg)]),
+                       capture_output=True, text=True, timeout=20)
+    return r.stdout.strip() or r.stderr.strip()
 
 
 def main():
@@ -118,12 +135,17 @@ def main():
                     print("nobody's status: exit %d" % rc)
                     check(rc != 0 and "gpu_source" not in out,
                           "nobody read status: %s" % out[:200])
-                    rc, out = nobody_cli(bed, [
-                        "set", "--id", str(nob["id"]),
-                        "fdinfo_root=/tmp"])
-                    print("nobody's set fdinfo_root: exit %d: %s" % (
-                        rc, out.strip()))
-                    check(rc != 0, "nobody's set fdinfo_root accepted")
+                    reply = nobody_request(bed, {
+                        "type": "set", "id": nob["id"],
+                        "fdinfo_root": "/tmp"})
+                    print("nobody's raw set fdinfo_root:", reply)
+                    check('"error"' in reply,
+                          "nobody's set fdinfo_root was not refused")
+                    time.sleep(1)
+                    src = {t["name"]: t["gpu_source"]
+                           for t in bed.daemon.status()["tenants"]}
+                    check(src == {"gears": "fdinfo", "nobody-game": "cpu"},
+                          "sources changed after nobody's set: %s" % src)
                     stop.set()
                     feeder.join()
     except (Fail, subprocess.TimeoutExpired, KeyError) as e:
