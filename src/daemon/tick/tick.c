@@ -470,8 +470,12 @@ static double account_gpu(struct daemon *d, struct tenant *t, double shim_s,
 	}
 	if (cpu && t->seen.clock.ok && !t->seen.unmeasured) {
 		t->gpu_source = GPU_SOURCE_CPU;
+		/* CPU seconds over the device's cores are its device seconds,
+		 * as the shim's software claim is its CPU time over its
+		 * cores: one busy core of two is half the device */
 		unsigned share = t->seen.same_pid > 1 ? t->seen.same_pid : 1;
-		return fmin(t->seen.cpu_s / share, dt);
+		unsigned cores = dg->n_cpus > 0 ? dg->n_cpus : 1;
+		return fmin(t->seen.cpu_s / share / cores, dt);
 	}
 	t->gpu_source = GPU_SOURCE_SHIM;
 	return shim_s;

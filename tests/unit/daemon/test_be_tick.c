@@ -83,6 +83,9 @@ static int setup(void **state)
 	daemon_config_defaults(&cfg);
 	cfg.metrics_on = false;
 	assert_true(daemon_init(&f->d, &cfg));
+	/* a CPU device of two cores, whatever this machine has: the
+	 * records' software claims below are CPU time over two */
+	f->d.gpus[0].n_cpus = 2;
 	fake_proc_init(&f->proc);
 	f->d.proc_root = f->proc.root;
 	f->now = T0;
@@ -429,10 +432,9 @@ static void test_inflated_be_totals_bounded(void **state)
 		render(f, 0, 4 * MS, BATON_FRAME_GPU_SOFTWARE);
 		burn(f, 0, (int64_t)(f->p[0].seq - seq) * 8 * MS);
 		launch_many(f, 1, 10, 9 * MS);
-		/* jiffies of 1000 an epoch: the game's CPU time (8 ms a
-		 * frame, its GPU time on this device: gpu_source "cpu"), the
-		 * hog half */
-		busy += (f->p[0].seq - seq) * 80 + 500;
+		/* jiffies of 1000 an epoch: the game's 4 ms a frame, the hog
+		 * half */
+		busy += (f->p[0].seq - seq) * 40 + 500;
 		total += 1000;
 		FILE *st = fopen(stat, "w");
 		assert_non_null(st);
@@ -624,11 +626,12 @@ static void test_phase_steering(void **state)
 			render(f, 0, 4 * MS, flags);
 			render(f, 1, 4 * MS, flags);
 			launch(f, 2, 5 * MS, 2 * MS, 3, BATON_FRAME_BE);
-			/* the CPU time their reports say (on a CPU device it
-			 * is the games' GPU time: gpu_source "cpu") */
+			/* the CPU time their reports say: 4 ms of the device a
+			 * frame is 8 ms of CPU on its two cores (a game's GPU
+			 * time on a CPU device: gpu_source "cpu") */
 			for (int i = 0; i < 2; i++)
 				burn(f, i,
-				     (int64_t)(f->p[i].seq - seq[i]) * 4 * MS);
+				     (int64_t)(f->p[i].seq - seq[i]) * 8 * MS);
 			burn(f, 2, 100 * MS);
 			daemon_tick(&f->d, f->now);
 		}
