@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <unistd.h>
 
 /* The PCI slot of a render node (device/uevent's PCI_SLOT_NAME); "" when
  * it has none. */
@@ -119,10 +120,13 @@ bool daemon_gpus_setup(struct daemon_gpu *gpus, size_t *n,
 		snprintf(gpus[0].name, sizeof(gpus[0].name), "gpu0");
 		*n = 1;
 	}
+	long online = sysconf(_SC_NPROCESSORS_ONLN);
 	for (size_t i = 0; i < *n; i++) {
 		host_load_init(&gpus[i].host, NULL);
 		if (gpus[i].has_cpus)
 			host_load_set_cpus(&gpus[i].host, &gpus[i].cpus);
+		else
+			gpus[i].n_cpus = online > 0 ? (unsigned)online : 1;
 	}
 	return true;
 }

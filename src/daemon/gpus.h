@@ -48,7 +48,9 @@ struct daemon_gpu {
 	                     "" = unknown */
 	bool has_cpus;    /* a logical GPU: a core set */
 	cpu_set_t cpus;
-	unsigned n_cpus;
+	unsigned n_cpus; /* the cores it has as a CPU device: a logical GPU's
+	                    set, else the host's online CPUs (/proc/stat's
+	                    aggregate line, other_util's, counts them all) */
 	/* the core tick's per-GPU state, and what stage 6 found */
 	struct core_gpu gpu;
 	struct core_harvest_gpu harvest_gpu;

@@ -8,6 +8,7 @@
 
 #include "core/harvest.h"
 #include "core/policy.h"
+#include "daemon/accounting/gpu_account.h"
 #include "daemon/tick/proc_cpu.h"
 #include "daemon/quality/quality.h"
 #include "daemon/tick/stats.h"
@@ -50,6 +51,10 @@ struct tenant {
 	/* What batond measures of it, and what of its GPU time counts
 	 * (tenant_seen.h): set at registration by the daemon. */
 	struct tenant_seen seen;
+	/* The kernel's count of its DRM clients (gpu_account.h), and the
+	 * source its GPU seconds came from last epoch (tick.c). */
+	struct gpu_account acct;
+	enum gpu_source gpu_source;
 	/* Frame-time quantiles 0.5, 0.9, 0.99 over 2 s for the metrics,
 	 * refreshed once a second (at frame_q_ns): a scrape comes every 15 s
 	 * or so, and selecting them every epoch for every tenant would be

@@ -169,6 +169,15 @@ bool daemon_config_set_mps(struct daemon_config *cfg, const char *path)
 	return true;
 }
 
+bool daemon_config_set_fdinfo_root(struct daemon_config *cfg, const char *path)
+{
+	size_t n = strlen(path);
+	if (n == 0 || path[0] != '/' || n >= sizeof(cfg->fdinfo_root))
+		return false;
+	memcpy(cfg->fdinfo_root, path, n + 1);
+	return true;
+}
+
 /* A group name, or a gid written as a number. */
 bool daemon_config_set_admin_group(struct daemon_config *cfg, const char *name)
 {

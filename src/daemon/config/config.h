@@ -81,6 +81,10 @@ struct daemon_config {
 	/* The MPS control tool space harvesting drives on an NVIDIA GPU
 	 * (space_mps.h); "" = none */
 	char mps_control[256];
+	/* Where tenants' DRM clients are read (gpu_account.h): "" is
+	 * "/proc"; an operator's or a test's fake tree otherwise. The
+	 * config's, never a peer's. */
+	char fdinfo_root[256];
 };
 
 /* The size of a field of struct daemon_config, for the messages that
@@ -146,5 +150,7 @@ bool daemon_config_set_subuid(struct daemon_config *cfg, const char *path);
 /* The MPS control program (nvidia-cuda-mps-control): an absolute path, or
  * "off". */
 bool daemon_config_set_mps(struct daemon_config *cfg, const char *path);
+/* fdinfo_root: an absolute directory path, or "/proc" (the default). */
+bool daemon_config_set_fdinfo_root(struct daemon_config *cfg, const char *path);
 /* A group name, or a gid written as a number. */
 bool daemon_config_set_admin_group(struct daemon_config *cfg, const char *name);

@@ -269,6 +269,9 @@ static const struct {
      "must be the absolute path of nvidia-cuda-mps-control (under %zu "
      "bytes) or \"off\"",
      DAEMON_CONFIG_FIELD_SIZE(mps_control)},
+    {"fdinfo_root", daemon_config_set_fdinfo_root,
+     "must be an absolute directory path under %zu bytes",
+     DAEMON_CONFIG_FIELD_SIZE(fdinfo_root)},
 };
 
 static bool file_setting(struct file_ctx *f, struct daemon_config *cfg,

@@ -35,6 +35,8 @@ struct metrics_tenant {
 	bool has_quality;
 	double quality_level;
 	double gpu; /* the index of the GPU it renders on (gpus.h) */
+	const char *gpu_source; /* gpu_source_name: where gpu_share's time
+	                           came from (a static string) */
 };
 
 /* One best-effort tenant (docs/harvesting.md). */

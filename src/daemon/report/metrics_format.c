@@ -145,6 +145,19 @@ static void frame_time_lines(struct buf *b, const struct metrics_snapshot *s,
 	}
 }
 
+/* One line a tenant, its source in a label (gpu_account.h). */
+static void gpu_source_lines(struct buf *b, const struct metrics_snapshot *s,
+                             const char *name)
+{
+	for (size_t i = 0; i < s->n; i++) {
+		const struct metrics_tenant *t = &s->tenants[i];
+		put(b, "%s", name);
+		tenant_labels(b, s, t);
+		put(b, ",source=\"%s\"} 1\n",
+		    t->gpu_source ? t->gpu_source : "shim");
+	}
+}
+
 /* Only games that declared quality levels (baton.h) have one. */
 static void quality_lines(struct buf *b, const struct metrics_snapshot *s,
                           const char *name)
@@ -300,6 +313,12 @@ static const struct family families[] = {
           "else the tenant's default (0 = cheapest; tenants that "
           "declared quality levels only).",
           quality_lines),
+    LINES("baton_tenant_gpu_source_info", "gauge",
+          "Where the tenant's GPU time came from (source: fdinfo, the "
+          "kernel's count of its DRM clients; cpu, its process's CPU "
+          "time on a software rasterizer; shim, its shim's timers); "
+          "always 1.",
+          gpu_source_lines),
     TENANT("baton_tenant_gpu", "gauge",
            "The index of the GPU the tenant renders on (the gpu label "
            "of the GPU families; baton_gpu_info names it).",

@@ -42,6 +42,8 @@ static json_t *tenant_json(const struct metrics_tenant *m)
 	    put(o, "p99_ms", num(m->frame_s[2] * 1e3)) &&
 	    put(o, "below_sla_s", num(m->below_sla_s)) &&
 	    put(o, "gpu_share", num(m->gpu_share)) &&
+	    put(o, "gpu_source",
+	        json_string(m->gpu_source ? m->gpu_source : "shim")) &&
 	    put(o, "limited", json_boolean(m->limited > 0.5)) &&
 	    put(o, "overloaded", json_boolean(m->overloaded > 0.5)) &&
 	    put(o, "gpu", json_integer((json_int_t)m->gpu));

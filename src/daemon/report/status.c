@@ -194,6 +194,11 @@ static json_t *game_status(struct daemon *d, struct tenant *t, int64_t now)
 	 * (tenant_seen.h) */
 	json_object_set_new(o, "claimed_share",
 	                    json_real(t->seen.claimed_share));
+	/* where gpu_share's time came from (gpu_account.h), and the GPU
+	 * seconds per frame the controller learnt from it (core k) */
+	json_object_set_new(o, "gpu_source",
+	                    json_string(gpu_source_name(t->gpu_source)));
+	json_object_set_new(o, "k_ms", json_real(t->core.k * 1e3));
 	/* its pacer follows the phase batond packed it at
 	 * (core/harvest_phase.h) */
 	json_object_set_new(o, "steered", json_boolean(t->core.phase_s > 0.0));

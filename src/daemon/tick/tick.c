@@ -335,6 +335,7 @@ static void fill_snapshot(struct daemon *d, struct tenant *t, int64_t now,
 	    .has_quality = t->quality.declared,
 	    .quality_level = (double)daemon_quality_level(&t->quality),
 	    .gpu = (double)t->gpu,
+	    .gpu_source = gpu_source_name(t->gpu_source),
 	};
 	snprintf(m->name, sizeof(m->name), "%s", t->name);
 }
@@ -411,6 +412,75 @@ static double seen_gpu(struct tenant *t, const struct epoch_sample *s, bool cpu,
 	return gpu;
 }
 
+/* Logs a change of what the kernel's count of t says (gpu_account.h),
+ * once per change: counted; no longer counted (its DRM clients closed,
+ * it exited); its process is another user's. A tenant that never had DRM
+ * clients is not logged: most on a software rasterizer. */
+static void log_account(struct tenant *t)
+{
+	enum gpu_account_state st = t->acct.state, was = t->acct.logged;
+	if (st == GPU_ACCOUNT_GONE)
+		st = GPU_ACCOUNT_NONE; /* the same to the tenant */
+	if (st == was)
+		return;
+	t->acct.logged = st;
+	if (st == GPU_ACCOUNT_OTHER_USER)
+		log_warn("tenant %llu \"%s\" pid %d: its /proc directory is "
+		         "not uid %u's; its DRM clients are not read, its GPU "
+		         "time comes from the next source",
+		         (unsigned long long)t->id, t->name, (int)t->pid,
+		         (unsigned)t->uid);
+	else if (st == GPU_ACCOUNT_OK)
+		log_info("tenant %llu \"%s\" pid %d: its GPU time is the "
+		         "kernel's count of its DRM clients",
+		         (unsigned long long)t->id, t->name, (int)t->pid);
+	else if (was == GPU_ACCOUNT_OK)
+		log_info("tenant %llu \"%s\" pid %d: the kernel no longer "
+		         "counts its GPU time (its DRM clients closed, or it "
+		         "exited); it comes from the next source",
+		         (unsigned long long)t->id, t->name, (int)t->pid);
+}
+
+/* A game's GPU seconds of the epoch from the best source there is
+ * (docs/runtime.md, "Accounting sources"): the kernel's count of its DRM
+ * clients; else, on a CPU device, its process's CPU time (a software
+ * rasterizer renders in the game's own threads, so that time is its own
+ * busy time, as an engine's is on a GPU; tenant_seen.h sampled it);
+ * else its shim's claim as tenant_seen bounded it (shim_s). Whether the
+ * pid is still its peer's process is tenant_seen's start-time check:
+ * a process it cannot vouch for is read by neither measurement. */
+static double account_gpu(struct daemon *d, struct tenant *t, double shim_s,
+                          bool cpu, int64_t now, double dt,
+                          unsigned *scans_left)
+{
+	const struct daemon_gpu *dg = &d->gpus[t->gpu < d->n_gpus ? t->gpu : 0];
+	struct gpu_account_who w = {
+	    .proc_root =
+	        d->cfg.fdinfo_root[0] ? d->cfg.fdinfo_root : d->proc_root,
+	    .pid = t->pid,
+	    .uid = t->uid,
+	    .pdev = dg->pci,
+	};
+	bool counted = t->seen.clock.ok &&
+	               gpu_account_epoch(&t->acct, &w, now, dt, scans_left);
+	log_account(t);
+	if (counted) {
+		t->gpu_source = GPU_SOURCE_FDINFO;
+		return t->acct.busy_s;
+	}
+	if (cpu && t->seen.clock.ok && !t->seen.unmeasured) {
+		t->gpu_source = GPU_SOURCE_CPU;
+		/* CPU seconds over the device's cores are its device seconds,
+		 * as the shim's software claim is its CPU time over its
+		 * cores: one busy core of two is half the device */
+		unsigned share = t->seen.same_pid > 1 ? t->seen.same_pid : 1;
+		unsigned cores = dg->n_cpus > 0 ? dg->n_cpus : 1;
+		return fmin(t->seen.cpu_s / share / cores, dt);
+	}
+	t->gpu_source = GPU_SOURCE_SHIM;
+	return shim_s;
+}
+
 /* A best-effort tenant's epoch: its smoothed rates, and its inputs to the
  * harvesting stage. */
 static void be_epoch(struct tenant *t, const struct epoch_sample *s, double dt)
@@ -448,7 +518,10 @@ static void take_measures(const struct daemon *d, struct tenant *t,
 	s->m.last_frame_ns = t->last_present_ns;
 	s->m.last_present_ns = t->last_present_ns;
 	s->m.gpu_s = gpu;
-	s->m.gpu_bounded = t->seen.seen_s < t->seen.claimed_s;
+	/* a measurement (gpu_source) or a bounded claim: an epoch that
+	 * counted nothing is a sample of 0 */
+	s->m.gpu_bounded = t->gpu_source != GPU_SOURCE_SHIM ||
+	                   t->seen.seen_s < t->seen.claimed_s;
 	core_tenant_measure(&t->core, &terms, &s->m);
 }
 
@@ -542,6 +615,7 @@ void daemon_tick(struct daemon *d, int64_t now)
 	for (size_t g = 0; g < d->n_gpus; g++)
 		software[g] = cpu_device(d, g);
 	size_t n = 0;
+	unsigned scans = GPU_ACCOUNT_SCANS_PER_TICK;
 	take_models(d);
 	for (size_t i = 0; i < d->n_tenants; i++) {
 		struct tenant *t = d->tenants[i];
@@ -550,12 +624,14 @@ void daemon_tick(struct daemon *d, int64_t now)
 			continue;
 		unsigned g = t->gpu < d->n_gpus ? t->gpu : 0;
 		double gpu = seen_gpu(t, &s, software[g], dt);
-		t->gpu_share += SHARE_ALPHA * (gpu / dt - t->gpu_share);
 		if (t->be) {
+			t->gpu_share += SHARE_ALPHA * (gpu / dt - t->gpu_share);
 			be_busy[g] += gpu;
 			be_epoch(t, &s, dt);
 			continue;
 		}
+		gpu = account_gpu(d, t, gpu, software[g], now, dt, &scans);
+		t->gpu_share += SHARE_ALPHA * (gpu / dt - t->gpu_share);
 		busy[g] += gpu;
 		n++;
 		read_quality(d, t);

@@ -83,6 +83,9 @@ static int setup(void **state)
 	daemon_config_defaults(&cfg);
 	cfg.metrics_on = false;
 	assert_true(daemon_init(&f->d, &cfg));
+	/* a CPU device of two cores, whatever this machine has: the
+	 * records' software claims below are CPU time over two */
+	f->d.gpus[0].n_cpus = 2;
 	fake_proc_init(&f->proc);
 	f->d.proc_root = f->proc.root;
 	f->now = T0;
@@ -619,11 +622,17 @@ static void test_phase_steering(void **state)
 		uint32_t flags = round == 3 ? 0 : BATON_FRAME_GPU_SOFTWARE;
 		for (int e = 0; e < 30; e++) {
 			f->now += 100 * MS;
+			uint64_t seq[2] = {f->p[0].seq, f->p[1].seq};
 			render(f, 0, 4 * MS, flags);
 			render(f, 1, 4 * MS, flags);
 			launch(f, 2, 5 * MS, 2 * MS, 3, BATON_FRAME_BE);
-			for (int i = 0; i < 3; i++)
-				burn(f, i, 100 * MS); /* covers their reports */
+			/* the CPU time their reports say: 4 ms of the device a
+			 * frame is 8 ms of CPU on its two cores (a game's GPU
+			 * time on a CPU device: gpu_source "cpu") */
+			for (int i = 0; i < 2; i++)
+				burn(f, i,
+				     (int64_t)(f->p[i].seq - seq[i]) * 8 * MS);
+			burn(f, 2, 100 * MS);
 			daemon_tick(&f->d, f->now);
 		}
 		struct ipc_control_values lead = control(f, 0);

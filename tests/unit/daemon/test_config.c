@@ -242,6 +242,36 @@ static void test_mps_control(void **state)
 	}
 }
 
+/* Where tenants' DRM fdinfo is read (gpu_account.h): /proc by default
+ * (""), the file's key, and what is refused, named. */
+static void test_fdinfo_root(void **state)
+{
+	(void)state;
+	struct daemon_config cfg;
+	char out[512] = "";
+	char *plain[] = {"batond", NULL};
+	assert_int_equal(run(&cfg, out, sizeof(out), 1, plain),
+	                 DAEMON_ARGS_RUN);
+	assert_string_equal(cfg.fdinfo_root, "");
+	char *file[] = {"batond", "--config", path, NULL};
+	write_config("fdinfo_root = \"/srv/fake-proc\";\n");
+	assert_int_equal(run(&cfg, out, sizeof(out), 3, file), DAEMON_ARGS_RUN);
+	assert_string_equal(cfg.fdinfo_root, "/srv/fake-proc");
+	unlink(path);
+	const char *bad[] = {"fdinfo_root = \"proc\";\n",
+	                     "fdinfo_root = \"\";\n", "fdinfo_root = 1;\n"};
+	for (size_t i = 0; i < 3; i++) {
+		write_config(bad[i]);
+		out[0] = '\0';
+		assert_int_equal(run(&cfg, out, sizeof(out), 3, file),
+		                 DAEMON_ARGS_USAGE);
+		if (!strstr(out, ":1: fdinfo_root: must be an absolute "
+		                 "directory path"))
+			fail_msg("case %zu: \"%s\"", i, out);
+		unlink(path);
+	}
+}
+
 /* The quality lever (docs/quality.md): off by default, the model
  * directory's default, the file's keys, and the command line over them. */
 static void test_quality(void **state)
@@ -604,6 +634,7 @@ int main(void)
 	    cmocka_unit_test(test_connection_limits),
 	    cmocka_unit_test(test_apps_and_user_caps),
 	    cmocka_unit_test(test_mps_control),
+	    cmocka_unit_test(test_fdinfo_root),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

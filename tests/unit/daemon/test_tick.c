@@ -6,10 +6,12 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "daemon/daemon.h"
@@ -78,6 +80,9 @@ static int setup(void **state)
 	daemon_config_defaults(&cfg);
 	cfg.metrics_on = false;
 	assert_true(daemon_init(&f->d, &cfg));
+	/* a CPU device of two cores, whatever this machine has: the
+	 * records' software claims below are CPU time over two */
+	f->d.gpus[0].n_cpus = 2;
 	fake_proc_init(&f->proc);
 	f->d.proc_root = f->proc.root;
 	f->now = T0;
@@ -456,7 +461,10 @@ static void test_esa_leaves_out_load_no_tenant_reports(void **state)
 	struct fixture *f = *state;
 	run_esa_on_host(f, BATON_FRAME_GPU_SOFTWARE, 0.30, 2 * MS);
 	assert_float_equal(f->d.gpus[0].gpu.other_util, 0.30, 0.02);
-	/* (U - other) / sum k = (0.95 - 0.30) / (2 * 1 ms) */
+	/* On a CPU device a game's GPU time is its process's CPU time over
+	 * the device's two cores (2 ms a frame over 2: gpu_source "cpu"):
+	 * (U - other) / sum k = (0.95 - 0.30) / (2 * 1 ms) */
+	assert_int_equal(f->g[0].t->gpu_source, GPU_SOURCE_CPU);
 	assert_float_equal(f->d.gpus[0].gpu.common_fps, 325.0, 325.0 * 0.03);
 	assert_float_equal(f->g[0].t->core.fps, 325.0, 325.0 * 0.03);
 }
@@ -649,6 +657,85 @@ static void test_tick_writes_budgets(void **state)
 	assert_int_equal(f->d.gpus[0].gpu.caps.quiet, 0);
 }
 
+/* A tree for the fdinfo reader (gpu_account.h) beside the fake /proc:
+ * ROOT/PID/fd/3 -> a render node, ROOT/PID/fdinfo/3 in amdgpu's format
+ * (amdgpu_fdinfo.c's keys) with gfx_ns of busy time; the directories
+ * the tenant's uid's (1000), as the kernel gives a process's. */
+static void fdinfo_write(const char *root, int pid, long long gfx_ns)
+{
+	char path[160];
+	snprintf(path, sizeof(path), "%s/%d", root, pid);
+	mkdir(path, 0755);
+	assert_int_equal(chown(path, 1000, 1000), 0);
+	snprintf(path, sizeof(path), "%s/%d/fd", root, pid);
+	mkdir(path, 0755);
+	assert_int_equal(chown(path, 1000, 1000), 0);
+	snprintf(path, sizeof(path), "%s/%d/fd/3", root, pid);
+	if (symlink("/dev/dri/renderD128", path) != 0)
+		assert_int_equal(errno, EEXIST);
+	snprintf(path, sizeof(path), "%s/%d/fdinfo", root, pid);
+	mkdir(path, 0755);
+	assert_int_equal(chown(path, 1000, 1000), 0);
+	snprintf(path, sizeof(path), "%s/%d/fdinfo/3", root, pid);
+	FILE *fi = fopen(path, "w");
+	assert_non_null(fi);
+	fprintf(fi,
+	        "pos:\t0\nflags:\t02100002\ndrm-driver:\tamdgpu\n"
+	        "drm-client-id:\t11\ndrm-pdev:\t0000:03:00.0\n"
+	        "drm-engine-gfx:\t%lld ns\n",
+	        gfx_ns);
+	fclose(fi);
+}
+
+/* The kernel's count of a game's DRM clients is its GPU time: its k is
+ * the fdinfo's 6 ms a frame, not the 2 ms its records claim. When its
+ * pid is reused by another process (a different start time in its
+ * stat), its fdinfo is no longer read: the shim's claim counts again. */
+static void test_fdinfo_source(void **state)
+{
+	struct fixture *f = *state;
+	if (geteuid() != 0)
+		skip(); /* the tree must be uid 1000's */
+	char root[] = "/tmp/baton-test-fdinfo-XXXXXX";
+	assert_non_null(mkdtemp(root));
+	snprintf(f->d.cfg.fdinfo_root, sizeof(f->d.cfg.fdinfo_root), "%s",
+	         root);
+	add_game(f, 0, "a", 30);
+	long long gfx = 0;
+	fdinfo_write(root, 100, gfx);
+	for (int e = 0; e < 40; e++) {
+		f->now += 100 * MS;
+		int n = render(f, 0, 60.0, 2 * MS, f->now);
+		gfx += n * 6 * MS;
+		fdinfo_write(root, 100, gfx);
+		daemon_tick(&f->d, f->now);
+	}
+	struct tenant *t = f->g[0].t;
+	assert_int_equal(t->gpu_source, GPU_SOURCE_FDINFO);
+	assert_float_equal(t->core.k, 0.006, 0.0006);
+	json_t *st = daemon_status(&f->d);
+	json_t *row = json_array_get(json_object_get(st, "tenants"), 0);
+	assert_string_equal(
+	    json_string_value(json_object_get(row, "gpu_source")), "fdinfo");
+	json_decref(st);
+	/* pid 100 now names a process that started later */
+	char path[160];
+	snprintf(path, sizeof(path), "%s/100/stat", f->proc.root);
+	FILE *sf = fopen(path, "w");
+	assert_non_null(sf);
+	fprintf(sf, "100 (other) S 1 2 3 4 5 6 7 8 9 10 0 0 0 0 20 0 1 0 "
+	            "4343 99 7\n");
+	fclose(sf);
+	f->now += 100 * MS;
+	render(f, 0, 60.0, 2 * MS, f->now);
+	fdinfo_write(root, 100, gfx + 100 * MS);
+	daemon_tick(&f->d, f->now);
+	assert_int_equal(t->gpu_source, GPU_SOURCE_SHIM);
+	char cmd[96];
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", root);
+	assert_int_equal(system(cmd), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -670,6 +757,7 @@ int main(void)
 	    T(test_inflated_claims_bounded_on_cpu_device),
 	    T(test_longest_status_reply_fits),
 	    T(test_tick_writes_budgets),
+	    T(test_fdinfo_source),
 #undef T
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
