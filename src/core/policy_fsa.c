@@ -183,11 +183,11 @@ static double least_headroom(const struct core_params *p,
 /* With every game safe, the donors' references relax upwards, each
  * dropped once it would no longer bind. They grow, per fsa_hold_s (the
  * time a reallocation takes to show), by the tightest game's headroom over
- * its floor less the detection band's width (2 fsa_guard), split evenly
- * over the donors, and by at least fsa_relax a second. So a donor takes
- * back at once what nobody is near needing (the others at twice their
- * floor: two donors held at a fifth of their reach run free again within
- * two seconds, where fsa_relax alone took 85), and as slowly as before
+ * its floor less a margin (2 fsa_guard, twice the gap between detection
+ * and floor), split evenly over the donors, and by at least fsa_relax a second.
+ * So a donor takes back at once what nobody is near needing (the others at
+ * twice their floor: two donors held at a fifth of their reach run free again
+ * in about two seconds, where fsa_relax alone took 85), and as slowly as before
  * when a game is just over its floor, where the release itself may push
  * it back under. */
 static void relax(const struct core_params *p, struct core_gpu *gpu,
@@ -200,8 +200,7 @@ static void relax(const struct core_params *p, struct core_gpu *gpu,
 	if (donors == 0)
 		return;
 	double period = fmax(p->fsa_hold_s, p->epoch_s);
-	/* what the tightest game has beyond the detection band's width
-	 * over its floor */
+	/* the tightest game's headroom beyond the margin */
 	double spare = least_headroom(p, t, n) - 2.0 * p->fsa_guard;
 	double step = fmax(p->fsa_relax * p->epoch_s,
 	                   spare / (double)donors * p->epoch_s / period);

@@ -428,8 +428,8 @@ static void test_fsa_releases_a_donor_nobody_needs(void **state)
 		t[2].fps = t[2].fps_smooth = fmin(t[2].ref_fps, 227);
 		epochs++;
 	}
-	/* 60 FPS is 0.90 over its floor of 31.5, 0.80 beyond the detection
-	 * band: x1.16 an epoch, free after 13 epochs (1.3 s) */
+	/* 60 FPS is 0.90 over its floor of 31.5, 0.80 beyond the margin:
+	 * x1.16 an epoch, free after 13 epochs (1.3 s) */
 	assert_true(epochs <= 15);
 	assert_float_equal(t[0].ref_fps, 0.0, 0.0);
 	assert_float_equal(t[1].ref_fps, 0.0, 0.0);
