@@ -41,8 +41,9 @@ static const struct core_param table[] = {
            "ESA: the share of the GPU to fill"),
     POLICY("fsa_guard", NULL, D, fsa_guard, 1, 0, 1, false, "",
            "FSA: below SLA x (1 + this) is short; donors keep 2 x it"),
-    POLICY("fsa_relax", NULL, D, fsa_relax, 1, 0, 1, false, "1/s",
-           "FSA: donors' references grow by this share a second when safe"),
+    POLICY(
+        "fsa_relax", NULL, D, fsa_relax, 1, 0, 1, false, "1/s",
+        "FSA: donors' references grow at least this much a second when safe"),
     POLICY("fsa_hold_s", NULL, D, fsa_hold_s, 1, 0, 60, false, "s",
            "FSA: wait after a reallocation before the next"),
     POLICY("k_alpha", NULL, D, k_alpha, 1, 0, 1, true, "",

@@ -28,8 +28,9 @@ struct core_params {
 	double util_target;  /* ESA: fraction of the GPU to fill, (0, 1] */
 	double fsa_guard;    /* FSA: "below" means fps < sla * (1 + guard);
 	                        donors never go under sla * (1 + 2 guard) */
-	double fsa_relax;    /* FSA: donors' references grow by this fraction
-	                        per second while every tenant is safe */
+	double fsa_relax;    /* FSA: donors' references grow by at least this
+	                        fraction per second while every tenant is safe,
+	                        faster with headroom (policy_fsa.c) */
 	double fsa_hold_s;   /* FSA: after a reallocation, wait this long for
 	                        it to show in the measurements before the next */
 	double k_alpha;      /* EWMA weight of a new GPU-seconds-per-frame

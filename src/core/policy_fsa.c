@@ -16,10 +16,12 @@
  *   criterion;
  * - a reallocation needs a few frames to show in F_out, so the next one
  *   waits fsa_hold_s;
- * - while no tenant is below, the donors' references grow by fsa_relax per
- *   second, so the share they gave is taken back once it is not needed, and
- *   a reference that no longer binds (well above what the donor could
- *   reach running free) is dropped: the donor runs free again.
+ * - while no tenant is below, the donors' references grow (relax, below:
+ *   fast when every game is well above its floor, by fsa_relax a second
+ *   when one is just over it), so the share they gave is taken back once
+ *   it is not needed, and a reference that no longer binds (well above
+ *   what the donor could reach running free) is dropped: the donor runs
+ *   free again.
  *
  * The gap between the detection level and the donors' floor (one
  * fsa_guard) keeps a donor held at its floor from being taken for a game in
@@ -157,17 +159,56 @@ static void donate(const struct core_params *p, struct core_gpu *gpu,
 	gpu->fsa_hold_s = p->fsa_hold_s;
 }
 
+/* How far the tightest game FSA may have to help is above its floor,
+ * relative: the least of fps_smooth / floor - 1 over the free-running
+ * games (a held donor's rate is its reference's doing, not a need), or over
+ * every game when all are held. 0 when no game has a rate yet. */
+static double least_headroom(const struct core_params *p,
+                             const struct core_tenant *t, size_t n)
+{
+	double least[2] = {INFINITY, INFINITY}; /* [0] free, [1] any */
+	for (size_t i = 0; i < n; i++) {
+		if (t[i].fixed_fps > 0.0 || t[i].cap_bound ||
+		    !(t[i].fps_smooth > 0.0))
+			continue;
+		double h = t[i].fps_smooth / floor_fps(p, &t[i]) - 1.0;
+		least[1] = fmin(least[1], h);
+		if (!(t[i].ref_fps > 0.0))
+			least[0] = fmin(least[0], h);
+	}
+	double h = isfinite(least[0]) ? least[0] : least[1];
+	return isfinite(h) ? h : 0.0;
+}
+
 /* With every game safe, the donors' references relax upwards, each
- * dropped once it would no longer bind. */
+ * dropped once it would no longer bind. They grow, per fsa_hold_s (the
+ * time a reallocation takes to show), by the tightest game's headroom over
+ * its floor less a margin (2 fsa_guard, twice the gap between detection
+ * and floor), split evenly over the donors, and by at least fsa_relax a second.
+ * So a donor takes back at once what nobody is near needing (the others at
+ * twice their floor: two donors held at a fifth of their reach run free again
+ * in about two seconds, where fsa_relax alone took 85), and as slowly as before
+ * when a game is just over its floor, where the release itself may push
+ * it back under. */
 static void relax(const struct core_params *p, struct core_gpu *gpu,
                   struct core_tenant *t, size_t n)
 {
 	gpu->fsa_gain = 1.0;
+	size_t donors = 0;
+	for (size_t i = 0; i < n; i++)
+		donors += !(t[i].fixed_fps > 0.0) && t[i].ref_fps > 0.0;
+	if (donors == 0)
+		return;
+	double period = fmax(p->fsa_hold_s, p->epoch_s);
+	/* the tightest game's headroom beyond the margin */
+	double spare = least_headroom(p, t, n) - 2.0 * p->fsa_guard;
+	double step = fmax(p->fsa_relax * p->epoch_s,
+	                   spare / (double)donors * p->epoch_s / period);
 	for (size_t i = 0; i < n; i++) {
 		struct core_tenant *d = &t[i];
 		if (d->fixed_fps > 0.0 || !(d->ref_fps > 0.0))
 			continue;
-		d->ref_fps *= 1.0 + p->fsa_relax * p->epoch_s;
+		d->ref_fps *= 1.0 + step;
 		/* Dropped once it would not bind even were the donor free:
 		 * against its reach (reach.h), not its F_out, which a busy
 		 * moment lowers while the donor could still run far above

@@ -102,14 +102,17 @@ TWIN_WARM_S, TWIN_MEASURE_S = 2, 6
 # cores have room), so this only catches a twin that cannot keep it.
 TWIN_TOL = 0.10
 # The policies whose simulated rates the sim test asserts (docs/runtime.md):
-# sa within TWIN_TOL, esa within twin_tolerance, measured in the same run.
-# fsa is printed with its tolerance: on a quiet machine the twin missed it
-# in two of four runs (desktop -9.6 % against -7.6 %, shading +18.9 %
-# against +18.5 %, jellyfish +17.2 % against +14.4 %): it does not model
-# how FSA's donors are held and given back. `none` is printed: with no
-# daemon there is no trace to measure the real run's spread by.
-TWIN_ASSERTED = ("sa", "esa")
-TWIN_PRINTED = ("fsa",)
+# sa within TWIN_TOL, esa and fsa within twin_tolerance, measured in the
+# same run. fsa was printed only while FSA gave a donor's share back by
+# fsa_relax (2 %) a second: a donor held at glmark2's start-up stayed at 47
+# FPS through the run where the twin ran it free at 227; donors now run
+# free again within a second or two once every game is well above its
+# floor (policy_fsa.c, relax). FSA then leaves the three free, so its
+# tolerance takes in the twin's error on free-running games, measured in
+# this run under `none`. `none` is printed: with no daemon there is no
+# trace to measure the real run's spread by.
+TWIN_ASSERTED = ("sa", "esa", "fsa")
+TWIN_PRINTED = ()
 # The seeds the simulator's own spread is taken over (twin_tolerance).
 TWIN_SEEDS = (1, 2, 3, 4)
 # Two standard errors: the real mean's spread at about 95%.
@@ -652,23 +655,6 @@ def real_spread(run):
     return out
 
 
-def fsa_held(run):
-    """{name: how far over its rate batond saw a client FSA held as a
-    donor (paced: target_fps > 0) could run, reach_fps / fps - 1, the
-    median over its measured benchmark (0 in a second it ran free), not
-    under 0}. FSA gives a donor's share back by fsa_relax a second once
-    no one is below; a start-up (glmark2 loading its scene) makes every
-    newcomer "below", so the donors' references are still climbing back
-    long after. The twin's frames have no start-up: its donors run free."""
-    out = {}
-    for name, _ in SCENES:
-        v = sorted(max(s["reach_fps"] / s["fps"] - 1, 0.0)
-                   if s["target_fps"] > 0 and s["fps"] > 0 else 0.0
-                   for s in measured_status(run, name))
-        out[name] = v[len(v) // 2] if v else 0.0
-    return out
-
-
 def rate_drift(run):
     """{name: how far the client's rate over the last DRIFT_READINGS of
     batond's 1-s readings of its measured benchmark was above its mean
@@ -687,7 +673,26 @@ def rate_drift(run):
     return out
 
 
-def twin_tolerance(tw, policy, sim, run):
+def fsa_free(run):
+    """{name: the share of batond's 1-s readings over the client's
+    measured benchmark in which FSA left it free (target 0)}."""
+    out = {}
+    for name, _ in SCENES:
+        v = measured_status(run, name)
+        out[name] = (sum(1 for s in v if not s["target_fps"] > 0) / len(v)
+                     if v else 0.0)
+    return out
+
+
+def free_model_error(free_run, free_sim):
+    """{name: sim / measured - 1 of the twin's `none` prediction against the
+    `none` run measured in this run}: how far the twin's model of games
+    running free is off, which no pacing policy corrects."""
+    real = free_run.measured()
+    return {n: free_sim[n] / real[n] - 1 for n, _ in SCENES}
+
+
+def twin_tolerance(tw, policy, sim, run, free=None):
     """{name: (below, above)}: how far under and over the measured rate
     the simulated one may be, relative, measured in this run as the sum
     of what moves either side without the twin's model being wrong:
@@ -706,10 +711,15 @@ def twin_tolerance(tw, policy, sim, run):
       (glmark2's start-up, its benchmark switches) and climbs back
       slowly; the twin's frames do not stall, so it predicts the steady
       rate (docs/runtime.md), and batond measures the gap itself;
-    - fsa, above only: how far over its rate batond saw a donor FSA still
-      held could run (fsa_held), for the same reason;
     - esa and fsa, above only: how far the rate was still climbing at the
-      end of the measured benchmark (rate_drift).
+      end of the measured benchmark (rate_drift);
+    - fsa, on the side it fell: the twin's error on the same games running
+      free (free_model_error, `none` simulated against `none` measured in
+      this run), times the share of the benchmark FSA left the game free
+      (fsa_free). FSA is simulated on the free costs and leaves a game far
+      above its SLA free: its rate is then the free-running model's,
+      whose error (+4 to +30% for jellyfish and shading in the runs so
+      far) is printed under `none`, not asserted.
     Each of these is a reading of this run; none is a constant."""
     seeds = tw.seed_spread(policy, sim)
     inputs = tw.input_error(policy, sim, run)
@@ -720,33 +730,37 @@ def twin_tolerance(tw, policy, sim, run):
     if steady:
         transient = {n: max(steady[2] / common_rate(real) - 1, 0.0)
                      for n, _ in SCENES}
-    if policy == "fsa":
-        transient = fsa_held(run)
     drift = rate_drift(run)
     transient = {n: transient[n] + drift[n] for n, _ in SCENES}
+    model = {n: 0.0 for n, _ in SCENES}
+    if policy == "fsa" and free:
+        share = fsa_free(run)
+        model = {n: free[n] * share[n] for n, _ in SCENES}
     out = {}
     for name, _ in SCENES:
         check(noise[name] is not None, "%s: %s has too few readings in "
               "batond's trace to measure its spread" % (policy, name))
         below = seeds[name] + noise[name] + inputs[name]
-        out[name] = (below, below + transient[name])
+        out[name] = (below + max(-model[name], 0.0),
+                     below + transient[name] + max(model[name], 0.0))
         print("twin: %s %-9s tolerance -%.1f%% / +%.1f%%: seeds %.1f%%, "
-              "measurement %.1f%%, inputs %.1f%%, transients %.1f%%" % (
-                  policy, name, below * 100,
-                  (below + transient[name]) * 100, seeds[name] * 100,
-                  noise[name] * 100, inputs[name] * 100,
-                  transient[name] * 100))
+              "measurement %.1f%%, inputs %.1f%%, transients %.1f%%, "
+              "free-running model %+.1f%%" % (
+                  policy, name, out[name][0] * 100, out[name][1] * 100,
+                  seeds[name] * 100, noise[name] * 100, inputs[name] * 100,
+                  transient[name] * 100, model[name] * 100))
     return out
 
 
-def twin_errors(tw, policy, sim, run):
+def twin_errors(tw, policy, sim, run, free=None):
     """The tenants whose simulated rate misses the measured one, as
-    strings; none asserted but for TWIN_ASSERTED (sa within TWIN_TOL)."""
+    strings: sa against TWIN_TOL, the others in TWIN_ASSERTED and
+    TWIN_PRINTED against twin_tolerance; none for the rest."""
     real = run.measured()
     if policy == "sa":
         tol = {n: (TWIN_TOL, TWIN_TOL) for n, _ in SCENES}
     elif policy in TWIN_ASSERTED + TWIN_PRINTED:
-        tol = twin_tolerance(tw, policy, sim, run)
+        tol = twin_tolerance(tw, policy, sim, run, free)
     else:
         return []
     errors = []
@@ -760,9 +774,8 @@ def twin_errors(tw, policy, sim, run):
 
 def mode_sim(args, x):
     """The twin: simulated from solo costs measured first, then measured
-    under each policy; per tenant, sa within TWIN_TOL, esa within the
-    tolerance measured in this run (twin_tolerance), fsa against it
-    printed, none printed."""
+    under each policy; per tenant, sa within TWIN_TOL, esa and fsa within
+    the tolerance measured in this run (twin_tolerance), none printed."""
     tw = Twin(args, x)
     sims = {}
     for policy in POLICIES:
@@ -770,11 +783,14 @@ def mode_sim(args, x):
         check_simulated(policy, sims[policy])
     errors = []
     busy = tw.busiest()
+    free = None  # free_model_error, once `none` is measured
     for policy in POLICIES:
         run = reference_run(args, x, policy)
         busy = max(busy, run.steal.others or 0.0)
         worst = side_by_side(policy, sims[policy], run)
-        missed = twin_errors(tw, policy, sims[policy], run)
+        if policy == "none":
+            free = free_model_error(run, sims[policy])
+        missed = twin_errors(tw, policy, sims[policy], run, free)
         print("twin: %s is %.1f%% off at worst (%s)%s" % (
             policy, worst * 100, run.steal, "" if policy in
             TWIN_ASSERTED else ", printed, not asserted"))
