@@ -57,6 +57,25 @@ double core_harvest_fit_predict(const struct core_harvest_fit *f, uint64_t n)
 	return c0 + c1 * (double)n;
 }
 
+double core_harvest_fit_spread(const struct core_harvest_fit *f, double q)
+{
+	if (f->len < CORE_HARVEST_SPREAD_MIN || !(q > 0.0 && q <= 1.0))
+		return 1.0;
+	double c0, c1, r[CORE_HARVEST_FIT_N];
+	core_harvest_fit_coef(f, &c0, &c1);
+	/* Insertion sort of the ratios: at most 16 of them. */
+	for (uint32_t i = 0; i < f->len; i++) {
+		double pred = c0 + c1 * f->n[i];
+		double x = pred > 0.0 ? f->t[i] / pred : 1.0;
+		uint32_t j = i;
+		for (; j > 0 && r[j - 1] > x; j--)
+			r[j] = r[j - 1];
+		r[j] = x;
+	}
+	uint32_t k = (uint32_t)ceil(q * (double)f->len) - 1u;
+	return fmin(fmax(r[k], 1.0), CORE_HARVEST_SPREAD_MAX);
+}
+
 uint64_t core_harvest_blocks(const struct core_harvest_fit *f, double budget_s,
                              uint64_t left)
 {

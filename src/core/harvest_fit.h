@@ -40,6 +40,21 @@ bool core_harvest_fit_coef(const struct core_harvest_fit *f, double *c0,
 /* Predicted time of n blocks; 0 with no sample. */
 double core_harvest_fit_predict(const struct core_harvest_fit *f, uint64_t n);
 
+/* How far the kernel's measured times run past the fit's prediction: of
+ * the samples' ratios t / predict(n), the one a share q (0..1] of them
+ * stay within (the second largest of 16 at q = 0.9), at least 1 and at
+ * most CORE_HARVEST_SPREAD_MAX. 1 with fewer than CORE_HARVEST_SPREAD_MIN
+ * samples. The fit predicts a sub-launch's mean time, and a window sized
+ * to the mean is overrun by about half of them: by a fixed margin on a
+ * quiet machine, but on a slower one with steal the same sub-launch took
+ * 0.5x to 1.6x its mean. Dividing a window by this spread sizes the
+ * sub-launch so that a share q of them end within it, whatever the
+ * machine's speed and noise (docs/harvesting.md, "The slot on a slower
+ * machine"). */
+#define CORE_HARVEST_SPREAD_MIN 8
+#define CORE_HARVEST_SPREAD_MAX 3.0
+double core_harvest_fit_spread(const struct core_harvest_fit *f, double q);
+
 /* Blocks for a sub-launch of at most budget_s: clamp(floor((budget_s - c0)
  * / c1), 1, left); 1 with no sample yet (measure one block first), 0 when
  * left is 0. */

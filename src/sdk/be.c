@@ -413,6 +413,24 @@ static uint64_t whole_rounds(const struct baton_be *be, uint64_t off,
 	return n - n % g;
 }
 
+/* The time a sub-launch given window w is sized to. A periodical one
+ * under batond has a game's frame right after its window (the slot ends a
+ * margin before a Present) and runs at the games' priority: it is sized
+ * so that nine in ten end within w on this machine as it is now (the
+ * fit's spread, core/harvest_fit.h), not on average. A fixed margin does
+ * not scale: on a slower machine with steal the same sub-launch took 0.5x
+ * to 1.6x its mean, and 31 % of the slot's ran over their window by more
+ * than a tenth (docs/harvesting.md, "The slot on a slower machine").
+ * Continuous mode, the idle lane and a partition meet no frame: w. */
+static double planned_window(struct baton_be *be, bool daemon, bool part,
+                             double w)
+{
+	if (!daemon || part || be->out_idle ||
+	    be->tenant.mode != CORE_HARVEST_PERIODICAL)
+		return w;
+	return w / core_harvest_fit_spread(kernel_fit_for(be, part), 0.9);
+}
+
 int baton_be_next(baton_be *be, int64_t *offset, int64_t *count)
 {
 	if (!be || !offset || !count) {
@@ -462,8 +480,8 @@ int baton_be_next(baton_be *be, int64_t *offset, int64_t *count)
 	uint64_t off, n;
 	if (!daemon)
 		be->out_idle = false;
-	core_harvest_task_next(&be->task, kernel_fit_for(be, part), w, &off,
-	                       &n);
+	core_harvest_task_next(&be->task, kernel_fit_for(be, part),
+	                       planned_window(be, daemon, part, w), &off, &n);
 	n = whole_rounds(be, off, n);
 	be->out_part = part;
 	now = be_now_ns();

@@ -369,6 +369,37 @@ static void test_task_offsets(void **state)
 	assert_int_equal(task.done, 96);
 }
 
+/* The spread: 1 on an exact line or with few samples; on noisy times
+ * the ratio 90 % of them stay within, bounded. */
+static void test_fit_spread(void **state)
+{
+	(void)state;
+	struct core_harvest_fit f = {0};
+	for (int i = 0; i < CORE_HARVEST_SPREAD_MIN - 1; i++)
+		core_harvest_fit_add(&f, 10, i % 2 ? 0.012 : 0.004);
+	assert_near(core_harvest_fit_spread(&f, 0.9), 1.0, 1e-12);
+	struct core_harvest_fit line = {0};
+	for (int i = 0; i < CORE_HARVEST_FIT_N; i++)
+		core_harvest_fit_add(&line, 1 + (uint64_t)(i % 4),
+		                     0.0002 + 0.001 * (1 + i % 4));
+	assert_near(core_harvest_fit_spread(&line, 0.9), 1.0, 1e-9);
+	/* 10 blocks each, mean 8 ms: 14 at 7.5 ms, one at 9 and one at 14.
+	 * Through the origin (one size): predict 8 ms; ratios sorted,
+	 * the 15th of 16 is 9 / 8. */
+	struct core_harvest_fit noisy = {0};
+	for (int i = 0; i < 14; i++)
+		core_harvest_fit_add(&noisy, 10, 0.0075);
+	core_harvest_fit_add(&noisy, 10, 0.009);
+	core_harvest_fit_add(&noisy, 10, 0.014);
+	assert_near(core_harvest_fit_spread(&noisy, 0.9), 0.009 / 0.008, 1e-9);
+	assert_near(core_harvest_fit_spread(&noisy, 1.0), 0.014 / 0.008, 1e-9);
+	assert_near(core_harvest_fit_spread(&noisy, 0.0), 1.0, 1e-12);
+	/* Bounded: a sub-launch stalled far past the rest. */
+	core_harvest_fit_add(&noisy, 10, 1.0);
+	assert_near(core_harvest_fit_spread(&noisy, 1.0),
+	            CORE_HARVEST_SPREAD_MAX, 1e-12);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -385,6 +416,7 @@ int main(void)
 	    cmocka_unit_test(test_fit_degenerate),
 	    cmocka_unit_test(test_fit_slides),
 	    cmocka_unit_test(test_task_offsets),
+	    cmocka_unit_test(test_fit_spread),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
