@@ -76,9 +76,10 @@ static void test_encoder_binds(void **state)
 	assert_int_equal(a.why, CORE_ADMIT_ENCODER);
 	g.encoder_load = NAN;
 	a = fits3d(6);
-	core_admit_resources(&g, &n, 0.9, &a);
-	assert_int_equal(a.more_encoder, 5); /* 5 x 0.15 = 0.75 */
-	assert_int_equal(a.more, 5);
+	core_admit_resources(&g, &(struct core_res_need){.encoder = 0.2}, 0.9,
+	                     &a);
+	assert_int_equal(a.more_encoder, 4); /* 4 x 0.2 = 0.8 */
+	assert_int_equal(a.more, 4);
 }
 
 /* VRAM alone binds: 8 GiB, 5 GiB used, 1 GiB a session: 3 fit (at most,
