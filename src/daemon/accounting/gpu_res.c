@@ -38,8 +38,8 @@ bool gpu_res_sysfs_vram(const char *sysfs_root, const char *pci,
 		return false;
 	char path[512];
 	const char *root = sysfs_root ? sysfs_root : "/sys";
-	snprintf(path, sizeof(path), "%s/bus/pci/devices/%s/mem_info_vram_total",
-	         root, pci);
+	snprintf(path, sizeof(path),
+	         "%s/bus/pci/devices/%s/mem_info_vram_total", root, pci);
 	if (!read_u64(path, total) || *total == 0)
 		return false;
 	snprintf(path, sizeof(path), "%s/bus/pci/devices/%s/mem_info_vram_used",

@@ -22,7 +22,7 @@
 
 #include "util/log.h"
 
-#define NVML_OK                0
+#define NVML_OK 0
 
 typedef int nvml_ret;
 typedef struct nvml_device *nvml_dev;
@@ -78,8 +78,8 @@ struct nvml_video *nvml_video_open(const char *lib_path)
 	}
 	n->lib = lib;
 	resolve(n);
-	if (!n->init || !n->shutdown || !n->count || !n->handle ||
-	    !n->uuid || n->init() != NVML_OK) {
+	if (!n->init || !n->shutdown || !n->count || !n->handle || !n->uuid ||
+	    n->init() != NVML_OK) {
 		log_warn("NVML does not start: no encoder or VRAM figures "
 		         "from it");
 		dlclose(lib);

@@ -21,7 +21,7 @@ struct nvml_video_session {
 struct nvml_video_gpu {
 	char uuid[96]; /* NVML's form, "GPU-..." */
 	bool has_encoder, has_decoder, has_memory;
-	double encoder_util, decoder_util; /* [0, 1] */
+	double encoder_util, decoder_util;  /* [0, 1] */
 	uint64_t memory_total, memory_used; /* bytes */
 	struct nvml_video_session sessions[NVML_VIDEO_MAX_SESSIONS];
 	unsigned n_sessions;

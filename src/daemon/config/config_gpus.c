@@ -105,10 +105,11 @@ bool daemon_config_gpus(struct daemon_config *cfg, const config_setting_t *list,
 				     g.device[0];
 			} else if (strcmp(key, "vram_mb") == 0) {
 				if (!gpu_vram_mb(m, &g.vram_mb)) {
-					snprintf(why, whylen,
-					         "GPU \"%s\": vram_mb must be a "
-					         "number in (0, %g]",
-					         name, IPC_VRAM_MB_MAX);
+					snprintf(
+					    why, whylen,
+					    "GPU \"%s\": vram_mb must be a "
+					    "number in (0, %g]",
+					    name, IPC_VRAM_MB_MAX);
 					return false;
 				}
 			} else {

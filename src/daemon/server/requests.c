@@ -481,9 +481,9 @@ static json_t *gpu_answer(const struct daemon_gpu *dg,
 	    ag->limit, "severe", (int)dg->gpu.caps.severe, "more_3d",
 	    (json_int_t)ag->more_3d, "more_encoder",
 	    count_json(ag->more_encoder), "more_vram",
-	    count_json(ag->more_vram), "encoder_load",
-	    r->core.encoder_load, "encoder_source",
-	    r->encoder_source ? r->encoder_source : "none", "vram_free_mb",
+	    count_json(ag->more_vram), "encoder_load", r->core.encoder_load,
+	    "encoder_source", r->encoder_source ? r->encoder_source : "none",
+	    "vram_free_mb",
 	    r->core.vram_total ? (double)free_b / (1024.0 * 1024.0) : 0.0,
 	    "vram_source", r->vram_source ? r->vram_source : "none");
 }
@@ -496,7 +496,8 @@ static json_t *admit_gpus(const struct daemon *d, double cost_s, double sla,
 	json_t *gpus = json_array();
 	for (size_t g = 0; g < d->n_gpus && gpus; g++) {
 		const struct core_gpu *gp = &d->gpus[g].gpu;
-		struct core_admit ag = daemon_gpu_admit(d, g, cost_s, sla, need);
+		struct core_admit ag =
+		    daemon_gpu_admit(d, g, cost_s, sla, need);
 		if (g == 0 ||
 		    (ag.fits && (!n->best.fits || ag.more > n->best.more)))
 			n->best = ag, n->best_gpu = g;

@@ -255,6 +255,7 @@ static void fill_gpu(const struct daemon *d, const struct daemon_gpu *dg,
 	    .total_load = g->caps.total_load,
 	    .cap_severe = g->caps.severe ? 1.0 : 0.0,
 	    .n_cap_overloaded = (double)g->caps.n_overloaded,
+	    .res = dg->res,
 	};
 	snprintf(m->name, sizeof(m->name), "%s", dg->name);
 	snprintf(m->device, sizeof(m->device), "%s", dg->device);
@@ -337,6 +338,7 @@ static void fill_snapshot(struct daemon *d, struct tenant *t, int64_t now,
 	    .quality_level = (double)daemon_quality_level(&t->quality),
 	    .gpu = (double)t->gpu,
 	    .gpu_source = gpu_source_name(t->gpu_source),
+	    .res = t->res,
 	};
 	snprintf(m->name, sizeof(m->name), "%s", t->name);
 }

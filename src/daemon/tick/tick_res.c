@@ -17,8 +17,7 @@
 
 /* The NVML device of GPU dg, by UUID; NULL when none. */
 static const struct nvml_video_gpu *
-nvml_of(const struct daemon_gpu *dg, const struct nvml_video_gpu *all,
-        size_t n)
+nvml_of(const struct daemon_gpu *dg, const struct nvml_video_gpu *all, size_t n)
 {
 	for (size_t i = 0; i < n && dg->uuid[0]; i++) {
 		char norm[40];
@@ -51,8 +50,7 @@ static double nvml_share(const struct nvml_video_gpu *nv, pid_t pid)
 /* Each game's video share and VRAM: its DRM clients' where the kernel
  * counts them, else its NVML encoder sessions'; the sums per GPU. */
 static void tenants_res(struct daemon *d, const struct nvml_video_gpu **nv,
-                        double dt, double *video, uint64_t *vram,
-                        bool *counted)
+                        double dt, double *video, uint64_t *vram, bool *counted)
 {
 	double a = 1.0 - exp(-dt / VIDEO_SMOOTH_S);
 	for (size_t i = 0; i < d->n_tenants; i++) {
@@ -113,8 +111,7 @@ static void gpu_vram(const struct daemon *d, const struct daemon_gpu *dg,
 		r->core.vram_total = nv->memory_total;
 		r->core.vram_used = nv->memory_used;
 		r->vram_source = "nvml";
-	} else if (gpu_res_sysfs_vram(d->sysfs_root, dg->pci, &total,
-	                              &used)) {
+	} else if (gpu_res_sysfs_vram(d->sysfs_root, dg->pci, &total, &used)) {
 		r->core.vram_total = total;
 		r->core.vram_used = used;
 		r->vram_source = "sysfs";
@@ -134,8 +131,8 @@ void daemon_res_tick(struct daemon *d, int64_t now_ns, double dt)
 	const struct nvml_video_gpu *nv[DAEMON_MAX_GPUS] = {0};
 	if (d->nvml_video &&
 	    (d->nvml_read_ns == 0 || now_ns - d->nvml_read_ns >= NS_PER_S)) {
-		d->n_nvml = nvml_video_read(d->nvml_video, d->nvml,
-		                            DAEMON_MAX_GPUS);
+		d->n_nvml =
+		    nvml_video_read(d->nvml_video, d->nvml, DAEMON_MAX_GPUS);
 		d->nvml_read_ns = now_ns;
 	}
 	for (size_t g = 0; g < d->n_gpus; g++)

@@ -41,10 +41,10 @@ static void test_nothing_binds(void **state)
 	assert_int_equal(a.more_vram, UINT32_MAX);
 	/* a GPU whose encoder and memory are not measured */
 	a = fits3d(4);
-	core_admit_resources(&(struct core_res_gpu){0},
-	                     &(struct core_res_need){.encoder = 0.5,
-	                                             .vram_bytes = 4096 * MIB},
-	                     0.9, &a);
+	core_admit_resources(
+	    &(struct core_res_gpu){0},
+	    &(struct core_res_need){.encoder = 0.5, .vram_bytes = 4096 * MIB},
+	    0.9, &a);
 	assert_true(a.fits);
 	assert_int_equal(a.more, 4);
 }
@@ -154,10 +154,9 @@ static void test_3d_refusal_stands(void **state)
 	assert_false(a.fits);
 	assert_int_equal(a.why, CORE_ADMIT_LOAD);
 	assert_int_equal(a.more_encoder, 0);
-	assert_non_null(strstr(core_admit_reason_str(CORE_ADMIT_ENCODER),
-	                       "encoder"));
 	assert_non_null(
-	    strstr(core_admit_reason_str(CORE_ADMIT_VRAM), "VRAM"));
+	    strstr(core_admit_reason_str(CORE_ADMIT_ENCODER), "encoder"));
+	assert_non_null(strstr(core_admit_reason_str(CORE_ADMIT_VRAM), "VRAM"));
 }
 
 int main(void)
