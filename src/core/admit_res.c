@@ -41,10 +41,10 @@ static uint32_t vram_count(const struct core_res_gpu *g,
 }
 
 void core_admit_resources(const struct core_res_gpu *gpu,
-                          const struct core_res_need *need, double limit,
-                          struct core_admit *a)
+                          const struct core_res_need *need,
+                          double encoder_limit, struct core_admit *a)
 {
-	a->more_encoder = encoder_count(gpu, need, limit);
+	a->more_encoder = encoder_count(gpu, need, encoder_limit);
 	a->more_vram = vram_count(gpu, need);
 	if (!a->fits)
 		return; /* the 3D engine's reason stands */

@@ -7,7 +7,9 @@
  * engine only; this refines its answer with the other two:
  *
  *   encoder: the GPU's measured encoder load + k x the newcomer's encoder
- *            share < U_l (the same oversell limit as the 3D engine's);
+ *            share < cap_encoder_limit (0.9: an encoder has no slices to
+ *            share as the 3D engine's oversold U_l assumes; a frame
+ *            queued behind a busy encoder is streamed late);
  *   VRAM:    k x the newcomer's VRAM <= the GPU's total - used.
  *
  * A resource the newcomer needs none of, or whose size the GPU does not
@@ -37,8 +39,8 @@ struct core_res_need {
 };
 
 /* a: core_caps_admit's answer for the same session on the same GPU;
- * limit: U_l. Sets a->more_encoder, a->more_vram, and lowers a->more (or
- * refuses, naming the resource) where either binds. */
+ * encoder_limit: cap_encoder_limit. Sets a->more_encoder, a->more_vram, and
+ * lowers a->more (or refuses, naming the resource) where either binds. */
 void core_admit_resources(const struct core_res_gpu *gpu,
-                          const struct core_res_need *need, double limit,
-                          struct core_admit *a);
+                          const struct core_res_need *need,
+                          double encoder_limit, struct core_admit *a);

@@ -27,7 +27,7 @@ const char *core_admit_reason_str(enum core_admit_reason r)
 		return "total load plus the newcomer's would reach U_l";
 	case CORE_ADMIT_ENCODER:
 		return "encoder: its load plus the newcomer's stream would "
-		       "reach U_l";
+		       "reach cap_encoder_limit";
 	case CORE_ADMIT_VRAM:
 		return "VRAM: the newcomer's video memory does not fit in "
 		       "what the GPU has free";

@@ -119,7 +119,7 @@ enum core_admit_reason {
 	                           (or a join/departure restarted the count) */
 	CORE_ADMIT_LOAD,        /* total load + newcomer >= U_l */
 	CORE_ADMIT_ENCODER,     /* the video encoder's load + the newcomer's
-	                           stream >= U_l (admit_res.h) */
+	                           stream >= cap_encoder_limit (admit_res.h) */
 	CORE_ADMIT_VRAM,        /* its video memory does not fit in what the
 	                           GPU has free (admit_res.h) */
 };

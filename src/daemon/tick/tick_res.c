@@ -163,6 +163,6 @@ struct core_admit daemon_gpu_admit(const struct daemon *d, size_t g,
 	struct core_admit a =
 	    core_caps_admit(&d->cfg.params, &d->gpus[g].gpu, cost_s, sla_fps);
 	core_admit_resources(&d->gpus[g].res.core, need,
-	                     d->cfg.params.cap_u_limit, &a);
+	                     d->cfg.params.cap_encoder_limit, &a);
 	return a;
 }
