@@ -310,8 +310,8 @@ static bool get_need(json_t *obj, const char *key, double max, double *out,
 	double x = json_is_number(v) ? json_number_value(v) : NAN;
 	if (!isfinite(x) || !(x > 0.0) || x > max)
 		return refuse(err, BATON_ERR_INVALID,
-		              "field \"%s\" must be a number in (0, %.10g]", key,
-		              max);
+		              "field \"%s\" must be a number in (0, %.10g]",
+		              key, max);
 	*out = x;
 	return true;
 }

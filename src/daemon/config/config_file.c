@@ -102,9 +102,9 @@ static bool entry_number(struct file_ctx *f, const config_setting_t *e,
 	double v;
 	if (!number(m, &v) || !isfinite(v) || v > hi || v < lo ||
 	    (lo_open && v == lo))
-		return file_error(f, e, "%s: %s must be a number in %s%g, %g]",
-		                  what, config_setting_name(m),
-		                  lo_open ? "(" : "[", lo, hi);
+		return file_error(
+		    f, e, "%s: %s must be a number in %s%.10g, %.10g]", what,
+		    config_setting_name(m), lo_open ? "(" : "[", lo, hi);
 	*out = v;
 	return true;
 }

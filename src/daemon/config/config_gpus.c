@@ -108,7 +108,7 @@ bool daemon_config_gpus(struct daemon_config *cfg, const config_setting_t *list,
 					snprintf(
 					    why, whylen,
 					    "GPU \"%s\": vram_mb must be a "
-					    "number in (0, %g]",
+					    "number in (0, %.10g]",
 					    name, IPC_VRAM_MB_MAX);
 					return false;
 				}
