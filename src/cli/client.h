@@ -49,10 +49,19 @@ int cmd_set(int argc, char **argv);
 void cmd_set_help(FILE *out);
 int cmd_capacity(int argc, char **argv);
 void cmd_capacity_help(FILE *out);
-/* Sends a capacity request (profile, or cost_ms and sla) and reads the
- * reply (cli_client_request's rules); prints one line of it. */
+/* What else a session needs besides the 3D engine (batond's
+ * core/admit_res.h): a share of the encoder, MiB of VRAM; 0 = not said
+ * (a profile's own, if any, counts). */
+struct cli_capacity_need {
+	double encoder;
+	double vram_mb;
+};
+/* Sends a capacity request (profile, or cost_ms and sla; need may be
+ * NULL) and reads the reply (cli_client_request's rules); prints one
+ * line of it. */
 int cli_capacity_ask(struct cli_client *cl, const char *profile, double cost_ms,
-                     double sla, json_t **reply);
+                     double sla, const struct cli_capacity_need *need,
+                     json_t **reply);
 void cli_capacity_print(FILE *out, json_t *reply);
 int cmd_policy(int argc, char **argv);
 void cmd_policy_help(FILE *out);

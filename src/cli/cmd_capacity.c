@@ -12,12 +12,14 @@
 #include "cli/cli.h"
 #include "cli/client.h"
 #include "ipc/msg.h"
+#include "ipc/vram_size.h"
 
 void cmd_capacity_help(FILE *out)
 {
 	fprintf(out,
 	        "Usage: baton capacity [--profile NAME | --cost MS --sla FPS] "
-	        "[--json]\n"
+	        "[--encoder SHARE]\n"
+	        "                      [--vram SIZE] [--json]\n"
 	        "Ask batond whether one more session fits on the GPU, and how "
 	        "many more\n"
 	        "such sessions would.\n"
@@ -29,11 +31,18 @@ void cmd_capacity_help(FILE *out)
 	        "                  has learned the GPU cost of\n"
 	        "  --cost MS       GPU time per frame in ms, in (0, %g]\n"
 	        "  --sla FPS       its frame-rate SLA, in [%g, %g]\n"
+	        "  --encoder SHARE its stream's share of the GPU's video "
+	        "encoder, in (0, 1]\n"
+	        "  --vram SIZE     its resident video memory (512M, 2G, "
+	        "1.5GiB)\n"
+	        "                  (either replaces its profile's encoder or "
+	        "vram_mb)\n"
 	        "  --json          one JSON object: {\"fits\", \"more\", "
 	        "\"reason\", \"source\",\n"
 	        "                  \"cost_ms\", \"sla_fps\", \"load\", "
 	        "\"newcomer\", \"limit\",\n"
-	        "                  \"severe\", \"overloaded\"[, \"profile\"]"
+	        "                  \"severe\", \"overloaded\", \"encoder\", "
+	        "\"vram_mb\"[, \"profile\"]"
 	        "[, \"quality\":\n"
 	        "                  {\"fits\", \"more\", \"floor\", \"need\", "
 	        "\"budget\", \"refusals\"}]}\n"
@@ -42,7 +51,11 @@ void cmd_capacity_help(FILE *out)
 	        "                  \"more\" sums what each admits, \"gpus\" "
 	        "has each one's\n"
 	        "                  {\"name\", \"fits\", \"more\", "
-	        "\"reason\", \"load\", \"limit\", \"severe\"},\n"
+	        "\"reason\", \"load\", \"limit\", \"severe\",\n"
+	        "                  \"more_3d\", \"more_encoder\", "
+	        "\"more_vram\" (null: does not bind),\n"
+	        "                  \"encoder_load\", \"encoder_source\", "
+	        "\"vram_free_mb\", \"vram_source\"},\n"
 	        "                  and the figures above are the GPU's that "
 	        "admits most (\"gpu\").\n"
 	        "  --help          this text\n"
@@ -51,7 +64,12 @@ void cmd_capacity_help(FILE *out)
 	        "(a join or a\n"
 	        "departure restarts the count) and the total load plus the "
 	        "newcomer's\n"
-	        "(cost x SLA) stays under U_l (docs/capacity.md). Any user "
+	        "(cost x SLA) stays under U_l, and so do the encoder's "
+	        "measured load\n"
+	        "plus its stream's, and its VRAM fits in what the GPU has "
+	        "free; \"more\"\n"
+	        "is the smallest of the three counts (docs/capacity.md). Any "
+	        "user "
 	        "may ask: the\n"
 	        "answer shows only the GPU's aggregate load. With batond's "
 	        "quality lever on,\n"
@@ -90,6 +108,37 @@ static double num(json_t *o, const char *key)
 	return json_number_value(json_object_get(o, key));
 }
 
+/* The encoder's and VRAM's counts where they bind (the first GPU's
+ * answer, or the one whose figures the reply gives). */
+static void print_counts(FILE *out, json_t *r)
+{
+	json_t *gpus = json_object_get(r, "gpus");
+	const char *name = json_string_value(json_object_get(r, "gpu"));
+	json_t *g = NULL, *e;
+	size_t i;
+	json_array_foreach(gpus, i, e)
+	{
+		const char *n = json_string_value(json_object_get(e, "name"));
+		if (!g || (name && n && strcmp(n, name) == 0))
+			g = e;
+	}
+	json_t *enc = json_object_get(g, "more_encoder");
+	json_t *vram = json_object_get(g, "more_vram");
+	if (!json_is_integer(enc) && !json_is_integer(vram))
+		return;
+	fprintf(out, " [3D engine %lld",
+	        (long long)json_integer_value(json_object_get(g, "more_3d")));
+	if (json_is_integer(enc))
+		fprintf(out, ", encoder %lld (load %.2f)",
+		        (long long)json_integer_value(enc),
+		        num(g, "encoder_load"));
+	if (json_is_integer(vram))
+		fprintf(out, ", VRAM %lld (%.0f MiB free)",
+		        (long long)json_integer_value(vram),
+		        num(g, "vram_free_mb"));
+	fputc(']', out);
+}
+
 /* One line: "fits: 3 more ..." or "does not fit: why". */
 void cli_capacity_print(FILE *out, json_t *r)
 {
@@ -103,6 +152,7 @@ void cli_capacity_print(FILE *out, json_t *r)
 		                                                        : "s");
 	else
 		fprintf(out, "does not fit: %s", reason ? reason : "?");
+	print_counts(out, r);
 	fprintf(out,
 	        " (total load %.2f + %.3f per session [%.2f ms x %.1f FPS x "
 	        "%.2f overhead], limit %.2f)\n",
@@ -146,7 +196,8 @@ void cli_capacity_print(FILE *out, json_t *r)
 }
 
 int cli_capacity_ask(struct cli_client *cl, const char *profile, double cost_ms,
-                     double sla, json_t **reply)
+                     double sla, const struct cli_capacity_need *need,
+                     json_t **reply)
 {
 	json_t *req = json_pack("{s:s}", "type", "capacity");
 	if (!req)
@@ -157,19 +208,24 @@ int cli_capacity_ask(struct cli_client *cl, const char *profile, double cost_ms,
 		json_object_set_new(req, "cost_ms", json_real(cost_ms));
 		json_object_set_new(req, "sla_fps", json_real(sla));
 	}
+	if (need && need->encoder > 0.0)
+		json_object_set_new(req, "encoder", json_real(need->encoder));
+	if (need && need->vram_mb > 0.0)
+		json_object_set_new(req, "vram_mb", json_real(need->vram_mb));
 	return cli_client_request(cl, req, reply);
 }
 
 /* Asks batond and prints its answer: CLI_EXIT_OK when a session fits,
  * CLI_EXIT_NO_FIT when not, else the failure's status. */
-static int ask(const char *profile, double cost, double sla, bool json)
+static int ask(const char *profile, double cost, double sla,
+               const struct cli_capacity_need *need, bool json)
 {
 	struct cli_client cl;
 	int rc = cli_client_open(&cl, "baton capacity");
 	if (rc != CLI_EXIT_OK)
 		return rc;
 	json_t *r = NULL;
-	rc = cli_capacity_ask(&cl, profile, cost, sla, &r);
+	rc = cli_capacity_ask(&cl, profile, cost, sla, need, &r);
 	cli_client_close(&cl);
 	if (rc != CLI_EXIT_OK)
 		return rc;
@@ -195,12 +251,16 @@ int cmd_capacity(int argc, char **argv)
 	    {"cost", required_argument, NULL, 'c'},
 	    {"sla", required_argument, NULL, 's'},
 	    {"json", no_argument, NULL, 'j'},
+	    {"encoder", required_argument, NULL, 'e'},
+	    {"vram", required_argument, NULL, 'v'},
 	    {"help", no_argument, NULL, 'h'},
 	    {0},
 	};
 	const char *profile = NULL;
 	double cost = 0.0, sla = 0.0;
 	bool json = false, has_cost = false, has_sla = false;
+	struct cli_capacity_need need = {0};
+	uint64_t vram;
 	int c;
 	optind = 1;
 	opterr = 0;
@@ -230,6 +290,21 @@ int cmd_capacity(int argc, char **argv)
 		case 'j':
 			json = true;
 			break;
+		case 'e':
+			if (!parse_num(optarg, 0.0, true, 1.0, &need.encoder))
+				return usage("--encoder: '%s' is not a share "
+				             "of the encoder in (0, 1]",
+				             optarg);
+			break;
+		case 'v':
+			if (!vram_size_parse(optarg, &vram) ||
+			    (double)vram / (1024.0 * 1024.0) > IPC_VRAM_MB_MAX)
+				return usage(
+				    "--vram: '%s' is not a size (512M, "
+				    "2G, 1.5GiB) up to 16 TiB",
+				    optarg);
+			need.vram_mb = (double)vram / (1024.0 * 1024.0);
+			break;
 		case 'h':
 			cmd_capacity_help(stdout);
 			return CLI_EXIT_OK;
@@ -247,5 +322,5 @@ int cmd_capacity(int argc, char **argv)
 		return usage("%s", "need --profile NAME, or --cost MS and "
 		                   "--sla FPS");
 
-	return ask(profile, cost, sla, json);
+	return ask(profile, cost, sla, &need, json);
 }

@@ -73,7 +73,9 @@ void cmd_run_help(FILE *out)
 	        "entry of batond's\n"
 	        "               config, or a program of yours it has "
 	        "learned) fits, as\n"
-	        "               baton capacity --profile NAME; a progress "
+	        "               baton capacity --profile NAME (with "
+	        "--vram-limit, that\n"
+	        "               much VRAM is what it needs); a progress "
 	        "line on stderr\n"
 	        "  --wait-timeout S\n"
 	        "               give up after S seconds (default 300; 0: "
@@ -394,7 +396,8 @@ static bool add_preload(const char *shim)
 
 /* --wait: asks batond every second until a session of profile fits, with
  * a progress line on stderr when the answer changes and every 10 s. */
-static int wait_for_room(const char *profile, double timeout_s)
+static int wait_for_room(const char *profile,
+                         const struct cli_capacity_need *need, double timeout_s)
 {
 	struct cli_client cl;
 	int rc = cli_client_open(&cl, "baton run --wait");
@@ -406,7 +409,7 @@ static int wait_for_room(const char *profile, double timeout_s)
 	double said = -1e9;
 	for (;;) {
 		json_t *r = NULL;
-		rc = cli_capacity_ask(&cl, profile, 0.0, 0.0, &r);
+		rc = cli_capacity_ask(&cl, profile, 0.0, 0.0, need, &r);
 		if (rc != CLI_EXIT_OK)
 			break;
 		clock_gettime(CLOCK_MONOTONIC, &now);
@@ -618,7 +621,13 @@ static int wait_for_profile(const struct run_opts *o, const char *cmd)
 		return usage_error("--wait: '%s' is no profile name "
 		                   "(give --name)",
 		                   prof);
-	return wait_for_room(prof, o->wait_timeout);
+	/* with --vram-limit, the session needs at most that much VRAM:
+	 * admission counts it in place of the profile's vram_mb */
+	struct cli_capacity_need need = {0};
+	uint64_t bytes;
+	if (o->vram_limit && vram_size_parse(o->vram_limit, &bytes))
+		need.vram_mb = (double)bytes / (1024.0 * 1024.0);
+	return wait_for_room(prof, &need, o->wait_timeout);
 }
 
 /* A game: the shim's environment and preload, the Vulkan layer, then

@@ -21,7 +21,10 @@ static const char status_usage[] =
     "            \"gpu_share\", \"below_sla_s\", \"limited\", "
     "\"reach_fps\", \"cap\",\n"
     "            \"budget\", \"u\", \"overloaded\", "
-    "\"work_conserving\", \"cap_bound\"}],\n"
+    "\"work_conserving\", \"cap_bound\", \"video_share\",\n"
+    "            \"vram_mb\"}], \"encoder_util\", \"decoder_util\", "
+    "\"encoder_source\",\n"
+    "            \"vram_total_mb\", \"vram_used_mb\", \"vram_source\",\n"
     "            \"other_util\", \"common_fps\", \"sla_util\", "
     "\"overload\", \"total_load\",\n"
     "            \"severe\", \"overloaded\", \"cap_pool\", \"be\": "
@@ -228,6 +231,44 @@ static void quality_note(json_t *t, char *note, size_t size)
 		         num(q, "est_cost_ms"), num(q, "est_benefit"));
 }
 
+/* A GPU's encoder and VRAM (batond's accounting/gpu_res.h), a line when
+ * either is known. */
+static void print_res(FILE *out, json_t *g)
+{
+	const char *enc =
+	    json_string_value(json_object_get(g, "encoder_source"));
+	const char *vram = json_string_value(json_object_get(g, "vram_source"));
+	bool has_enc = enc && strcmp(enc, "none") != 0;
+	bool has_vram = json_is_number(json_object_get(g, "vram_total_mb"));
+	if (!has_enc && !has_vram)
+		return;
+	fputs("VIDEO/VRAM  ", out);
+	if (has_enc)
+		fprintf(out, " encoder %.1f%% (%s)",
+		        100.0 * num(g, "encoder_util"), enc);
+	if (json_is_number(json_object_get(g, "decoder_util")))
+		fprintf(out, ", decoder %.1f%%",
+		        100.0 * num(g, "decoder_util"));
+	if (has_vram)
+		fprintf(out, "%s VRAM %.0f of %.0f MiB used (%s)",
+		        has_enc ? ";" : "", num(g, "vram_used_mb"),
+		        num(g, "vram_total_mb"), vram ? vram : "?");
+	fputc('\n', out);
+}
+
+/* A tenant's video share and VRAM, in its note when it has either. */
+static void res_note(json_t *t, char *note, size_t size)
+{
+	size_t n = strlen(note);
+	if (num(t, "video_share") >= 0.005)
+		snprintf(note + n, size - n, "%sVIDEO %.0f%%", n ? " " : "",
+		         100.0 * num(t, "video_share"));
+	n = strlen(note);
+	if (num(t, "vram_mb") >= 1.0)
+		snprintf(note + n, size - n, "%sVRAM %.0f MiB", n ? " " : "",
+		         num(t, "vram_mb"));
+}
+
 /* One GPU's line (its controller: policy, utilization, load, overload)
  * and its quality stage's, from g (a "gpus" entry, or the top level). */
 static void print_gpu(FILE *out, const char *label, const char *policy,
@@ -267,6 +308,7 @@ static void print_gpu(FILE *out, const char *label, const char *policy,
 		    (long long)json_integer_value(
 		        json_object_get(q, "refusals")));
 	print_space(out, json_object_get(g, "space"));
+	print_res(out, g);
 }
 
 static void print_table(FILE *out, json_t *st)
@@ -294,6 +336,7 @@ static void print_table(FILE *out, json_t *st)
 			         sizeof(note) - strlen(note), "%sOVERLOADED",
 			         note[0] ? " " : "");
 		quality_note(t, note, sizeof(note));
+		res_note(t, note, sizeof(note));
 		if (json_array_size(json_object_get(st, "gpus")) > 1)
 			snprintf(note + strlen(note),
 			         sizeof(note) - strlen(note), "%son %s",

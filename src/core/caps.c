@@ -25,6 +25,12 @@ const char *core_admit_reason_str(enum core_admit_reason r)
 		       "periods";
 	case CORE_ADMIT_LOAD:
 		return "total load plus the newcomer's would reach U_l";
+	case CORE_ADMIT_ENCODER:
+		return "encoder: its load plus the newcomer's stream would "
+		       "reach cap_encoder_limit";
+	case CORE_ADMIT_VRAM:
+		return "VRAM: the newcomer's video memory does not fit in "
+		       "what the GPU has free";
 	}
 	return "unknown";
 }
@@ -460,7 +466,9 @@ struct core_admit core_caps_admit(const struct core_params *p,
 	struct core_admit a = {.load = load,
 	                       .newcomer = cost_s * sla_fps * overhead,
 	                       .overhead = overhead,
-	                       .limit = p->cap_u_limit};
+	                       .limit = p->cap_u_limit,
+	                       .more_encoder = UINT32_MAX,
+	                       .more_vram = UINT32_MAX};
 	if (!(cost_s > 0.0) || !(sla_fps > 0.0) || !isfinite(a.newcomer) ||
 	    !(a.newcomer > 0.0))
 		a.why = CORE_ADMIT_BAD_PROFILE;
@@ -484,5 +492,6 @@ struct core_admit core_caps_admit(const struct core_params *p,
 	while (k > 1.0 && !(load + k * a.newcomer < p->cap_u_limit))
 		k -= 1.0;
 	a.more = k >= 1.0 ? (uint32_t)k : 1u;
+	a.more_3d = a.more;
 	return a;
 }

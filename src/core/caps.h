@@ -118,6 +118,10 @@ enum core_admit_reason {
 	CORE_ADMIT_NOT_QUIET,   /* an overload in the last cap_quiet periods
 	                           (or a join/departure restarted the count) */
 	CORE_ADMIT_LOAD,        /* total load + newcomer >= U_l */
+	CORE_ADMIT_ENCODER,     /* the video encoder's load + the newcomer's
+	                           stream >= cap_encoder_limit (admit_res.h) */
+	CORE_ADMIT_VRAM,        /* its video memory does not fit in what the
+	                           GPU has free (admit_res.h) */
 };
 
 /* The answer to "does one more tenant of expected load x fit". */
@@ -130,6 +134,12 @@ struct core_admit {
 	double newcomer; /* its expected load, cost x SLA x overhead */
 	double overhead; /* the factor used (core_caps_gpu.overhead) */
 	double limit;    /* U_l */
+	/* How many fit by each resource alone (admit_res.h): the 3D
+	 * engine's count (gOver's rule), the encoder's and the video
+	 * memory's; UINT32_MAX where the resource does not bind (the
+	 * newcomer needs none of it, or its size is unknown). `more` is the
+	 * smallest. */
+	uint32_t more_3d, more_encoder, more_vram;
 };
 
 /* A short English phrase for a reason ("fits", "total load ..."). */

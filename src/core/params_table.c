@@ -81,6 +81,9 @@ static const struct core_param table[] = {
            "a period's rate under SLA x (1 - this) is QoS broken"),
     POLICY("cap_qos_margin", "qos_margin", D, cap_qos_margin, 1, 0, 100, false,
            "", "use over cap_u_over counts only under SLA x (1 + this)"),
+    POLICY("cap_encoder_limit", NULL, D, cap_encoder_limit, 1, 0, 1, true, "",
+           "admit a stream only while the encoder's load plus its "
+           "share is under it"),
     /* the quality stage (dJay, docs/quality.md) */
     POLICY("quality_headroom", NULL, D, quality_headroom, 1, 0, 0.5, false, "",
            "upgrades fill the budget less this share of it"),

@@ -20,6 +20,7 @@ struct core_params core_params_default(void)
 	    .cap_period_s = 1.0,
 	    .cap_u_over = 0.95,
 	    .cap_u_limit = 0.7,
+	    .cap_encoder_limit = 0.9,
 	    .cap_w_u = 1.0,
 	    .cap_w_e = 1.0,
 	    .cap_steal = 0.2,

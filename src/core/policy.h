@@ -67,6 +67,9 @@ struct core_params {
 	                          FPS is under sla x (1 + margin): a tenant
 	                          above that loses surplus frames, not its
 	                          SLA, when its cap binds (docs/capacity.md) */
+	/* U_l of the video encoder: admit a stream only while the encoder's
+	 * load plus its share stays under it (admit_res.h) */
+	double cap_encoder_limit;
 	/* Quality (dJay, quality_stage.h). quality.budget is set each tick
 	 * from util_target in Baton mode; the paper mode keeps it (33 ms). */
 	bool quality_on;    /* the quality stage chooses levels */

@@ -39,6 +39,7 @@ bool daemon_init(struct daemon *d, const struct daemon_config *cfg)
 		return false;
 	}
 	d->models = model_loader_start(cfg->models_dir);
+	d->nvml_video = nvml_video_open(NULL);
 	return true;
 }
 
@@ -57,6 +58,7 @@ void daemon_finish(struct daemon *d)
 	free(d->frames);
 	owner_map_free(&d->owners);
 	model_loader_stop(d->models);
+	nvml_video_close(d->nvml_video);
 	*d = (struct daemon){0};
 }
 

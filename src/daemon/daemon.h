@@ -14,6 +14,7 @@
 #include "core/harvest_space.h"
 #include "core/policy.h"
 #include "daemon/config/config.h"
+#include "daemon/accounting/nvml_video.h"
 #include "daemon/gpus.h"
 #include "daemon/tick/host_load.h"
 #include "daemon/report/metrics.h"
@@ -47,6 +48,14 @@ struct daemon {
 	/* Where the tenants' CPU clocks are read (tenant_seen.h): NULL is
 	 * "/proc"; a test's fake one otherwise. */
 	const char *proc_root;
+	/* The encoders' and VRAM's sources (tick_res.h): NVML, NULL when
+	 * absent, its last figures; where amdgpu's sysfs files are read
+	 * (NULL is "/sys"). */
+	struct nvml_video *nvml_video;
+	struct nvml_video_gpu nvml[DAEMON_MAX_GPUS];
+	size_t n_nvml;
+	int64_t nvml_read_ns;
+	const char *sysfs_root;
 
 	struct metrics *metrics;          /* NULL: no endpoint */
 	struct metrics_snapshot snapshot; /* what the last tick published */

@@ -24,6 +24,7 @@
 #include <sys/types.h>
 
 #include "core/harvest.h"
+#include "daemon/accounting/gpu_res.h"
 #include "core/harvest_space.h"
 #include "core/policy.h"
 #include "daemon/tick/host_load.h"
@@ -38,6 +39,8 @@ struct daemon_gpu_conf {
 	char cpus[128];   /* a CPU list ("0-3,8"); "" = not a core set */
 	char device[128]; /* "/dev/dri/renderD128", "0000:01:00.0", an
 	                     NVML UUID...; "" = none */
+	double vram_mb;   /* its VRAM where neither NVML nor sysfs tells
+	                     (gpu_res.h); 0 = unknown */
 };
 
 struct daemon_gpu {
@@ -62,6 +65,7 @@ struct daemon_gpu {
 	struct host_load host;  /* its CPUs' load (software rasterizer) */
 	struct daemon_mps mps;  /* space harvesting through MPS */
 	size_t n_tenants, n_be; /* on it now */
+	struct gpu_res res;     /* its encoder and VRAM (gpu_res.h) */
 };
 
 /* What batond knows a GPU to be, whatever its tenants' records say: a

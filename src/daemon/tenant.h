@@ -9,6 +9,7 @@
 #include "core/harvest.h"
 #include "core/policy.h"
 #include "daemon/accounting/gpu_account.h"
+#include "daemon/accounting/gpu_res.h"
 #include "daemon/tick/proc_cpu.h"
 #include "daemon/quality/quality.h"
 #include "daemon/tick/stats.h"
@@ -54,6 +55,8 @@ struct tenant {
 	/* The kernel's count of its DRM clients (gpu_account.h), and the
 	 * source its GPU seconds came from last epoch (tick.c). */
 	struct gpu_account acct;
+	/* its video engines' share and its VRAM (gpu_res.h) */
+	struct gpu_res_tenant res;
 	enum gpu_source gpu_source;
 	/* Frame-time quantiles 0.5, 0.9, 0.99 over 2 s for the metrics,
 	 * refreshed once a second (at frame_q_ns): a scrape comes every 15 s

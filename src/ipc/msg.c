@@ -298,6 +298,24 @@ static bool parse_set(json_t *obj, struct ipc_msg_set *s,
 	return true;
 }
 
+/* An optional need of a capacity question: a number in (0, max]; 0 when
+ * absent. */
+static bool get_need(json_t *obj, const char *key, double max, double *out,
+                     struct ipc_msg_error *err)
+{
+	json_t *v = json_object_get(obj, key);
+	*out = 0.0;
+	if (!v)
+		return true;
+	double x = json_is_number(v) ? json_number_value(v) : NAN;
+	if (!isfinite(x) || !(x > 0.0) || x > max)
+		return refuse(err, BATON_ERR_INVALID,
+		              "field \"%s\" must be a number in (0, %.10g]",
+		              key, max);
+	*out = x;
+	return true;
+}
+
 static bool parse_capacity(json_t *obj, struct ipc_msg_capacity *c,
                            struct ipc_msg_error *err)
 {
@@ -319,6 +337,9 @@ static bool parse_capacity(json_t *obj, struct ipc_msg_capacity *c,
 			              IPC_COST_MS_MAX);
 		c->cost_ms = x;
 	}
+	if (!get_need(obj, "encoder", 1.0, &c->encoder, err) ||
+	    !get_need(obj, "vram_mb", IPC_VRAM_MB_MAX, &c->vram_mb, err))
+		return false;
 	if (c->has_profile && (has_cost || has_sla))
 		return refuse(err, BATON_ERR_INVALID,
 		              "capacity takes \"profile\" or \"cost_ms\" "

@@ -85,9 +85,15 @@ struct ipc_msg_capacity {
 	char profile[IPC_NAME_MAX];
 	double cost_ms; /* GPU ms per frame, (0, 10000]; without a profile */
 	double sla_fps; /* [IPC_FPS_MIN, IPC_FPS_MAX]; without a profile */
+	/* What else one session needs (core/admit_res.h), either way; with
+	 * a profile they replace its own. 0 = not given. */
+	double encoder; /* share of the GPU's encoder, (0, 1] */
+	double vram_mb; /* resident VRAM, (0, IPC_VRAM_MB_MAX] MiB */
 };
 
 #define IPC_COST_MS_MAX 10000.0
+/* The largest VRAM a request or batond's config names, in MiB (16 TiB). */
+#define IPC_VRAM_MB_MAX 16777216.0
 
 struct ipc_msg_policy {
 	char name[16];

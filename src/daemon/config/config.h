@@ -42,6 +42,11 @@ struct daemon_app {
 	 * (then `baton capacity --profile` cannot use it). */
 	double cost_ms;
 	double sla_fps;
+	/* Its other resources (core/admit_res.h): its stream's share of
+	 * the GPU's encoder, (0, 1], and its resident VRAM in MiB; 0 =
+	 * none declared. */
+	double encoder;
+	double vram_mb;
 };
 
 struct daemon_config {

@@ -102,9 +102,9 @@ static bool entry_number(struct file_ctx *f, const config_setting_t *e,
 	double v;
 	if (!number(m, &v) || !isfinite(v) || v > hi || v < lo ||
 	    (lo_open && v == lo))
-		return file_error(f, e, "%s: %s must be a number in %s%g, %g]",
-		                  what, config_setting_name(m),
-		                  lo_open ? "(" : "[", lo, hi);
+		return file_error(
+		    f, e, "%s: %s must be a number in %s%.10g, %.10g]", what,
+		    config_setting_name(m), lo_open ? "(" : "[", lo, hi);
 	*out = v;
 	return true;
 }
@@ -159,6 +159,13 @@ static bool file_apps(struct file_ctx *f, struct daemon_config *cfg,
 				ok = entry_number(f, list, what, m, IPC_FPS_MIN,
 				                  IPC_FPS_MAX, false,
 				                  &a.sla_fps);
+			} else if (strcmp(key, "encoder") == 0) {
+				ok = entry_number(f, list, what, m, 0.0, 1.0,
+				                  true, &a.encoder);
+			} else if (strcmp(key, "vram_mb") == 0) {
+				ok = entry_number(f, list, what, m, 0.0,
+				                  IPC_VRAM_MB_MAX, true,
+				                  &a.vram_mb);
 			} else if (strcmp(key, "work_conserving") == 0) {
 				if (config_setting_type(m) != CONFIG_TYPE_BOOL)
 					return file_error(
@@ -172,7 +179,8 @@ static bool file_apps(struct file_ctx *f, struct daemon_config *cfg,
 				return file_error(
 				    f, list,
 				    "%s: unknown key %s (name, cap, "
-				    "work_conserving, cost_ms, sla)",
+				    "work_conserving, cost_ms, sla, encoder, "
+				    "vram_mb)",
 				    what, key);
 			}
 			if (!ok)

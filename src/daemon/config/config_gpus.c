@@ -30,6 +30,21 @@ static bool member(const config_setting_t *m, char *out, size_t len)
 	return true;
 }
 
+/* vram_mb = 8192: a GPU's VRAM in MiB, (0, IPC_VRAM_MB_MAX]. */
+static bool gpu_vram_mb(const config_setting_t *m, double *out)
+{
+	int t = config_setting_type(m);
+	if (t != CONFIG_TYPE_INT && t != CONFIG_TYPE_INT64 &&
+	    t != CONFIG_TYPE_FLOAT)
+		return false;
+	double v = t == CONFIG_TYPE_FLOAT ? config_setting_get_float(m)
+	                                  : (double)config_setting_get_int64(m);
+	if (!(v > 0.0) || v > IPC_VRAM_MB_MAX)
+		return false;
+	*out = v;
+	return true;
+}
+
 bool daemon_config_gpus(struct daemon_config *cfg, const config_setting_t *list,
                         char *why, size_t whylen)
 {
@@ -88,10 +103,19 @@ bool daemon_config_gpus(struct daemon_config *cfg, const config_setting_t *list,
 			} else if (strcmp(key, "device") == 0) {
 				ok = member(m, g.device, sizeof(g.device)) &&
 				     g.device[0];
+			} else if (strcmp(key, "vram_mb") == 0) {
+				if (!gpu_vram_mb(m, &g.vram_mb)) {
+					snprintf(
+					    why, whylen,
+					    "GPU \"%s\": vram_mb must be a "
+					    "number in (0, %.10g]",
+					    name, IPC_VRAM_MB_MAX);
+					return false;
+				}
 			} else {
 				snprintf(why, whylen,
 				         "GPU \"%s\": unknown key %s (name, "
-				         "cpus, device)",
+				         "cpus, device, vram_mb)",
 				         name, key);
 				return false;
 			}

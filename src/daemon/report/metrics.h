@@ -8,6 +8,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "daemon/accounting/gpu_res.h"
 #include "ipc/msg.h"
 
 struct metrics_tenant {
@@ -35,8 +36,9 @@ struct metrics_tenant {
 	bool has_quality;
 	double quality_level;
 	double gpu; /* the index of the GPU it renders on (gpus.h) */
-	const char *gpu_source; /* gpu_source_name: where gpu_share's time
-	                           came from (a static string) */
+	const char *gpu_source;    /* gpu_source_name: where gpu_share's time
+	                              came from (a static string) */
+	struct gpu_res_tenant res; /* its video share and VRAM */
 };
 
 /* One best-effort tenant (docs/harvesting.md). */
@@ -85,6 +87,7 @@ struct metrics_gpu {
 	double total_load; /* core_caps_gpu.total_load */
 	double cap_severe; /* core_caps_gpu.severe: capacity not advertised */
 	double n_cap_overloaded;
+	struct gpu_res res; /* its encoder and VRAM (gpu_res.h) */
 };
 
 struct metrics_snapshot {

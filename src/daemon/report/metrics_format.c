@@ -237,6 +237,31 @@ enum family_kind {
 	CUSTOM,     /* lines() writes them */
 };
 
+/* Video memory in bytes (gpu_res.h): one line a tenant. */
+static void tenant_vram_lines(struct buf *b, const struct metrics_snapshot *s,
+                              const char *name)
+{
+	for (size_t i = 0; i < s->n; i++) {
+		put(b, "%s", name);
+		tenant_labels(b, s, &s->tenants[i]);
+		put(b, "} %" PRIu64 "\n", s->tenants[i].res.vram_bytes);
+	}
+}
+
+/* A GPU's VRAM in bytes, total (when known) and used, a line each. */
+static void gpu_vram_lines(struct buf *b, const struct metrics_snapshot *s,
+                           const char *name)
+{
+	for (size_t g = 0; g < s->n_gpus; g++) {
+		const struct core_res_gpu *r = &s->gpus[g].res.core;
+		if (r->vram_total)
+			put(b, "%s{gpu=\"%zu\",kind=\"total\"} %" PRIu64 "\n",
+			    name, g, r->vram_total);
+		put(b, "%s{gpu=\"%zu\",kind=\"used\"} %" PRIu64 "\n", name, g,
+		    r->vram_used);
+	}
+}
+
 struct family {
 	const char *name;
 	const char *type; /* "gauge", "counter" or "summary" */
@@ -323,6 +348,14 @@ static const struct family families[] = {
            "The index of the GPU the tenant renders on (the gpu label "
            "of the GPU families; baton_gpu_info names it).",
            gpu),
+    TENANT("baton_tenant_video_share", "gauge",
+           "Fraction of its GPU's video engines (encode, decode) the "
+           "tenant kept busy (smoothed; its DRM clients' count, else its "
+           "share of NVML's encoder sessions).",
+           res.video_share),
+    LINES("baton_tenant_vram_bytes", "gauge",
+          "Video memory resident for the tenant's DRM clients.",
+          tenant_vram_lines),
     /* The best-effort tenants' families (docs/harvesting.md). */
     BE("baton_be_work_units_per_second",
        "Work units (blocks) a best-effort tenant completes per "
@@ -431,6 +464,20 @@ static const struct family families[] = {
         "1 while more than one tenant is overloaded: batond does not "
         "advertise capacity.",
         cap_severe),
+    GPU("baton_gpu_encoder_utilization",
+        "Busy fraction of the GPU's video encoder (NVML, else the sum "
+        "of its tenants' video engines); admission's second resource.",
+        res.encoder_util),
+    GPU("baton_gpu_decoder_utilization",
+        "Busy fraction of the GPU's video decoder (NVML only; 0 "
+        "elsewhere).",
+        res.decoder_util),
+    LINES("baton_gpu_vram_bytes", "gauge",
+          "The GPU's video memory: kind=\"total\" (NVML, amdgpu's "
+          "sysfs or batond's config; absent when unknown) and "
+          "kind=\"used\" (by anyone; the tenants' where nothing else "
+          "tells).",
+          gpu_vram_lines),
     LINES("baton_admissible_sessions", "gauge",
           "How many more sessions of a configured app profile fit now "
           "(baton capacity --profile).",

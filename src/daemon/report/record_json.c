@@ -5,6 +5,7 @@
  * only batond's user (root, as packaged) and root read it, the same people
  * `baton status` shows names to (admins). /metrics leaves them out unless
  * metrics_names is set because every local user can read it. */
+#include "daemon/report/res_json.h"
 #include "daemon/report/record.h"
 
 #include <jansson.h>
@@ -46,7 +47,8 @@ static json_t *tenant_json(const struct metrics_tenant *m)
 	        json_string(m->gpu_source ? m->gpu_source : "shim")) &&
 	    put(o, "limited", json_boolean(m->limited > 0.5)) &&
 	    put(o, "overloaded", json_boolean(m->overloaded > 0.5)) &&
-	    put(o, "gpu", json_integer((json_int_t)m->gpu));
+	    put(o, "gpu", json_integer((json_int_t)m->gpu)) &&
+	    json_object_update_new(o, res_json_tenant(&m->res)) == 0;
 	if (!ok) {
 		json_decref(o);
 		return NULL;
@@ -94,7 +96,8 @@ static json_t *gpu_json(const struct metrics_gpu *g)
 	     * units (0 = the whole device) and best-effort's */
 	    put(o, "space_split", json_integer((json_int_t)g->space_split)) &&
 	    put(o, "space_be_units",
-	        json_integer((json_int_t)g->space_be_units));
+	        json_integer((json_int_t)g->space_be_units)) &&
+	    json_object_update_new(o, res_json_gpu(&g->res)) == 0;
 	if (!ok) {
 		json_decref(o);
 		return NULL;

@@ -2,6 +2,7 @@
  * best-effort tenants, and per GPU (gpus.h) what its controller, its
  * harvesting and quality stages found. */
 #include "daemon/daemon.h"
+#include "daemon/report/res_json.h"
 
 #include "core/harvest_space.h"
 #include "daemon/quality/quality.h"
@@ -137,6 +138,8 @@ static json_t *gpu_status(const struct daemon *d, const struct daemon_gpu *dg,
 	    o, json_pack("{s:{s:s, s:I, s:s}}", "be_hold", "reason",
 	                 daemon_hold_reason(&dg->harvest_gpu.hold), "tenant",
 	                 (json_int_t)dg->be_holder, "detail", detail));
+	/* its encoder and VRAM (gpu_res.h) */
+	json_object_update_new(o, res_json_gpu(&dg->res));
 	if (top)
 		return o;
 	char cpus[256] = "";
@@ -199,6 +202,8 @@ static json_t *game_status(struct daemon *d, struct tenant *t, int64_t now)
 	json_object_set_new(o, "gpu_source",
 	                    json_string(gpu_source_name(t->gpu_source)));
 	json_object_set_new(o, "k_ms", json_real(t->core.k * 1e3));
+	/* its video engines' share and its VRAM (gpu_res.h) */
+	json_object_update_new(o, res_json_tenant(&t->res));
 	/* its pacer follows the phase batond packed it at
 	 * (core/harvest_phase.h) */
 	json_object_set_new(o, "steered", json_boolean(t->core.phase_s > 0.0));

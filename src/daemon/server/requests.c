@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "daemon/gpus.h"
+#include "daemon/tick/tick_res.h"
 #include "ipc/cpu_list.h"
 #include "ipc/msg.h"
 #include "util/log.h"
@@ -416,12 +417,13 @@ static void status(struct server *s, struct conn *c)
  * false when neither knows it. */
 static bool profile_cost(const struct daemon *d, const struct conn *c,
                          const char *profile, double *cost_s, double *sla,
-                         const char **source)
+                         struct core_res_need *need, const char **source)
 {
 	const struct daemon_app *app = daemon_config_app(&d->cfg, profile);
 	if (app && app->cost_ms > 0.0) {
 		*cost_s = app->cost_ms * 1e-3;
 		*sla = app->sla_fps;
+		*need = daemon_app_need(app);
 		*source = "config";
 		return true;
 	}
@@ -432,6 +434,11 @@ static bool profile_cost(const struct daemon *d, const struct conn *c,
 			continue;
 		*cost_s = t->core.k;
 		*sla = daemon_tenant_sla(d, t);
+		/* what it was measured to use of the encoder and VRAM */
+		*need = (struct core_res_need){
+		    .encoder = t->res.video_share,
+		    .vram_bytes = t->res.vram_bytes,
+		};
 		*source = "learned";
 		return true;
 	}
@@ -450,7 +457,39 @@ struct node_admit {
 
 /* Each GPU's controller answers for itself: its answers as a JSON array
  * (NULL when out of memory), the node's in *n. */
+/* A count of core_admit (admit_res.h): null where the resource does not
+ * bind. */
+static json_t *count_json(uint32_t more)
+{
+	return more == UINT32_MAX ? json_null() : json_integer(more);
+}
+
+/* One GPU's answer, with its encoder's and VRAM's figures. */
+static json_t *gpu_answer(const struct daemon_gpu *dg,
+                          const struct core_admit *ag)
+{
+	const struct gpu_res *r = &dg->res;
+	uint64_t free_b = r->core.vram_used < r->core.vram_total
+	                      ? r->core.vram_total - r->core.vram_used
+	                      : 0;
+	return json_pack(
+	    "{s:s, s:b, s:I, s:s, s:f, s:f, s:b, s:I, s:o, s:o, s:f, s:s, "
+	    "s:f, s:s}",
+	    "name", dg->name, "fits", (int)ag->fits, "more",
+	    (json_int_t)(ag->fits ? ag->more : 0), "reason",
+	    core_admit_reason_str(ag->why), "load", ag->load, "limit",
+	    ag->limit, "severe", (int)dg->gpu.caps.severe, "more_3d",
+	    (json_int_t)ag->more_3d, "more_encoder",
+	    count_json(ag->more_encoder), "more_vram",
+	    count_json(ag->more_vram), "encoder_load", r->core.encoder_load,
+	    "encoder_source", r->encoder_source ? r->encoder_source : "none",
+	    "vram_free_mb",
+	    r->core.vram_total ? (double)free_b / (1024.0 * 1024.0) : 0.0,
+	    "vram_source", r->vram_source ? r->vram_source : "none");
+}
+
 static json_t *admit_gpus(const struct daemon *d, double cost_s, double sla,
+                          const struct core_res_need *need,
                           struct node_admit *n)
 {
 	*n = (struct node_admit){0};
@@ -458,7 +497,7 @@ static json_t *admit_gpus(const struct daemon *d, double cost_s, double sla,
 	for (size_t g = 0; g < d->n_gpus && gpus; g++) {
 		const struct core_gpu *gp = &d->gpus[g].gpu;
 		struct core_admit ag =
-		    core_caps_admit(&d->cfg.params, gp, cost_s, sla);
+		    daemon_gpu_admit(d, g, cost_s, sla, need);
 		if (g == 0 ||
 		    (ag.fits && (!n->best.fits || ag.more > n->best.more)))
 			n->best = ag, n->best_gpu = g;
@@ -466,14 +505,7 @@ static json_t *admit_gpus(const struct daemon *d, double cost_s, double sla,
 		n->more += ag.fits ? (json_int_t)ag.more : 0;
 		n->severe |= gp->caps.severe;
 		n->overloaded += gp->caps.n_overloaded;
-		json_array_append_new(
-		    gpus,
-		    json_pack("{s:s, s:b, s:I, s:s, s:f, s:f, s:b}", "name",
-		              d->gpus[g].name, "fits", (int)ag.fits, "more",
-		              (json_int_t)(ag.fits ? ag.more : 0), "reason",
-		              core_admit_reason_str(ag.why), "load", ag.load,
-		              "limit", ag.limit, "severe",
-		              (int)gp->caps.severe));
+		json_array_append_new(gpus, gpu_answer(&d->gpus[g], &ag));
 	}
 	return gpus;
 }
@@ -508,8 +540,9 @@ static void capacity(struct server *s, struct conn *c,
 	const struct daemon *d = s->d;
 	double cost_s = m->cost_ms * 1e-3, sla = m->sla_fps;
 	const char *source = "given";
+	struct core_res_need need = {0};
 	if (m->has_profile &&
-	    !profile_cost(d, c, m->profile, &cost_s, &sla, &source)) {
+	    !profile_cost(d, c, m->profile, &cost_s, &sla, &need, &source)) {
 		char msg[192];
 		char safe[IPC_NAME_MAX * 4];
 		snprintf(msg, sizeof(msg),
@@ -520,8 +553,13 @@ static void capacity(struct server *s, struct conn *c,
 		reply_error(s, c, BATON_ERR_NOT_FOUND, msg);
 		return;
 	}
+	/* what the asker says it needs replaces the profile's */
+	if (m->encoder > 0.0)
+		need.encoder = m->encoder;
+	if (m->vram_mb > 0.0)
+		need.vram_bytes = (uint64_t)(m->vram_mb * 1024.0 * 1024.0);
 	struct node_admit n;
-	json_t *gpus = admit_gpus(d, cost_s, sla, &n);
+	json_t *gpus = admit_gpus(d, cost_s, sla, &need, &n);
 	const struct core_admit *a = &n.best;
 	json_t *o = json_pack(
 	    "{s:s, s:b, s:I, s:s, s:s, s:f, s:f, s:f, s:f, s:f, s:f, s:b, s:I, "
@@ -536,6 +574,12 @@ static void capacity(struct server *s, struct conn *c,
 	    gpus ? gpus : json_array());
 	if (o && m->has_profile)
 		json_object_set_new(o, "profile", json_string(m->profile));
+	if (o) {
+		json_object_set_new(o, "encoder", json_real(need.encoder));
+		json_object_set_new(
+		    o, "vram_mb",
+		    json_real((double)need.vram_bytes / (1024.0 * 1024.0)));
+	}
 	if (o && d->cfg.params.quality_on)
 		json_object_set_new(o, "quality",
 		                    quality_admit(d, cost_s, sla));

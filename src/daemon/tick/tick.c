@@ -23,6 +23,7 @@
 #include "util/log.h"
 #include "daemon/tick/target.h"
 #include "daemon/tick/tick_publish.h"
+#include "daemon/tick/tick_res.h"
 
 #define NS_PER_S 1000000000LL
 /* How long after a second ends its late records may still arrive. */
@@ -254,6 +255,7 @@ static void fill_gpu(const struct daemon *d, const struct daemon_gpu *dg,
 	    .total_load = g->caps.total_load,
 	    .cap_severe = g->caps.severe ? 1.0 : 0.0,
 	    .n_cap_overloaded = (double)g->caps.n_overloaded,
+	    .res = dg->res,
 	};
 	snprintf(m->name, sizeof(m->name), "%s", dg->name);
 	snprintf(m->device, sizeof(m->device), "%s", dg->device);
@@ -286,10 +288,10 @@ static void publish(struct daemon *d, size_t n_snap, size_t n_be)
 			continue;
 		struct metrics_profile *mp = &sp->profiles[sp->n_profiles++];
 		snprintf(mp->name, sizeof(mp->name), "%s", a->name);
+		struct core_res_need need = daemon_app_need(a);
 		for (size_t g = 0; g < d->n_gpus; g++) {
-			struct core_admit adm =
-			    core_caps_admit(&d->cfg.params, &d->gpus[g].gpu,
-			                    a->cost_ms * 1e-3, a->sla_fps);
+			struct core_admit adm = daemon_gpu_admit(
+			    d, g, a->cost_ms * 1e-3, a->sla_fps, &need);
 			mp->admissible[g] = adm.fits ? (double)adm.more : 0.0;
 		}
 	}
@@ -336,6 +338,7 @@ static void fill_snapshot(struct daemon *d, struct tenant *t, int64_t now,
 	    .quality_level = (double)daemon_quality_level(&t->quality),
 	    .gpu = (double)t->gpu,
 	    .gpu_source = gpu_source_name(t->gpu_source),
+	    .res = t->res,
 	};
 	snprintf(m->name, sizeof(m->name), "%s", t->name);
 }
@@ -642,6 +645,7 @@ void daemon_tick(struct daemon *d, int64_t now)
 	for (size_t g = 0; g < d->n_gpus; g++)
 		tick_gpu(d, g, now, dt, busy[g], be_busy[g], software[g]);
 	d->last_tick_ns = now;
+	daemon_res_tick(d, now, dt);
 
 	size_t n_be = 0;
 	if (d->metrics || d->record)

@@ -4,6 +4,7 @@
 #include "core/caps.h"
 #include "daemon/daemon.h"
 #include "daemon/publish/publish.h"
+#include "daemon/tick/tick_res.h"
 
 /* The node's answer: the sum over its GPUs (daemon/gpus.h) of what
  * each admits; severe only when every GPU is (one that is not may still
@@ -18,10 +19,12 @@ static void input(const struct daemon *d, const struct daemon_app *a,
 	if (!a)
 		return;
 	in->valid = true;
+	/* the smallest of what the 3D engine, the encoder and VRAM admit
+	 * (tick_res.h) */
+	struct core_res_need need = daemon_app_need(a);
 	for (size_t g = 0; g < d->n_gpus; g++) {
-		struct core_admit adm =
-		    core_caps_admit(&d->cfg.params, &d->gpus[g].gpu,
-		                    a->cost_ms * 1e-3, a->sla_fps);
+		struct core_admit adm = daemon_gpu_admit(
+		    d, g, a->cost_ms * 1e-3, a->sla_fps, &need);
 		in->fits |= adm.fits;
 		in->more += adm.fits ? adm.more : 0;
 	}

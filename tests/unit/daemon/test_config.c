@@ -544,7 +544,8 @@ static void test_apps_and_user_caps(void **state)
 	write_config("apps = (\n"
 	             "  { name = \"glmark2\"; cap = 0.25; work_conserving = "
 	             "false; cost_ms = 8; sla = 30; },\n"
-	             "  { name = \"vkcube\"; cap = 1; }\n"
+	             "  { name = \"vkcube\"; cap = 1; encoder = 0.25; vram_mb "
+	             "= 1536; }\n"
 	             ");\n"
 	             "user_caps = ( { uid = 1000; cap = 0.5; },\n"
 	             "              { uid = 0; cap = 1; } );\n"
@@ -566,6 +567,8 @@ static void test_apps_and_user_caps(void **state)
 	assert_non_null(a);
 	assert_float_equal(a->cap, 1, 0);
 	assert_false(a->has_wc);
+	assert_float_equal(a->encoder, 0.25, 0);
+	assert_float_equal(a->vram_mb, 1536, 0);
 	assert_null(daemon_config_app(&cfg, "glxgears"));
 	assert_int_equal(cfg.n_user_caps, 2);
 	assert_int_equal(cfg.user_caps[0].owner, 1000);
@@ -597,6 +600,12 @@ static void test_apps_and_user_caps(void **state)
 	    {"apps = ( { name = \"g\"; cost_ms = 5; sla = 0.5; } );\n",
 	     "entry \"g\": sla must be a number in [1, 1000]"},
 	    {"apps = { name = \"g\"; };\n", ":1: apps: must be a list"},
+	    {"apps = ( { name = \"g\"; encoder = 1.5; } );\n",
+	     "entry \"g\": encoder must be a number in (0, 1]"},
+	    {"apps = ( { name = \"g\"; vram_mb = 0; } );\n",
+	     "entry \"g\": vram_mb must be a number in (0, 16777216]"},
+	    {"gpus = ( { name = \"g0\"; vram_mb = -5; } );\n",
+	     "GPU \"g0\": vram_mb must be a number in (0, 16777216]"},
 	    {"user_caps = ( { uid = 1000; } );\n",
 	     ":1: user_caps: entry 1 (uid 1000) takes exactly uid and cap"},
 	    {"user_caps = ( { uid = -1; cap = 0.5; } );\n",

@@ -471,6 +471,18 @@ static void test_capacity(void **state)
 	assert_false(m.capacity.has_profile);
 	assert_float_equal(m.capacity.cost_ms, 8.5, 0);
 	assert_float_equal(m.capacity.sla_fps, 30, 0);
+	assert_float_equal(m.capacity.encoder, 0, 0); /* not given */
+	assert_float_equal(m.capacity.vram_mb, 0, 0);
+	/* the encoder and VRAM a session needs, with a profile or a cost */
+	assert_true(parse("{\"type\":\"capacity\",\"profile\":\"g\","
+	                  "\"encoder\":0.25,\"vram_mb\":2048}",
+	                  &m, &e));
+	assert_float_equal(m.capacity.encoder, 0.25, 0);
+	assert_float_equal(m.capacity.vram_mb, 2048, 0);
+	assert_true(parse("{\"type\":\"capacity\",\"cost_ms\":1,"
+	                  "\"sla_fps\":30,\"encoder\":1}",
+	                  &m, &e));
+	assert_float_equal(m.capacity.encoder, 1, 0);
 
 	static const struct {
 		const char *line, *says;
@@ -486,6 +498,16 @@ static void test_capacity(void **state)
 	    {"{\"type\":\"capacity\",\"cost_ms\":5,\"sla_fps\":0}", "sla_fps"},
 	    {"{\"type\":\"capacity\",\"profile\":\"\"}", "profile"},
 	    {"{\"type\":\"capacity\",\"profile\":\"a\\u0007\"}", "control"},
+	    {"{\"type\":\"capacity\",\"profile\":\"g\",\"encoder\":0}",
+	     "\"encoder\" must be a number in (0, 1]"},
+	    {"{\"type\":\"capacity\",\"profile\":\"g\",\"encoder\":1.01}",
+	     "\"encoder\""},
+	    {"{\"type\":\"capacity\",\"profile\":\"g\",\"encoder\":\"x\"}",
+	     "\"encoder\""},
+	    {"{\"type\":\"capacity\",\"profile\":\"g\",\"vram_mb\":-1}",
+	     "\"vram_mb\" must be a number in (0, 16777216]"},
+	    {"{\"type\":\"capacity\",\"profile\":\"g\",\"vram_mb\":1e9}",
+	     "\"vram_mb\""},
 	};
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
 		assert_false(parse(bad[i].line, &m, &e));
