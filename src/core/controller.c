@@ -27,6 +27,7 @@
 static void learn_coefficient(const struct core_params *p,
                               struct core_tenant *t)
 {
+	t->k_sample = 0.0;
 	if (t->frames == 0 || !isfinite(t->gpu_busy_s) ||
 	    !(t->gpu_busy_s > 0.0 || (t->gpu_bounded && t->gpu_busy_s == 0.0)))
 		return;
@@ -36,6 +37,7 @@ static void learn_coefficient(const struct core_params *p,
 	double sample = busy / (double)t->frames;
 	if (t->fps > 0.0 && isfinite(t->fps) && sample > 1.0 / t->fps)
 		sample = 1.0 / t->fps;
+	t->k_sample = sample;
 	if (t->k <= 0.0)
 		t->k = sample;
 	else

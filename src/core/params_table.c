@@ -93,6 +93,14 @@ static const struct core_param table[] = {
            false, "",
            "a level is kept while its reachable rate beats held x (1 + "
            "this); 0 off"),
+    POLICY("quality_step_ratio", NULL, D, quality_step_ratio, 1, 0, 10, false,
+           "",
+           "an epoch's cost over k x (1 + this) counts toward a step; 0 "
+           "off"),
+    POLICY("quality_step_epochs", NULL, U, quality_step_epochs, 1, 1, 100,
+           false, "epochs",
+           "epochs with frames over the step ratio in a row: k takes "
+           "their cost"),
     POLICY("quality_warn_epochs", "warn_epochs", U, quality.warn_epochs, 1, 1,
            100000, false, "epochs", "dJay's Warning: epochs in the band"),
     POLICY("quality_critical_epochs", "critical_epochs", U,

@@ -35,6 +35,8 @@ struct core_params core_params_default(void)
 	    .quality_headroom = 0.05,
 	    .quality_hold_s = 3.0,
 	    .quality_reach_headroom = 0.25,
+	    .quality_step_ratio = 0.25,
+	    .quality_step_epochs = 2,
 	};
 }
 

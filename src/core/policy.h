@@ -86,6 +86,12 @@ struct core_params {
 	 * stays over its held rate x (1 + this), and is raised to one only
 	 * if it would reach over the held rate x (1 + 2 x this); 0 = off. */
 	double quality_reach_headroom;
+	/* A cost that steps up (quality_stage.c, not in paper mode): when an
+	 * epoch's own GPU seconds per frame exceed the smoothed k by this
+	 * share of it in quality_step_epochs epochs with frames in a row, k
+	 * takes the least of those epochs' costs at once; 0 = off. */
+	double quality_step_ratio;
+	uint32_t quality_step_epochs;
 };
 
 /* One tenant as the policy core sees it. The driver (simulator or daemon)
@@ -135,6 +141,8 @@ struct core_tenant {
 	                      unknown. Never more than one GPU can do: at
 	                      most the epoch over the frames, and the frame
 	                      interval (controller.c) */
+	double k_sample;   /* the last epoch's own GPU seconds per frame, as
+	                      bounded for k; 0 = the epoch had none */
 	double ref_fps;    /* the policy's reference; 0 = run free */
 	double fps_smooth; /* F_out smoothed over fps_smooth_s; 0 = none yet */
 	double reach_fps;  /* the rate the game could run at were its pacer

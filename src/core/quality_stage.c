@@ -275,6 +275,47 @@ static struct quality_params budget_for(const struct core_params *p,
 	return qp;
 }
 
+/* k follows a game's cost by an EWMA (controller.c, k_alpha 0.2 an epoch
+ * with frames), so when the cost steps up (a heavier area, a heavier
+ * scene) the estimate takes five such epochs to show 63 % of the step, and
+ * with the knapsack packed to its budget every frame of that lag is over
+ * it: at 8-9 FPS an epoch holds one frame, so the levels came down 0.3 to
+ * 0.5 s after the frames had grown. An epoch's own cost varies by 10-20 %
+ * on a shared machine, never for long by much more; one over k by
+ * quality_step_ratio in quality_step_epochs epochs with frames in a row
+ * is a step, and k takes the least of those epochs' costs at once (the
+ * reach with it, as a level change rescales both), so this tick's
+ * knapsack and reach rule see the new cost. The frames drawn just after a
+ * level change still carry the old level's cost (a level reaches the game
+ * at its next frame, a frame's cost reaches the driver with the next
+ * one): after a change, STEP_QUIET_EPOCHS epochs with frames pass before
+ * a step counts. Epochs without frames neither count nor break a run. */
+#define STEP_QUIET_EPOCHS 2
+
+static void follow_step(const struct core_params *p, struct core_tenant *t)
+{
+	struct core_quality_tenant *q = &t->quality;
+	double s = t->k_sample;
+	if (!(s > 0.0) || !isfinite(s))
+		return;
+	if (q->step_quiet > 0) {
+		q->step_quiet--;
+		q->step_run = 0;
+		return;
+	}
+	if (!(p->quality_step_ratio > 0.0) || !(t->k > 0.0) ||
+	    !(s > t->k * (1.0 + p->quality_step_ratio))) {
+		q->step_run = 0;
+		return;
+	}
+	q->step_min = q->step_run == 0 ? s : fmin(q->step_min, s);
+	if (++q->step_run < p->quality_step_epochs)
+		return;
+	t->reach_fps *= t->k / q->step_min;
+	t->k = q->step_min;
+	q->step_run = 0;
+}
+
 /* Items in w, joined tenants first (newcomers join against them one by
  * one, dJay §6.3). Returns the count; *first_new is where newcomers start. */
 static size_t gather(const struct core_params *p, struct core_tenant *t,
@@ -386,6 +427,8 @@ static void apply(const struct core_params *p, struct core_quality_gpu *g,
 		if (has_estimates(q)) {
 			if (now != was) {
 				g->changed++;
+				q->step_quiet = STEP_QUIET_EPOCHS;
+				q->step_run = 0;
 				if (tn->k > 0.0 && was < q->n_levels) {
 					double r = drawn_cost(q, now) /
 					           drawn_cost(q, was);
@@ -481,8 +524,11 @@ void core_quality_tick(const struct core_params *p, struct core_gpu *gpu,
 	g->starved = !carve(g, n, &w);
 	if (g->starved)
 		return;
-	if (!p->quality_paper)
+	if (!p->quality_paper) {
 		learn_ceiling(p, gpu, t, n);
+		for (size_t i = 0; i < n; i++)
+			follow_step(p, &t[i]);
+	}
 	struct quality_params qp = budget_for(p, gpu);
 	size_t first_new = 0;
 	size_t m = gather(p, t, n, &w, &first_new);

@@ -77,6 +77,14 @@ struct core_quality_tenant {
 	                       hold; one that lasts its flap_s takes one off */
 	double est_cost;    /* calibrated GPU-s per frame at level; 0 = none */
 	double est_benefit; /* model benefit at level; 0 = none */
+
+	/* A cost that steps up (quality_stage.c, follow_step): the epochs
+	 * with frames in a row whose cost was over k by quality_step_ratio,
+	 * the least of their costs, and the epochs with frames still to
+	 * pass after a level change before one counts. */
+	uint32_t step_run;
+	double step_min;
+	uint32_t step_quiet;
 };
 
 /* Per GPU, in struct core_gpu. */

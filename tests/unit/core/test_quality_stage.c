@@ -519,6 +519,81 @@ static void test_reach_bounds_levels(void **state)
 	free(f.ws);
 }
 
+/* A cost that steps up with the budget packed: an SDK game at HI (0.606 of
+ * the GPU at 30.3 FPS) beside an unmodified one at 0.008 s a frame (0.242;
+ * 0.848 in all), whose frames grow to 0.013 s (0.394: 1.0 in all, over).
+ * Each epoch, as a driver reports it: three frames at 30 FPS, each a
+ * pacing sleep of half its period (the reach, 60 FPS, says nothing). The
+ * SDK game's frames cost its level's model cost from the epoch after a
+ * change on (a level reaches the game at its next frame, the cost the
+ * driver with the next one: lag_epochs more at the old level). */
+struct step_bed {
+	struct fixture f;
+	uint32_t drawn; /* the level the SDK game's frames are drawn at */
+	uint32_t lag;   /* epochs left at that level after a change */
+};
+
+static void step_epoch(struct step_bed *b, double cost1, uint32_t lag_epochs)
+{
+	struct core_tenant *t = b->f.t;
+	double cost[2] = {lv_cost[b->drawn], cost1};
+	for (int i = 0; i < 2; i++) {
+		t[i].fps = 30;
+		t[i].frames = 3;
+		t[i].paced_frames = 3;
+		t[i].sleep_s = 0.05;
+		t[i].gpu_busy_s = 3 * cost[i];
+	}
+	uint32_t was = t[0].quality.chosen ? t[0].quality.level : 2;
+	core_controller_tick(&core_policy_sa, &b->f.p, &b->f.gpu, t, 2);
+	if (t[0].quality.level != was)
+		b->lag = lag_epochs + 1;
+	if (b->lag > 0 && --b->lag == 0)
+		b->drawn = t[0].quality.level;
+}
+
+/* Epochs of the heavier cost until the SDK game leaves HI (99: never in
+ * 30); then 30 more with the level change's frames lagging, where it
+ * must stay at the level it went to. */
+static unsigned epochs_to_lower(double ratio)
+{
+	struct step_bed b = {.drawn = 2};
+	setup_fixture(&b.f, false);
+	b.f.p.quality_step_ratio = ratio;
+	game(&b.f.t[0], 30, lv_cost, lv_benefit, 3);
+	b.f.t[0].quality.start_level = 2;
+	b.f.t[1] = (struct core_tenant){.sla_fps = 30};
+	for (int e = 0; e < 30; e++) /* 0.008 x (1 +- 15 %): no step */
+		step_epoch(&b, e % 2 ? 0.0092 : 0.0068, 0);
+	assert_int_equal(b.f.t[0].quality.level, 2);
+	step_epoch(&b, 0.016, 0); /* one heavy epoch is no step either */
+	assert_int_equal(b.f.t[0].quality.level, 2);
+	for (int e = 0; e < 10; e++)
+		step_epoch(&b, 0.008, 0);
+	unsigned n = 1;
+	for (; n <= 30; n++) {
+		step_epoch(&b, 0.013, 2);
+		if (b.f.t[0].quality.level < 2)
+			break;
+	}
+	uint32_t lowered = b.f.t[0].quality.level;
+	for (int e = 0; e < 30; e++) {
+		step_epoch(&b, 0.013, 2);
+		assert_int_equal(b.f.t[0].quality.level, lowered);
+	}
+	free(b.f.ws);
+	return n <= 30 ? n : 99;
+}
+
+/* The smoothed k (k_alpha 0.2) shows the step over the budget after five
+ * epochs; the step rule lowers at the second (quality_step_epochs). */
+static void test_cost_step_lowers_at_once(void **state)
+{
+	(void)state;
+	assert_int_equal(epochs_to_lower(0.25), 2);
+	assert_int_equal(epochs_to_lower(0.0), 5);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -534,6 +609,7 @@ int main(void)
 	    cmocka_unit_test(test_cap_bounds_levels),
 	    cmocka_unit_test(test_demand_follows_level),
 	    cmocka_unit_test(test_reach_bounds_levels),
+	    cmocka_unit_test(test_cost_step_lowers_at_once),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
