@@ -9,6 +9,7 @@
 #include "core/harvest.h"
 #include "core/policy.h"
 #include "daemon/accounting/gpu_account.h"
+#include "daemon/accounting/nvml_account.h"
 #include "daemon/tick/proc_cpu.h"
 #include "daemon/quality/quality.h"
 #include "daemon/tick/stats.h"
@@ -54,6 +55,9 @@ struct tenant {
 	/* The kernel's count of its DRM clients (gpu_account.h), and the
 	 * source its GPU seconds came from last epoch (tick.c). */
 	struct gpu_account acct;
+	/* NVML's count of its process (nvml_account.h): its SM time and
+	 * used device memory */
+	struct nvml_tenant nvml;
 	enum gpu_source gpu_source;
 	/* Frame-time quantiles 0.5, 0.9, 0.99 over 2 s for the metrics,
 	 * refreshed once a second (at frame_q_ns): a scrape comes every 15 s
