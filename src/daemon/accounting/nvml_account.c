@@ -3,6 +3,7 @@
 
 #include <errno.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -104,8 +105,15 @@ struct nvml_account *nvml_account_start(const char *lib_path,
 	pthread_cond_init(&a->wake, NULL);
 	a->period_ns = period_ns;
 	if (period_ns > 0) {
+		/* every signal blocked in the poller: batond takes its
+		 * signals through a signalfd (server.h), which only works
+		 * while no thread takes them */
+		sigset_t all, old;
+		sigfillset(&all);
+		pthread_sigmask(SIG_SETMASK, &all, &old);
 		a->threaded =
 		    pthread_create(&a->thread, NULL, poller_main, a) == 0;
+		pthread_sigmask(SIG_SETMASK, &old, NULL);
 		if (!a->threaded)
 			log_warn("NVML: no thread to poll it: its per-process "
 			         "figures are not read");
