@@ -28,6 +28,9 @@
  *   proc DEV PID SM MEM KIND  a process on device DEV (0 or 1): its SM
  *                          percent in every period, its used bytes,
  *                          KIND compute or graphics
+ *   newer_unsupported      nvmlDeviceGetProcessesUtilizationInfo answers
+ *                          NVML_ERROR_NOT_SUPPORTED (3), as a driver may
+ *                          for a GPU it does not sample that way
  * Sample instants are the multiples of period_us; the driver keeps the
  * last 10. */
 #include <stdio.h>
@@ -53,6 +56,7 @@ struct script {
 	int util[2];
 	struct script_proc procs[MAX_PROCS];
 	unsigned n;
+	int newer_unsupported;
 };
 
 static unsigned long long clock_us(void)
@@ -69,7 +73,9 @@ static void script_line(struct script *s, const char *line)
 	unsigned long long v;
 	unsigned dev;
 	int pct;
-	if (sscanf(line, "period_us %llu", &v) == 1 && v > 0)
+	if (strncmp(line, "newer_unsupported", 17) == 0)
+		s->newer_unsupported = 1;
+	else if (sscanf(line, "period_us %llu", &v) == 1 && v > 0)
 		s->period_us = v;
 	else if (sscanf(line, "now_us %llu", &v) == 1)
 		s->now_us = v;
@@ -166,6 +172,10 @@ int nvmlDeviceGetProcessesUtilizationInfo(void *dev,
 		return NVML_ERR_INVALID_ARGUMENT;
 	if (q->version != NVML_PROCESSES_UTIL_INFO_V1)
 		return NVML_ERR_ARGUMENT_VERSION_MISMATCH;
+	static struct script s;
+	script_read(&s);
+	if (s.newer_unsupported)
+		return NVML_ERR_NOT_SUPPORTED;
 	static struct nvml_process_sample old[4 * MAX_PROCS * KEPT_PERIODS];
 	unsigned n = samples(dev, q->lastSeenTimeStamp, old,
 	                     sizeof(old) / sizeof(old[0]));

@@ -3,7 +3,8 @@
  * script), each process's SM time from the samples of the periods since
  * the last call, an idle process (no samples) counting 0, no sample
  * counted twice, the running-process lists' memory, the retry when a
- * call's array is too small, a library without the newer calls, the
+ * call's array is too small, a library without the newer calls or whose
+ * newer call says it is unsupported, the
  * device's utilization, the GPUs found by UUID; the table's arithmetic on
  * samples out of order and stale; a tenant's epochs. */
 #include <setjmp.h>
@@ -52,7 +53,7 @@ static uint64_t busy_of(struct nvml_account *a, pid_t pid)
 
 /* 5 periods of 0.1 s after the base: pid 100 at 50 %, pid 300 at 25 %,
  * pid 200 idle; the script's device 1 is batond's GPU 0. */
-static void samples_of(const char *lib_env)
+static void samples_of(const char *lib_env, const char *extra)
 {
 	struct nvml_account *a = start(lib_env);
 	assert_non_null(a);
@@ -63,12 +64,12 @@ static void samples_of(const char *lib_env)
 	                    "proc 1 300 25 0 compute\n"
 	                    "proc 0 400 90 0 compute\n";
 	char text[512];
-	snprintf(text, sizeof(text), "now_us 1000000000\n%s", procs);
+	snprintf(text, sizeof(text), "now_us 1000000000\n%s%s", extra, procs);
 	write_script(text);
 	nvml_account_poll(a, 1);
 	/* the base: what the driver kept counts nothing */
 	assert_int_equal(busy_of(a, 100), 0);
-	snprintf(text, sizeof(text), "now_us 1000500000\n%s", procs);
+	snprintf(text, sizeof(text), "now_us 1000500000\n%s%s", extra, procs);
 	write_script(text);
 	nvml_account_poll(a, 2);
 	assert_int_equal(busy_of(a, 100), 250000000ULL);
@@ -95,7 +96,15 @@ static void samples_of(const char *lib_env)
 static void test_samples(void **state)
 {
 	(void)state;
-	samples_of("BATON_STUB_NVML");
+	samples_of("BATON_STUB_NVML", "");
+}
+
+/* The newer call there but unsupported on the device: the older one
+ * from then on, the same counts. */
+static void test_newer_unsupported(void **state)
+{
+	(void)state;
+	samples_of("BATON_STUB_NVML", "newer_unsupported\n");
 }
 
 /* A library from before NVML 12: nvmlDeviceGetProcessUtilization and the
@@ -103,7 +112,7 @@ static void test_samples(void **state)
 static void test_older_library(void **state)
 {
 	(void)state;
-	samples_of("BATON_STUB_NVML_OLD");
+	samples_of("BATON_STUB_NVML_OLD", "");
 }
 
 /* 100 busy processes over 10 kept periods: 1000 samples and 100 list
@@ -205,6 +214,7 @@ int main(void)
 	setenv("BATON_STUB_NVML_SCRIPT", script, 1);
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_samples),
+	    cmocka_unit_test(test_newer_unsupported),
 	    cmocka_unit_test(test_older_library),
 	    cmocka_unit_test(test_insufficient_size),
 	    cmocka_unit_test(test_tenant_epochs),
