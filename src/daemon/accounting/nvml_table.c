@@ -61,6 +61,10 @@ void nvml_table_samples(struct nvml_table *t, struct nvml_sample *s, unsigned n,
 			at = s[i].ts_us;
 		}
 		uint64_t period = at - prev;
+		if (t->period_us == 0 || period < t->period_us)
+			t->period_us = period;
+		if (period > t->period_us)
+			period = t->period_us; /* idle instants between */
 		if (period > NVML_TABLE_MAX_PERIOD_US)
 			period = NVML_TABLE_MAX_PERIOD_US;
 		unsigned sm = s[i].sm < 100 ? s[i].sm : 100;

@@ -9,9 +9,11 @@
  * a process that was idle in a period has no sample for it. A sample's
  * period is the time since the sample instant before it (any process's;
  * the driver samples all of them at once), or since the newest one the
- * last call returned: its SM share of that period is the process's busy
- * time. The first call only takes the newest timestamp as the base: the
- * samples it returns are whatever the driver had kept, of unknown age.
+ * last call returned, at most the shortest such gap seen (the driver's
+ * period: a gap in which every process was idle has no instant): its SM
+ * share of that period is the process's busy time. The first call only takes
+ * the newest timestamp as the base: the samples it returns are whatever the
+ * driver had kept, of unknown age.
  *
  * A process is known to NVML on the device while it has a context there
  * (the running-process lists) or a sample, within NVML_TABLE_KEEP_NS: a
@@ -52,6 +54,8 @@ struct nvml_table {
 	struct nvml_pid pids[NVML_TABLE_MAX_PIDS];
 	unsigned n;
 	uint64_t last_seen_us; /* the newest sample's; 0 = none yet */
+	uint64_t period_us;    /* the shortest gap between instants; 0 =
+	                          none seen yet */
 	bool sampled;          /* process samples were read */
 	bool has_util;
 	double util; /* nvmlDeviceGetUtilizationRates' gpu, as a fraction */

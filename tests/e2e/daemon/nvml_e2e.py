@@ -38,8 +38,8 @@ FACTORS = {"heavy": 6.0, "light": 1.0}
 UTIL_TARGET = 0.95  # batond's default util_target
 OTHER = 30  # points of device utilization no tenant accounts for
 UUID = "GPU-6a1c4f2e-0000-1111-2222-333344445551"  # the stub's device 0
-SETTLE_S = 7.0
-WINDOW_S = 4.0
+SETTLE_S = 8.0
+WINDOW_S = 5.0
 
 
 class FakeDriver:

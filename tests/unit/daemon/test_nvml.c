@@ -170,7 +170,9 @@ static void test_tenant_epochs(void **state)
 }
 
 /* The table: samples out of order, one not newer than the last seen, a
- * gap of 5 s counted as at most NVML_TABLE_MAX_PERIOD_US. */
+ * gap of 5 s after idle instants counted as the driver's period (the
+ * shortest gap seen), and a first gap as at most
+ * NVML_TABLE_MAX_PERIOD_US. */
 static void test_table(void **state)
 {
 	(void)state;
@@ -185,10 +187,16 @@ static void test_table(void **state)
 	assert_int_equal(nvml_table_find(&t, 7)->busy_ns, 200000);
 	assert_int_equal(nvml_table_find(&t, 8)->busy_ns, 40000);
 	assert_int_equal(t.last_seen_us, 1300);
+	assert_int_equal(t.period_us, 100);
 	struct nvml_sample late[] = {{7, 1300 + 5000000, 100}};
 	nvml_table_samples(&t, late, 1, 3);
-	assert_int_equal(nvml_table_find(&t, 7)->busy_ns,
-	                 200000 + NVML_TABLE_MAX_PERIOD_US * 1000);
+	assert_int_equal(nvml_table_find(&t, 7)->busy_ns, 300000);
+	static struct nvml_table fresh;
+	nvml_table_samples(&fresh, base, 1, 1);
+	struct nvml_sample first[] = {{7, 1000 + 5000000, 100}};
+	nvml_table_samples(&fresh, first, 1, 2);
+	assert_int_equal(nvml_table_find(&fresh, 7)->busy_ns,
+	                 NVML_TABLE_MAX_PERIOD_US * 1000);
 }
 
 /* No NVML, or none of batond's GPUs among its devices: nothing starts,
