@@ -1,6 +1,7 @@
 /* The tenant registry and the status reply (daemon.h). */
 #include "daemon/daemon.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -16,6 +17,22 @@ int64_t daemon_now_ns(void)
 	struct timespec ts;
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (int64_t)ts.tv_sec * 1000000000LL + ts.tv_nsec;
+}
+
+/* NVML's per-process accounting for the GPUs with a UUID, polled once
+ * an epoch; NULL when none is an NVML device. */
+static struct nvml_account *start_nvml(const struct daemon *d)
+{
+	char uuids[DAEMON_MAX_GPUS][40];
+	bool any = false;
+	for (size_t g = 0; g < d->n_gpus; g++) {
+		snprintf(uuids[g], sizeof(uuids[g]), "%s", d->gpus[g].uuid);
+		any |= uuids[g][0] != '\0';
+	}
+	if (!any)
+		return NULL;
+	return nvml_account_start(NULL, (const char(*)[40])uuids, d->n_gpus,
+	                          (int64_t)d->cfg.epoch_ms * 1000000LL);
 }
 
 bool daemon_init(struct daemon *d, const struct daemon_config *cfg)
@@ -40,6 +57,7 @@ bool daemon_init(struct daemon *d, const struct daemon_config *cfg)
 	}
 	d->models = model_loader_start(cfg->models_dir);
 	d->nvml_video = nvml_video_open(NULL);
+	d->nvml_acct = start_nvml(d);
 	return true;
 }
 
@@ -59,6 +77,7 @@ void daemon_finish(struct daemon *d)
 	owner_map_free(&d->owners);
 	model_loader_stop(d->models);
 	nvml_video_close(d->nvml_video);
+	nvml_account_stop(d->nvml_acct);
 	*d = (struct daemon){0};
 }
 

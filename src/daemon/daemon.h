@@ -66,6 +66,9 @@ struct daemon {
 	/* The quality models' loader thread (model_loader.h); NULL: games
 	 * run without models. */
 	struct model_loader *models;
+	/* NVML's per-process accounting (nvml_account.h); NULL: no NVML
+	 * device among the GPUs. */
+	struct nvml_account *nvml_acct;
 	const struct daemon_app *publish_agones_app, *publish_k8s_app;
 
 	/* scratch reused by every tick, grown with the registry */

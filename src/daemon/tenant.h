@@ -10,6 +10,7 @@
 #include "core/policy.h"
 #include "daemon/accounting/gpu_account.h"
 #include "daemon/accounting/gpu_res.h"
+#include "daemon/accounting/nvml_account.h"
 #include "daemon/tick/proc_cpu.h"
 #include "daemon/quality/quality.h"
 #include "daemon/tick/stats.h"
@@ -57,6 +58,9 @@ struct tenant {
 	struct gpu_account acct;
 	/* its video engines' share and its VRAM (gpu_res.h) */
 	struct gpu_res_tenant res;
+	/* NVML's count of its process (nvml_account.h): its SM time and
+	 * used device memory */
+	struct nvml_tenant nvml;
 	enum gpu_source gpu_source;
 	/* Frame-time quantiles 0.5, 0.9, 0.99 over 2 s for the metrics,
 	 * refreshed once a second (at frame_q_ns): a scrape comes every 15 s

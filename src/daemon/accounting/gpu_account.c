@@ -116,6 +116,8 @@ const char *gpu_source_name(enum gpu_source s)
 		return "fdinfo";
 	case GPU_SOURCE_CPU:
 		return "cpu";
+	case GPU_SOURCE_NVML:
+		return "nvml";
 	case GPU_SOURCE_SHIM:
 		break;
 	}

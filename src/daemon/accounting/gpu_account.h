@@ -115,8 +115,9 @@ enum gpu_source {
 	GPU_SOURCE_SHIM,   /* its shim's timers, as tenant_seen.h bounds them */
 	GPU_SOURCE_FDINFO, /* the kernel's count of its DRM clients */
 	GPU_SOURCE_CPU,    /* its process's CPU time on a CPU device */
+	GPU_SOURCE_NVML,   /* NVML's per-process utilization samples */
 };
 
-/* "shim", "fdinfo", "cpu": the name status, metrics and the history file
- * give it. */
+/* "shim", "fdinfo", "nvml", "cpu": the name status, metrics and the history
+ * file give it. */
 const char *gpu_source_name(enum gpu_source s);

@@ -340,7 +340,8 @@ static const struct family families[] = {
           quality_lines),
     LINES("baton_tenant_gpu_source_info", "gauge",
           "Where the tenant's GPU time came from (source: fdinfo, the "
-          "kernel's count of its DRM clients; cpu, its process's CPU "
+          "kernel's count of its DRM clients; nvml, NVML's count of its "
+          "process; cpu, its process's CPU "
           "time on a software rasterizer; shim, its shim's timers); "
           "always 1.",
           gpu_source_lines),

@@ -347,22 +347,41 @@ static void fill_snapshot(struct daemon *d, struct tenant *t, int64_t now,
  * jiffies, a few per core per epoch. */
 #define OTHER_UTIL_SMOOTH_S 1.0
 
-/* On a CPU device (cpu_device), the device is the host's CPUs: whatever
- * of their load the tenants did not report (they report CPU time over
- * cores, as busy below is summed; what counts of it is bounded by their
- * measured CPU time, so a claim cannot hide a load) is someone else's.
- * Hardware GPUs have no such reading here yet: 0. */
-static void update_other_util(struct daemon_gpu *dg, bool software, double busy,
-                              double dt)
+/* The device's busy fraction this epoch as batond reads it: on a CPU
+ * device (cpu_device), the host's CPUs' load; on an NVIDIA GPU, NVML's
+ * device utilization (nvml_account.h). false when there is none (a
+ * hardware GPU without NVML: other_util stays 0). */
+static bool device_busy(struct daemon *d, size_t g, bool software, double *busy)
 {
+	struct daemon_gpu *dg = &d->gpus[g];
 	double host;
-	if (!host_load_sample(&dg->host, &host))
-		return;
-	if (!software) {
-		dg->gpu.other_util = 0.0;
-		return;
+	bool sampled = host_load_sample(&dg->host, &host);
+	if (software) {
+		*busy = host;
+		return sampled;
 	}
-	double other = host - busy;
+	if (!nvml_account_util(d->nvml_acct, g, busy)) {
+		dg->gpu.other_util = 0.0;
+		return false;
+	}
+	return true;
+}
+
+/* Whatever of the device's load (device_busy) the tenants did not
+ * account for is someone else's: the compositor, the stream encoders,
+ * every process batond does not know. busy is the tenants' load: on a
+ * CPU device their CPU time over cores (what counts of a claim is
+ * bounded by their measured CPU time, so a claim cannot hide a load), on
+ * an NVIDIA GPU their accounted GPU time (NVML's own samples where it
+ * counts them). */
+static void update_other_util(struct daemon *d, size_t g, bool software,
+                              double busy, double dt)
+{
+	struct daemon_gpu *dg = &d->gpus[g];
+	double device;
+	if (!device_busy(d, g, software, &device))
+		return;
+	double other = device - busy;
 	if (other < 0.0)
 		other = 0.0;
 	dg->gpu.other_util += (1.0 - exp(-dt / OTHER_UTIL_SMOOTH_S)) *
@@ -444,9 +463,27 @@ static void log_account(struct tenant *t)
 		         (unsigned long long)t->id, t->name, (int)t->pid);
 }
 
+/* Logs once when NVML starts counting t, and once when it stops. */
+static void log_nvml(struct tenant *t, bool counted)
+{
+	if (counted == t->nvml.logged)
+		return;
+	t->nvml.logged = counted;
+	if (counted)
+		log_info("tenant %llu \"%s\" pid %d: its GPU time is NVML's "
+		         "count of its process",
+		         (unsigned long long)t->id, t->name, (int)t->pid);
+	else
+		log_info("tenant %llu \"%s\" pid %d: NVML no longer counts its "
+		         "GPU time (it left the GPU, or exited); it comes from "
+		         "the next source",
+		         (unsigned long long)t->id, t->name, (int)t->pid);
+}
+
 /* A game's GPU seconds of the epoch from the best source there is
  * (docs/runtime.md, "Accounting sources"): the kernel's count of its DRM
- * clients; else, on a CPU device, its process's CPU time (a software
+ * clients; else, on an NVIDIA GPU, NVML's count of its process's SM time
+ * (nvml_account.h); else, on a CPU device, its process's CPU time (a software
  * rasterizer renders in the game's own threads, so that time is its own
  * busy time, as an engine's is on a GPU; tenant_seen.h sampled it);
  * else its shim's claim as tenant_seen bounded it (shim_s). Whether the
@@ -471,6 +508,14 @@ static double account_gpu(struct daemon *d, struct tenant *t, double shim_s,
 		t->gpu_source = GPU_SOURCE_FDINFO;
 		return t->acct.busy_s;
 	}
+	if (t->seen.clock.ok && !cpu &&
+	    nvml_tenant_epoch(&t->nvml, d->nvml_acct, (size_t)(dg - d->gpus),
+	                      t->pid, dt)) {
+		log_nvml(t, true);
+		t->gpu_source = GPU_SOURCE_NVML;
+		return t->nvml.busy_s;
+	}
+	log_nvml(t, false);
 	if (cpu && t->seen.clock.ok && !t->seen.unmeasured) {
 		t->gpu_source = GPU_SOURCE_CPU;
 		/* CPU seconds over the device's cores are its device seconds,
@@ -542,7 +587,7 @@ static void tick_gpu(struct daemon *d, size_t g, int64_t now, double dt,
 			d->core[n++] = t->core; /* the core wants one array */
 	}
 	dg->gpu.util = fmin(busy / dt, 1.0);
-	update_other_util(dg, software, fmin((busy + be_busy) / dt, 1.0), dt);
+	update_other_util(d, g, software, fmin((busy + be_busy) / dt, 1.0), dt);
 	dg->gpu.caps.owner_caps = d->cfg.user_caps;
 	dg->gpu.caps.n_owner_caps = d->cfg.n_user_caps;
 	bool severe = dg->gpu.caps.severe;

@@ -8,6 +8,8 @@
  *   INDEX memory TOTAL USED      nvmlDeviceGetMemoryInfo (bytes)
  *   INDEX session PID W H FPS    one of nvmlDeviceGetEncoderSessions
  *
+ * The same file carries stub_nvml_procs.c's lines (they start with a
+ * word, these with a number); each side skips the other's.
  * A figure a device has no line for answers NVML_ERROR_NOT_SUPPORTED, as
  * a GPU without that engine or a driver without the query does.
  *
