@@ -109,6 +109,44 @@ static bool entry_number(struct file_ctx *f, const config_setting_t *e,
 	return true;
 }
 
+/* One member m of an apps entry (named what) into a. */
+static bool app_member(struct file_ctx *f, const config_setting_t *list,
+                       const char *what, const config_setting_t *m,
+                       struct daemon_app *a)
+{
+	const char *key = config_setting_name(m);
+	if (strcmp(key, "name") == 0)
+		return true;
+	if (strcmp(key, "cap") == 0)
+		return entry_number(f, list, what, m, 0.0, 1.0, true, &a->cap);
+	if (strcmp(key, "cost_ms") == 0)
+		return entry_number(f, list, what, m, 0.0, IPC_COST_MS_MAX,
+		                    true, &a->cost_ms);
+	if (strcmp(key, "sla") == 0)
+		return entry_number(f, list, what, m, IPC_FPS_MIN, IPC_FPS_MAX,
+		                    false, &a->sla_fps);
+	if (strcmp(key, "encoder") == 0)
+		return entry_number(f, list, what, m, 0.0, 1.0, true,
+		                    &a->encoder);
+	if (strcmp(key, "vram_mb") == 0)
+		return entry_number(f, list, what, m, 0.0, IPC_VRAM_MB_MAX,
+		                    true, &a->vram_mb);
+	if (strcmp(key, "work_conserving") == 0) {
+		if (config_setting_type(m) != CONFIG_TYPE_BOOL)
+			return file_error(f, list,
+			                  "%s: work_conserving must be true or "
+			                  "false",
+			                  what);
+		a->has_wc = true;
+		a->work_conserving = config_setting_get_bool(m);
+		return true;
+	}
+	return file_error(f, list,
+	                  "%s: unknown key %s (name, cap, work_conserving, "
+	                  "cost_ms, sla, encoder, vram_mb)",
+	                  what, key);
+}
+
 /* apps = ( { name = "glmark2"; cap = 0.25; work_conserving = false;
  *            cost_ms = 8; sla = 30; }, ... ); */
 static bool file_apps(struct file_ctx *f, struct daemon_config *cfg,
@@ -142,50 +180,10 @@ static bool file_apps(struct file_ctx *f, struct daemon_config *cfg,
 			if (strcmp(cfg->apps[k].name, a.name) == 0)
 				return file_error(f, list, "%s given twice",
 				                  what);
-		for (int j = 0; j < config_setting_length(e); j++) {
-			const config_setting_t *m =
-			    config_setting_get_elem(e, j);
-			const char *key = config_setting_name(m);
-			bool ok = true;
-			if (strcmp(key, "name") == 0) {
-			} else if (strcmp(key, "cap") == 0) {
-				ok = entry_number(f, list, what, m, 0.0, 1.0,
-				                  true, &a.cap);
-			} else if (strcmp(key, "cost_ms") == 0) {
-				ok = entry_number(f, list, what, m, 0.0,
-				                  IPC_COST_MS_MAX, true,
-				                  &a.cost_ms);
-			} else if (strcmp(key, "sla") == 0) {
-				ok = entry_number(f, list, what, m, IPC_FPS_MIN,
-				                  IPC_FPS_MAX, false,
-				                  &a.sla_fps);
-			} else if (strcmp(key, "encoder") == 0) {
-				ok = entry_number(f, list, what, m, 0.0, 1.0,
-				                  true, &a.encoder);
-			} else if (strcmp(key, "vram_mb") == 0) {
-				ok = entry_number(f, list, what, m, 0.0,
-				                  IPC_VRAM_MB_MAX, true,
-				                  &a.vram_mb);
-			} else if (strcmp(key, "work_conserving") == 0) {
-				if (config_setting_type(m) != CONFIG_TYPE_BOOL)
-					return file_error(
-					    f, list,
-					    "%s: work_conserving must be true "
-					    "or false",
-					    what);
-				a.has_wc = true;
-				a.work_conserving = config_setting_get_bool(m);
-			} else {
-				return file_error(
-				    f, list,
-				    "%s: unknown key %s (name, cap, "
-				    "work_conserving, cost_ms, sla, encoder, "
-				    "vram_mb)",
-				    what, key);
-			}
-			if (!ok)
+		for (int j = 0; j < config_setting_length(e); j++)
+			if (!app_member(f, list, what,
+			                config_setting_get_elem(e, j), &a))
 				return false;
-		}
 		if (a.cost_ms > 0.0 && !(a.sla_fps > 0.0))
 			return file_error(f, list,
 			                  "%s: cost_ms goes with sla (its "

@@ -45,6 +45,48 @@ static bool gpu_vram_mb(const config_setting_t *m, double *out)
 	return true;
 }
 
+/* One member m of the GPU entry g (its name set) into g; false with why
+ * naming the GPU and the key. */
+static bool gpu_member(const config_setting_t *m, struct daemon_gpu_conf *g,
+                       char *why, size_t whylen)
+{
+	const char *key = config_setting_name(m);
+	bool ok = true;
+	if (strcmp(key, "name") == 0) {
+	} else if (strcmp(key, "cpus") == 0) {
+		cpu_set_t set;
+		char cwhy[128];
+		ok = member(m, g->cpus, sizeof(g->cpus));
+		if (ok &&
+		    !ipc_cpu_list_parse(g->cpus, &set, cwhy, sizeof(cwhy))) {
+			snprintf(why, whylen, "GPU \"%s\": cpus: %s", g->name,
+			         cwhy);
+			return false;
+		}
+	} else if (strcmp(key, "device") == 0) {
+		ok = member(m, g->device, sizeof(g->device)) && g->device[0];
+	} else if (strcmp(key, "vram_mb") == 0) {
+		if (!gpu_vram_mb(m, &g->vram_mb)) {
+			snprintf(why, whylen,
+			         "GPU \"%s\": vram_mb must be a number in (0, "
+			         "%.10g]",
+			         g->name, IPC_VRAM_MB_MAX);
+			return false;
+		}
+	} else {
+		snprintf(why, whylen,
+		         "GPU \"%s\": unknown key %s (name, cpus, device, "
+		         "vram_mb)",
+		         g->name, key);
+		return false;
+	}
+	if (!ok)
+		snprintf(why, whylen,
+		         "GPU \"%s\": %s must be a string of 1 to 127 bytes",
+		         g->name, key);
+	return ok;
+}
+
 bool daemon_config_gpus(struct daemon_config *cfg, const config_setting_t *list,
                         char *why, size_t whylen)
 {
@@ -82,51 +124,10 @@ bool daemon_config_gpus(struct daemon_config *cfg, const config_setting_t *list,
 				         name);
 				return false;
 			}
-		for (int j = 0; j < config_setting_length(e); j++) {
-			const config_setting_t *m =
-			    config_setting_get_elem(e, j);
-			const char *key = config_setting_name(m);
-			bool ok = true;
-			if (strcmp(key, "name") == 0) {
-			} else if (strcmp(key, "cpus") == 0) {
-				cpu_set_t set;
-				char cwhy[128];
-				ok = member(m, g.cpus, sizeof(g.cpus));
-				if (ok &&
-				    !ipc_cpu_list_parse(g.cpus, &set, cwhy,
-				                        sizeof(cwhy))) {
-					snprintf(why, whylen,
-					         "GPU \"%s\": cpus: %s", name,
-					         cwhy);
-					return false;
-				}
-			} else if (strcmp(key, "device") == 0) {
-				ok = member(m, g.device, sizeof(g.device)) &&
-				     g.device[0];
-			} else if (strcmp(key, "vram_mb") == 0) {
-				if (!gpu_vram_mb(m, &g.vram_mb)) {
-					snprintf(
-					    why, whylen,
-					    "GPU \"%s\": vram_mb must be a "
-					    "number in (0, %.10g]",
-					    name, IPC_VRAM_MB_MAX);
-					return false;
-				}
-			} else {
-				snprintf(why, whylen,
-				         "GPU \"%s\": unknown key %s (name, "
-				         "cpus, device, vram_mb)",
-				         name, key);
+		for (int j = 0; j < config_setting_length(e); j++)
+			if (!gpu_member(config_setting_get_elem(e, j), &g, why,
+			                whylen))
 				return false;
-			}
-			if (!ok) {
-				snprintf(why, whylen,
-				         "GPU \"%s\": %s must be a string of 1 "
-				         "to 127 bytes",
-				         name, key);
-				return false;
-			}
-		}
 		cfg->gpus[cfg->n_gpus++] = g;
 	}
 	return true;
