@@ -25,7 +25,8 @@ enum ipc_msg_type {
 	IPC_MSG_POLICY,
 	IPC_MSG_STATUS,
 	IPC_MSG_CAPACITY,
-	IPC_MSG_GPUS, /* the GPUs batond runs a controller for (anyone) */
+	IPC_MSG_GPUS,  /* the GPUs batond runs a controller for (anyone) */
+	IPC_MSG_PLACE, /* which GPU a new session goes to (anyone) */
 };
 
 enum ipc_role {
@@ -89,6 +90,17 @@ struct ipc_msg_capacity {
 
 #define IPC_COST_MS_MAX 10000.0
 
+/* Where a new session goes (`baton run` without --gpu): the same session
+ * as capacity's, whose cost may also be unknown (neither field: batond
+ * places it by load alone; a profile it does not know: the same). */
+struct ipc_msg_place {
+	bool has_profile;
+	char profile[IPC_NAME_MAX];
+	bool has_cost;  /* cost_ms and sla_fps, given together */
+	double cost_ms; /* (0, IPC_COST_MS_MAX] */
+	double sla_fps; /* [IPC_FPS_MIN, IPC_FPS_MAX] */
+};
+
 struct ipc_msg_policy {
 	char name[16];
 };
@@ -100,6 +112,7 @@ struct ipc_msg {
 		struct ipc_msg_set set;
 		struct ipc_msg_policy policy;
 		struct ipc_msg_capacity capacity;
+		struct ipc_msg_place place;
 	};
 };
 
