@@ -25,6 +25,8 @@
 #define GL_CONDITION_SATISFIED        0x911C
 #define EGL_OPENGL_ES_API             0x30A0
 #define EGL_OPENGL_API                0x30A2
+#define GL_DEVICE_UUID_EXT            0x9597 /* GL_EXT_memory_object */
+#define GL_UUID_SIZE_EXT              16
 
 /* Frames in flight we can measure. The GPU rarely runs more than 2-3
  * frames behind; a slot still pending when it comes round again is
@@ -212,6 +214,21 @@ static bool try_fence(struct ctx_state *st, enum gl_family family, bool es,
 	return true;
 }
 
+/* The device the context renders on, for batond (shim_set_gpu_uuid):
+ * GL_EXT_memory_object's GL_DEVICE_UUID_EXT is the deviceUUID Vulkan
+ * reports for the same device (the extension exists to share memory
+ * with Vulkan), so a GL game lands on its GPU as a Vulkan one does. */
+static void report_device(enum gl_family family)
+{
+	void (*get)(unsigned target, unsigned index, unsigned char *data) =
+	    proc(family, "glGetUnsignedBytei_vEXT");
+	if (!get)
+		return;
+	unsigned char uuid[GL_UUID_SIZE_EXT] = {0};
+	get(GL_DEVICE_UUID_EXT, 0, uuid);
+	shim_set_gpu_uuid(uuid); /* all zero (an error): not sent */
+}
+
 /* Chooses timer queries, fences or nothing for the current context. */
 static void probe(struct ctx_state *st, enum gl_family family)
 {
@@ -233,6 +250,8 @@ static void probe(struct ctx_state *st, enum gl_family family)
 	int v = major * 10 + minor;
 	bool indexed = !es && v >= 30 && fn->GetStringi;
 	enum mode forced = forced_mode();
+	if (has_ext(fn, indexed, "GL_EXT_memory_object"))
+		report_device(family);
 
 	/* llvmpipe and softpipe stamp a timestamp query in every tile they
 	 * rasterize, keeping each thread's last: two stamps around a frame

@@ -4,7 +4,8 @@
 sees.
 
     devices_e2e.py MODE --layer-dir DIR --client PATH
-                   [--baton PATH --batond PATH --shim PATH]
+                   [--baton PATH --batond PATH --shim PATH
+                    --xvfb PATH --glxgears PATH]
 
 MODE is one of
   layer  BATON_VK_DEVICE_UUID set by hand: without it the client sees
@@ -13,7 +14,12 @@ MODE is one of
          malformed value the filter is off;
   run    batond with two GPUs named by NVML-style UUIDs, one lavapipe's,
          one not: `baton run --gpu` on the first shows the client
-         lavapipe, on the second nothing.
+         lavapipe, on the second nothing;
+  gl     the same batond, the second GPU listed first: glxgears with the
+         GL shim preloaded (no baton run, no BATON_GPU) reports its
+         device's UUID (GL_EXT_memory_object's GL_DEVICE_UUID_EXT, on
+         Mesa the same as lavapipe's deviceUUID), and batond puts it on
+         the GPU of that UUID, not on the first.
 
 Every run uses VK_LOADER_DEBUG=layer, and the test checks that the loader
 inserted this build's layer, so a run without it cannot pass."""
@@ -89,11 +95,7 @@ def check_run(args, env):
     uuid, _ = lavapipe(args, env)
     with tempfile.TemporaryDirectory(prefix="baton-vkdev-") as tmp:
         sock = os.path.join(tmp, "batond.sock")
-        conf = os.path.join(tmp, "batond.conf")
-        with open(conf, "w") as f:
-            f.write('gpus = ( { name = "lvp"; device = "%s"; },\n'
-                    '         { name = "other"; device = "%s"; } );\n'
-                    % (nvml_form(uuid), nvml_form(other(uuid))))
+        conf = batond_conf(tmp, [("lvp", uuid), ("other", other(uuid))])
         env = dict(env, BATON_SOCKET=sock, BATON_SHIM_PATH=args.shim)
         with Batond(args.batond, args.baton, sock, ["--config", conf],
                     env):
@@ -108,21 +110,55 @@ def check_run(args, env):
     print("run: --gpu lvp sees lavapipe, --gpu other sees no device")
 
 
+def batond_conf(tmp, gpus):
+    conf = os.path.join(tmp, "batond.conf")
+    with open(conf, "w") as f:
+        f.write("gpus = ( %s );\n" % ",\n".join(
+            '{ name = "%s"; device = "%s"; }' % (n, nvml_form(u))
+            for n, u in gpus))
+    return conf
+
+
+def check_gl(args, env):
+    from batonbed import Batond, Client, Xvfb, wait_for
+    uuid, _ = lavapipe(args, env)
+    with tempfile.TemporaryDirectory(prefix="baton-gldev-") as tmp, \
+            Xvfb(args.xvfb) as x:
+        sock = os.path.join(tmp, "batond.sock")
+        conf = batond_conf(tmp, [("other", other(uuid)), ("llvm", uuid)])
+        genv = x.env(BATON_SOCKET=sock, LD_PRELOAD=args.shim)
+        genv.pop("BATON_GPU", None)
+        with Batond(args.batond, args.baton, sock, ["--config", conf],
+                    dict(env, BATON_SOCKET=sock)) as d, \
+                Client([args.glxgears], genv):
+            d.wait_tenants(["glxgears"], 20)
+            on = wait_for("glxgears in status", lambda: {
+                t["name"]: t["gpu"] for t in d.status()["tenants"]}, 5)
+    if on.get("glxgears") != "llvm":
+        raise Failure(f"glxgears on {on}, want llvm (its GL device "
+                      f"{uuid})")
+    print(f"gl: glxgears reported {uuid} and is on llvm, not the first")
+
+
 def main():
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    p.add_argument("mode", choices=("layer", "run"))
+    p.add_argument("mode", choices=("layer", "run", "gl"))
     p.add_argument("--layer-dir", required=True)
     p.add_argument("--client", required=True)
     p.add_argument("--baton")
     p.add_argument("--batond")
     p.add_argument("--shim")
+    p.add_argument("--xvfb")
+    p.add_argument("--glxgears")
     args = p.parse_args()
     env = base_env(args)
     try:
         if args.mode == "layer":
             check_layer(args, env)
-        else:
+        elif args.mode == "run":
             check_run(args, env)
+        else:
+            check_gl(args, env)
     except Failure as e:
         print(f"FAIL: {e}")
         return 1
