@@ -45,8 +45,8 @@ struct ipc_msg_hello {
 	char api[16];      /* "gl", "vulkan", ... informative */
 	char gpu[32];      /* the GPU it runs on, by batond's name or device
 	                      ("" = batond decides; daemon/gpus.h) */
-	char gpu_uuid[48]; /* its device's UUID (Vulkan's deviceUUID), ""
-	                      = unknown */
+	char gpu_uuid[48]; /* its device's UUID (Vulkan's deviceUUID, GL's
+	                      GL_DEVICE_UUID_EXT), "" = unknown */
 	double cap;        /* published GPU cap in (0, 1]; 0 = none given */
 	/* be only (a be hello refuses sla_fps and fixed_fps: no pacing) */
 	double weight;  /* (0, IPC_BE_WEIGHT_MAX]; 1 when not given */

@@ -79,6 +79,7 @@ struct ctx_state {
  * but may move), taken with a try-lock: a frame that finds it taken goes
  * unmeasured rather than waiting. */
 static atomic_flag table_lock = ATOMIC_FLAG_INIT;
+static atomic_bool probed_any; /* gl_timer_first_frame ran */
 static struct ctx_state table[CONTEXTS];
 static uint64_t use_clock;
 
@@ -389,6 +390,15 @@ static void timer_open(struct ctx_state *st, uint64_t frame)
 	st->slot[st->next].frame = 0;
 	st->fn.QueryCounter(st->q[2 * st->next], GL_TIMESTAMP);
 	st->start_for = frame + 1;
+}
+
+void gl_timer_first_frame(enum gl_family family)
+{
+	if (atomic_load_explicit(&probed_any, memory_order_relaxed))
+		return;
+	atomic_store_explicit(&probed_any, true, memory_order_relaxed);
+	if (lock_state(current_context(family), family))
+		unlock();
 }
 
 void gl_timer_before_swap(enum gl_family family, uint64_t frame)
