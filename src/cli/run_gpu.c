@@ -8,10 +8,13 @@
  * threads render there. */
 #include "cli/run_gpu.h"
 
+#include <limits.h>
 #include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
+#include <sys/un.h>
 #include <unistd.h>
 
 #include "cli/cli.h"
@@ -19,6 +22,7 @@
 #include "cli/run_gpu_env.h"
 #include "ipc/cpu_list.h"
 #include "ipc/msg.h"
+#include "ipc/peer_cred.h"
 #include "ipc/socket_path.h"
 
 static const char *str(json_t *o, const char *key)
@@ -166,12 +170,30 @@ static void say_refused(json_t *r)
 	                "--gpu NAME starts it on a GPU regardless\n");
 }
 
+/* Whether a daemon Baton trusts listens on path, asked without a word:
+ * where none does, placement is skipped and the game starts as it
+ * always did; the shim says once why it does not register. */
+static bool trusted_daemon(const char *path)
+{
+	struct sockaddr_un a = {.sun_family = AF_UNIX};
+	if (strlen(path) >= sizeof(a.sun_path))
+		return false;
+	memcpy(a.sun_path, path, strlen(path) + 1);
+	int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return false;
+	uid_t uid;
+	char why[PATH_MAX + 256];
+	bool ok = connect(fd, (struct sockaddr *)&a, sizeof(a)) == 0 &&
+	          ipc_daemon_trusted(fd, path, &uid, why, sizeof(why));
+	close(fd);
+	return ok;
+}
+
 int run_gpu_place(const char *profile)
 {
-	/* No socket: no batond to ask, and the game runs as it always
-	 * did (the shim registers when batond comes). */
 	char path[sizeof(((struct sockaddr_un *)0)->sun_path)];
-	if (!ipc_socket_path(path, sizeof(path)) || access(path, F_OK) != 0)
+	if (!ipc_socket_path(path, sizeof(path)) || !trusted_daemon(path))
 		return 0;
 	json_t *req = json_pack("{s:s}", "type", "place");
 	if (req && profile && *profile && strlen(profile) < IPC_NAME_MAX)
