@@ -137,9 +137,12 @@ class FakeDaemon:
         for each place request, until it closes."""
         conn.sendall(b'{"type":"welcome","version":1}\n')
         f = conn.makefile("rb")
-        for line in [data[data.index(b"\n") + 1:]] + list(f):
+        rest = data[data.index(b"\n") + 1:]
+        while True:
+            line = rest if rest.endswith(b"\n") else rest + f.readline()
+            rest = b""
             if not line.strip():
-                continue
+                break
             req = json.loads(line)
             check(req.get("type") == "place",
                   "a client asked the fake daemon %r" % req)
@@ -151,10 +154,15 @@ class FakeDaemon:
         conn.close()
 
     def _hello(self, conn):
+        """The tenant of a connection; None for a client, answered, or
+        one that closed unheard (baton run's check of who listens)."""
         conn.settimeout(5)
         data, fds = b"", []
         while b"\n" not in data:
             msg, got, _, _ = socket.recv_fds(conn, 4096, 4)
+            if not msg and not data:
+                conn.close()
+                return None
             check(msg, "connection closed before the hello ended")
             data += msg
             fds += got
