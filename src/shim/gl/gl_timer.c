@@ -215,6 +215,29 @@ static bool try_fence(struct ctx_state *st, enum gl_family family, bool es,
 	return true;
 }
 
+/* The queries every probe makes; false when the context lacks them. */
+static bool query_fns(struct gl_fns *fn, enum gl_family family)
+{
+	fn->GetString = proc(family, "glGetString");
+	fn->GetStringi = proc(family, "glGetStringi");
+	fn->GetIntegerv = proc(family, "glGetIntegerv");
+	return fn->GetString && fn->GetIntegerv;
+}
+
+/* The context's version string ver as *es and *v (major x 10 + minor);
+ * whether its extensions are listed one by one (GetStringi). */
+static bool parse_version(const struct gl_fns *fn, const char *ver, bool *es,
+                          int *v)
+{
+	*es = strncmp(ver, "OpenGL ES", 9) == 0;
+	int major = 0, minor = 0;
+	/* "4.5 (Compatibility Profile) Mesa", "OpenGL ES 3.2 Mesa"; GLES 1
+	 * ("OpenGL ES-CM 1.1") parses as 0.0 and gets nothing. */
+	sscanf(*es ? ver + 9 : ver, "%d.%d", &major, &minor);
+	*v = major * 10 + minor;
+	return !*es && *v >= 30 && fn->GetStringi;
+}
+
 /* The device the context renders on, for batond (shim_set_gpu_uuid):
  * GL_EXT_memory_object's GL_DEVICE_UUID_EXT is the deviceUUID Vulkan
  * reports for the same device (the extension exists to share memory
@@ -235,25 +258,15 @@ static void probe(struct ctx_state *st, enum gl_family family)
 {
 	struct gl_fns *fn = &st->fn;
 	st->mode = MODE_NONE;
-	fn->GetString = proc(family, "glGetString");
-	fn->GetStringi = proc(family, "glGetStringi");
-	fn->GetIntegerv = proc(family, "glGetIntegerv");
-	if (!fn->GetString || !fn->GetIntegerv)
+	if (!query_fns(fn, family))
 		return;
 	const char *ver = (const char *)fn->GetString(GL_VERSION);
 	if (!ver)
 		return;
-	bool es = strncmp(ver, "OpenGL ES", 9) == 0;
-	int major = 0, minor = 0;
-	/* "4.5 (Compatibility Profile) Mesa", "OpenGL ES 3.2 Mesa"; GLES 1
-	 * ("OpenGL ES-CM 1.1") parses as 0.0 and gets nothing. */
-	sscanf(es ? ver + 9 : ver, "%d.%d", &major, &minor);
-	int v = major * 10 + minor;
-	bool indexed = !es && v >= 30 && fn->GetStringi;
+	bool es;
+	int v;
+	bool indexed = parse_version(fn, ver, &es, &v);
 	enum mode forced = forced_mode();
-	if (has_ext(fn, indexed, "GL_EXT_memory_object"))
-		report_device(family);
-
 	/* llvmpipe and softpipe stamp a timestamp query in every tile they
 	 * rasterize, keeping each thread's last: two stamps around a frame
 	 * then measure one tile (microseconds), not the frame. A fence
@@ -397,8 +410,16 @@ void gl_timer_first_frame(enum gl_family family)
 	if (atomic_load_explicit(&probed_any, memory_order_relaxed))
 		return;
 	atomic_store_explicit(&probed_any, true, memory_order_relaxed);
-	if (lock_state(current_context(family), family))
-		unlock();
+	struct gl_fns fn;
+	const char *ver = NULL;
+	if (!current_context(family) || !query_fns(&fn, family) ||
+	    !(ver = (const char *)fn.GetString(GL_VERSION)))
+		return;
+	bool es;
+	int v;
+	bool indexed = parse_version(&fn, ver, &es, &v);
+	if (has_ext(&fn, indexed, "GL_EXT_memory_object"))
+		report_device(family);
 }
 
 void gl_timer_before_swap(enum gl_family family, uint64_t frame)
