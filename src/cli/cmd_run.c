@@ -46,6 +46,8 @@
 /* The loader's default when XDG_DATA_DIRS is unset (XDG base dir spec). */
 #define XDG_DATA_DIRS_DEFAULT "/usr/local/share:/usr/share"
 
+static void run_help_footer(FILE *out);
+
 void cmd_run_help(FILE *out)
 {
 	fprintf(out,
@@ -93,7 +95,15 @@ void cmd_run_help(FILE *out)
 	        "batond's name\n"
 	        "               for it (baton status); on a GPU that is a "
 	        "core set\n"
-	        "               CMD runs on its CPUs\n"
+	        "               CMD runs on its CPUs. Without --gpu (and "
+	        "BATON_GPU unset)\n"
+	        "               batond places CMD on a GPU that admits "
+	        "its profile (its\n"
+	        "               config's placement: spread or pack); "
+	        "either way CMD gets\n"
+	        "               the variables that select that device "
+	        "(DRI_PRIME,\n"
+	        "               CUDA_VISIBLE_DEVICES, ...; docs/runtime.md)\n"
 	        "  --weight W   --be: share among best-effort tenants, in "
 	        "(0, 1000] (default 1)\n"
 	        "  --vram-limit SIZE\n"
@@ -104,7 +114,14 @@ void cmd_run_help(FILE *out)
 	        "               says no more; SIZE in bytes or with K, M, G, "
 	        "T (powers of\n"
 	        "               1024): 512M, 1.5G\n"
-	        "  -h, --help   this text\n"
+	        "  -h, --help   this text\n");
+	run_help_footer(out);
+}
+
+/* Where the shim and gates are found, and what the exit status says. */
+static void run_help_footer(FILE *out)
+{
+	fprintf(out,
 	        "\n"
 	        "As a Steam launch option: baton run -- %%command%%\n"
 	        "The shim is found through BATON_SHIM_PATH, else next to "
@@ -123,7 +140,8 @@ void cmd_run_help(FILE *out)
 	        "path is set)\n"
 	        "not found or --wait's question failed (no such profile), 4 "
 	        "--wait and\n"
-	        "batond not running, 5 --wait timed out.\n",
+	        "batond not running, 5 --wait timed out or no GPU admits "
+	        "the session.\n",
 	        BATON_INSTALL_SHIM, BATON_INSTALL_CL_GATE,
 	        BATON_INSTALL_CUDA_GATE);
 }
@@ -609,14 +627,21 @@ static int parse_option(int c, const char *arg, struct run_opts *o)
 	return EXIT_USAGE; /* not an option of opts: the caller's check */
 }
 
-/* --wait: the profile is the tenant name the shim will register. */
-static int wait_for_profile(const struct run_opts *o, const char *cmd)
+/* The session's profile: the tenant name the shim will register. */
+static const char *profile_name(const struct run_opts *o, const char *cmd)
 {
 	const char *prof = o->name;
 	if (!prof) {
 		prof = strrchr(cmd, '/');
 		prof = prof ? prof + 1 : cmd;
 	}
+	return prof;
+}
+
+/* --wait: the profile is the tenant name the shim will register. */
+static int wait_for_profile(const struct run_opts *o, const char *cmd)
+{
+	const char *prof = profile_name(o, cmd);
 	if (!*prof || strlen(prof) >= IPC_NAME_MAX)
 		return usage_error("--wait: '%s' is no profile name "
 		                   "(give --name)",
@@ -698,17 +723,21 @@ int cmd_run(int argc, char **argv)
 		                   "");
 	if (o.weight && !o.be)
 		return usage_error("--weight: only with --be%s", "");
-	if (o.gpu) {
-		int grc = run_gpu_select(o.gpu);
-		if (grc)
-			return grc;
-	}
-	if (o.be)
-		return run_be(argv + optind, o.weight, o.cap, o.name);
+	/* --wait first: it waits for room on the node, placement then
+	 * finds the GPU that has it. */
 	if (o.wait) {
 		int rc = wait_for_profile(&o, argv[optind]);
 		if (rc != 0)
 			return rc;
 	}
+	int grc = 0;
+	if (o.gpu)
+		grc = run_gpu_select(o.gpu);
+	else if (!getenv("BATON_GPU")) /* a caller's choice stands */
+		grc = run_gpu_place(profile_name(&o, argv[optind]));
+	if (grc)
+		return grc;
+	if (o.be)
+		return run_be(argv + optind, o.weight, o.cap, o.name);
 	return run_game(&argv[optind], &o);
 }

@@ -444,12 +444,9 @@ void core_caps_depart(struct core_gpu *gpu, struct core_tenant *t)
 	gpu->caps.quiet = 0;
 }
 
-struct core_admit core_caps_admit(const struct core_params *p,
-                                  const struct core_gpu *gpu, double cost_s,
-                                  double sla_fps)
+double core_caps_admit_load(const struct core_params *p,
+                            const struct core_caps_gpu *g)
 {
-	const struct core_caps_gpu *g = &gpu->caps;
-	double overhead = g->overhead >= 1.0 ? g->overhead : 1.0;
 	/* gOver's G6 asks for the load under U_l over the quiet periods,
 	 * not in the last one: a period's load here moved by 0.1 from one
 	 * second to the next (0.55 to 0.67 with 4 glmark2), and the low
@@ -463,6 +460,16 @@ struct core_admit core_caps_admit(const struct core_params *p,
 		if (l > load)
 			load = l;
 	}
+	return load;
+}
+
+struct core_admit core_caps_admit(const struct core_params *p,
+                                  const struct core_gpu *gpu, double cost_s,
+                                  double sla_fps)
+{
+	const struct core_caps_gpu *g = &gpu->caps;
+	double overhead = g->overhead >= 1.0 ? g->overhead : 1.0;
+	double load = core_caps_admit_load(p, g);
 	struct core_admit a = {.load = load,
 	                       .newcomer = cost_s * sla_fps * overhead,
 	                       .overhead = overhead,

@@ -176,6 +176,11 @@ void core_caps_depart(struct core_gpu *gpu, struct core_tenant *t);
  * overload for cap_quiet periods, and total load + cost_s x sla_fps < U_l.
  * `more` is how many such tenants would fit on the same rule. Pure: it
  * changes nothing; the caller admits by adding the tenant. */
+/* The total load admission holds against U_l: the highest of the last
+ * cap_quiet periods' (core_admit.load). */
+double core_caps_admit_load(const struct core_params *p,
+                            const struct core_caps_gpu *g);
+
 struct core_admit core_caps_admit(const struct core_params *p,
                                   const struct core_gpu *gpu, double cost_s,
                                   double sla_fps);

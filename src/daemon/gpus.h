@@ -10,7 +10,8 @@
  *
  * Which GPU a tenant renders on (daemon_gpu_for): the GPU its hello
  * names (`baton run --gpu NAME` sets BATON_GPU), matched by name or
- * device; else the GPU whose UUID its Vulkan device reports; else the
+ * device; else the GPU whose UUID its Vulkan or OpenGL device reports
+ * (deviceUUID; GL_EXT_memory_object's GL_DEVICE_UUID_EXT); else the
  * logical GPU whose CPUs hold every CPU the tenant may run on (a game
  * pinned to a core set renders there on llvmpipe); else the first. */
 #pragma once

@@ -316,18 +316,24 @@ static bool get_need(json_t *obj, const char *key, double max, double *out,
 	return true;
 }
 
-static bool parse_capacity(json_t *obj, struct ipc_msg_capacity *c,
-                           struct ipc_msg_error *err)
+/* A session's profile, or its cost and SLA, as capacity and place take
+ * them (what names the message in the errors): at most one of the two;
+ * *has_cost when both cost_ms and sla_fps came, an error when one came
+ * alone. */
+static bool parse_session(json_t *obj, const char *what, bool *has_profile,
+                          char *profile, size_t profile_cap, bool *has_cost,
+                          double *cost_ms, double *sla_fps,
+                          struct ipc_msg_error *err)
 {
-	c->has_profile = json_object_get(obj, "profile") != NULL;
-	bool has_cost, has_sla;
-	if (c->has_profile && !get_string(obj, "profile", true, c->profile,
-	                                  sizeof(c->profile), err))
+	*has_profile = json_object_get(obj, "profile") != NULL;
+	bool cost, sla;
+	if (*has_profile &&
+	    !get_string(obj, "profile", true, profile, profile_cap, err))
 		return false;
-	if (!get_fps(obj, "sla_fps", false, &has_sla, &c->sla_fps, err))
+	if (!get_fps(obj, "sla_fps", false, &sla, sla_fps, err))
 		return false;
 	json_t *v = json_object_get(obj, "cost_ms");
-	has_cost = v != NULL;
+	cost = v != NULL;
 	if (v) {
 		double x = json_is_number(v) ? json_number_value(v) : NAN;
 		if (!isfinite(x) || !(x > 0.0) || x > IPC_COST_MS_MAX)
@@ -335,20 +341,43 @@ static bool parse_capacity(json_t *obj, struct ipc_msg_capacity *c,
 			              "field \"cost_ms\" must be a number in "
 			              "(0, %g]",
 			              IPC_COST_MS_MAX);
-		c->cost_ms = x;
+		*cost_ms = x;
 	}
-	if (!get_need(obj, "encoder", 1.0, &c->encoder, err) ||
-	    !get_need(obj, "vram_mb", IPC_VRAM_MB_MAX, &c->vram_mb, err))
-		return false;
-	if (c->has_profile && (has_cost || has_sla))
+	if (*has_profile && (cost || sla))
 		return refuse(err, BATON_ERR_INVALID,
-		              "capacity takes \"profile\" or \"cost_ms\" "
-		              "and \"sla_fps\", not both");
-	if (!c->has_profile && !(has_cost && has_sla))
+		              "%s takes \"profile\" or \"cost_ms\" "
+		              "and \"sla_fps\", not both",
+		              what);
+	if (cost != sla)
+		return refuse(err, BATON_ERR_INVALID,
+		              "%s needs \"cost_ms\" and \"sla_fps\" together",
+		              what);
+	*has_cost = cost && sla;
+	return true;
+}
+
+static bool parse_capacity(json_t *obj, struct ipc_msg_capacity *c,
+                           struct ipc_msg_error *err)
+{
+	bool has_cost;
+	if (!parse_session(obj, "capacity", &c->has_profile, c->profile,
+	                   sizeof(c->profile), &has_cost, &c->cost_ms,
+	                   &c->sla_fps, err))
+		return false;
+	if (!c->has_profile && !has_cost)
 		return refuse(err, BATON_ERR_INVALID,
 		              "capacity needs \"profile\", or \"cost_ms\" "
 		              "and \"sla_fps\"");
-	return true;
+	return get_need(obj, "encoder", 1.0, &c->encoder, err) &&
+	       get_need(obj, "vram_mb", IPC_VRAM_MB_MAX, &c->vram_mb, err);
+}
+
+static bool parse_place(json_t *obj, struct ipc_msg_place *p,
+                        struct ipc_msg_error *err)
+{
+	return parse_session(obj, "place", &p->has_profile, p->profile,
+	                     sizeof(p->profile), &p->has_cost, &p->cost_ms,
+	                     &p->sla_fps, err);
 }
 
 bool ipc_msg_parse(const char *line, size_t len, struct ipc_msg *out,
@@ -400,6 +429,9 @@ bool ipc_msg_parse(const char *line, size_t len, struct ipc_msg *out,
 	} else if (strcmp(t, "gpus") == 0) {
 		out->type = IPC_MSG_GPUS;
 		ok = true;
+	} else if (strcmp(t, "place") == 0) {
+		out->type = IPC_MSG_PLACE;
+		ok = parse_place(obj, &out->place, err);
 	} else {
 		/* Not echoed: a hostile type could be anything. */
 		refuse(err, BATON_ERR_PROTOCOL, "unknown message type");

@@ -25,7 +25,8 @@ enum ipc_msg_type {
 	IPC_MSG_POLICY,
 	IPC_MSG_STATUS,
 	IPC_MSG_CAPACITY,
-	IPC_MSG_GPUS, /* the GPUs batond runs a controller for (anyone) */
+	IPC_MSG_GPUS,  /* the GPUs batond runs a controller for (anyone) */
+	IPC_MSG_PLACE, /* which GPU a new session goes to (anyone) */
 };
 
 enum ipc_role {
@@ -44,8 +45,8 @@ struct ipc_msg_hello {
 	char api[16];      /* "gl", "vulkan", ... informative */
 	char gpu[32];      /* the GPU it runs on, by batond's name or device
 	                      ("" = batond decides; daemon/gpus.h) */
-	char gpu_uuid[48]; /* its device's UUID (Vulkan's deviceUUID), ""
-	                      = unknown */
+	char gpu_uuid[48]; /* its device's UUID (Vulkan's deviceUUID, GL's
+	                      GL_DEVICE_UUID_EXT), "" = unknown */
 	double cap;        /* published GPU cap in (0, 1]; 0 = none given */
 	/* be only (a be hello refuses sla_fps and fixed_fps: no pacing) */
 	double weight;  /* (0, IPC_BE_WEIGHT_MAX]; 1 when not given */
@@ -95,6 +96,17 @@ struct ipc_msg_capacity {
 /* The largest VRAM a request or batond's config names, in MiB (16 TiB). */
 #define IPC_VRAM_MB_MAX 16777216.0
 
+/* Where a new session goes (`baton run` without --gpu): the same session
+ * as capacity's, whose cost may also be unknown (neither field: batond
+ * places it by load alone; a profile it does not know: the same). */
+struct ipc_msg_place {
+	bool has_profile;
+	char profile[IPC_NAME_MAX];
+	bool has_cost;  /* cost_ms and sla_fps, given together */
+	double cost_ms; /* (0, IPC_COST_MS_MAX] */
+	double sla_fps; /* [IPC_FPS_MIN, IPC_FPS_MAX] */
+};
+
 struct ipc_msg_policy {
 	char name[16];
 };
@@ -106,6 +118,7 @@ struct ipc_msg {
 		struct ipc_msg_set set;
 		struct ipc_msg_policy policy;
 		struct ipc_msg_capacity capacity;
+		struct ipc_msg_place place;
 	};
 };
 

@@ -62,6 +62,16 @@
  *     (newcomer = cost x SLA x overhead: the load the tenants cause
  *     over what they report, core/caps.h)
  *
+ * and where a new session goes (`baton run` without --gpu; the profile,
+ * or cost_ms and sla_fps, may be left out: cost unknown)
+ *
+ *   {"type":"place","profile":"glmark2"}
+ *     -> {"type":"place","placed":true,"by":"spread","cost":"config",
+ *         "gpu":{"name":"left","device":"","pci":"","uuid":"",
+ *         "cpus":"0-3","kind":"cpus"},"gpus":[{"name":"left","fits":true,
+ *         "reason":"fits","load":0.2,"limit":0.7,"tenants":1},...]}
+ *     (placed false: "reason" says why, each GPU's in "gpus")
+ *
  * A set names tenants by "name", "id" (the welcome's) and "uid", all
  * given must match; a name alone that tenants of more than one uid share
  * is refused (invalid, the matches listed) unless "all":true. Any user may

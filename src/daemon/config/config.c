@@ -178,6 +178,11 @@ bool daemon_config_set_fdinfo_root(struct daemon_config *cfg, const char *path)
 	return true;
 }
 
+bool daemon_config_set_placement(struct daemon_config *cfg, const char *mode)
+{
+	return core_place_mode_parse(mode, &cfg->placement);
+}
+
 /* A group name, or a gid written as a number. */
 bool daemon_config_set_admin_group(struct daemon_config *cfg, const char *name)
 {

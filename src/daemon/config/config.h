@@ -8,6 +8,7 @@
 #include <sys/un.h>
 
 #include "core/harvest.h"
+#include "core/place.h"
 #include "core/policy.h"
 #include "daemon/gpus.h"
 #include "daemon/config/config_publish.h"
@@ -90,6 +91,9 @@ struct daemon_config {
 	 * "/proc"; an operator's or a test's fake tree otherwise. The
 	 * config's, never a peer's. */
 	char fdinfo_root[256];
+	/* Where `baton run` without --gpu puts a session among the GPUs
+	 * that admit it (core/place.h): spread (the default) or pack. */
+	enum core_place_mode placement;
 };
 
 /* The size of a field of struct daemon_config, for the messages that
@@ -157,5 +161,7 @@ bool daemon_config_set_subuid(struct daemon_config *cfg, const char *path);
 bool daemon_config_set_mps(struct daemon_config *cfg, const char *path);
 /* fdinfo_root: an absolute directory path, or "/proc" (the default). */
 bool daemon_config_set_fdinfo_root(struct daemon_config *cfg, const char *path);
+/* placement: "pack" or "spread". */
+bool daemon_config_set_placement(struct daemon_config *cfg, const char *mode);
 /* A group name, or a gid written as a number. */
 bool daemon_config_set_admin_group(struct daemon_config *cfg, const char *name);

@@ -278,6 +278,8 @@ static const struct {
     {"fdinfo_root", daemon_config_set_fdinfo_root,
      "must be an absolute directory path under %zu bytes",
      DAEMON_CONFIG_FIELD_SIZE(fdinfo_root)},
+    {"placement", daemon_config_set_placement, "must be \"spread\" or \"pack\"",
+     0},
 };
 
 static bool file_setting(struct file_ctx *f, struct daemon_config *cfg,

@@ -412,10 +412,7 @@ static void status(struct server *s, struct conn *c)
 	conn_send_line(s, c, ipc_msg_encode(daemon_status(s->d)));
 }
 
-/* A session's cost and SLA for capacity's profile: a configured app's,
- * else what batond learned about the asker's own tenants of that name.
- * false when neither knows it. */
-static bool profile_cost(const struct daemon *d, const struct conn *c,
+bool server_profile_cost(const struct daemon *d, const struct conn *c,
                          const char *profile, double *cost_s, double *sla,
                          struct core_res_need *need, const char **source)
 {
@@ -541,8 +538,8 @@ static void capacity(struct server *s, struct conn *c,
 	double cost_s = m->cost_ms * 1e-3, sla = m->sla_fps;
 	const char *source = "given";
 	struct core_res_need need = {0};
-	if (m->has_profile &&
-	    !profile_cost(d, c, m->profile, &cost_s, &sla, &need, &source)) {
+	if (m->has_profile && !server_profile_cost(d, c, m->profile, &cost_s,
+	                                           &sla, &need, &source)) {
 		char msg[192];
 		char safe[IPC_NAME_MAX * 4];
 		snprintf(msg, sizeof(msg),
@@ -593,17 +590,8 @@ static void gpus(struct server *s, struct conn *c)
 {
 	const struct daemon *d = s->d;
 	json_t *list = json_array();
-	for (size_t g = 0; g < d->n_gpus && list; g++) {
-		char cpus[256] = "";
-		if (d->gpus[g].has_cpus)
-			ipc_cpu_list_format(&d->gpus[g].cpus, cpus,
-			                    sizeof(cpus));
-		json_array_append_new(list,
-		                      json_pack("{s:s, s:s, s:s, s:s}", "name",
-		                                d->gpus[g].name, "device",
-		                                d->gpus[g].device, "pci",
-		                                d->gpus[g].pci, "cpus", cpus));
-	}
+	for (size_t g = 0; g < d->n_gpus && list; g++)
+		json_array_append_new(list, server_gpu_json(&d->gpus[g]));
 	conn_send_line(s, c,
 	               ipc_msg_encode(list ? json_pack("{s:s, s:o}", "type",
 	                                               "gpus", "gpus", list)
@@ -646,6 +634,9 @@ void conn_handle_line(struct server *s, struct conn *c, const char *line,
 		break;
 	case IPC_MSG_GPUS:
 		gpus(s, c);
+		break;
+	case IPC_MSG_PLACE:
+		server_place(s, c, &m.place);
 		break;
 	}
 }

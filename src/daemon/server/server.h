@@ -14,6 +14,7 @@
 #include "daemon/server/listen.h"
 #include "ipc/fdpass.h"
 #include "ipc/linebuf.h"
+#include "ipc/msg.h"
 #include "util/log_gate.h"
 
 /* The most connections served at once, whatever the descriptor limit;
@@ -178,3 +179,19 @@ void conn_handle_line(struct server *s, struct conn *c, const char *line,
  * connection ends. */
 void conn_fail(struct server *s, struct conn *c, const char *code,
                const char *message);
+
+/* Shared by capacity and place (requests.c): a session's cost and SLA
+ * for a profile, and its encoder and VRAM needs (admit_res.h), a
+ * configured app's, else what batond learned about the asker's own
+ * tenants of that name; false when neither knows it. */
+struct core_res_need;
+bool server_profile_cost(const struct daemon *d, const struct conn *c,
+                         const char *profile, double *cost_s, double *sla,
+                         struct core_res_need *need, const char **source);
+
+/* place.c: where a new session goes (`baton run` without --gpu). */
+void server_place(struct server *s, struct conn *c,
+                  const struct ipc_msg_place *m);
+/* A GPU as the gpus and place replies show it: name, device, pci, uuid,
+ * cpus and kind (NULL when out of memory). */
+json_t *server_gpu_json(const struct daemon_gpu *g);

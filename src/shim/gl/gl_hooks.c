@@ -43,6 +43,7 @@ void *gl_hook_fn(int id)
  * GPU work right before the real swap. */
 static uint64_t begin(enum gl_family family)
 {
+	gl_timer_first_frame(family);
 	uint64_t f = shim_frame_begin(SHIM_API_GL);
 	if (f)
 		gl_timer_before_swap(family, f);

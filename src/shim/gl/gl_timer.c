@@ -25,6 +25,8 @@
 #define GL_CONDITION_SATISFIED        0x911C
 #define EGL_OPENGL_ES_API             0x30A0
 #define EGL_OPENGL_API                0x30A2
+#define GL_DEVICE_UUID_EXT            0x9597 /* GL_EXT_memory_object */
+#define GL_UUID_SIZE_EXT              16
 
 /* Frames in flight we can measure. The GPU rarely runs more than 2-3
  * frames behind; a slot still pending when it comes round again is
@@ -77,6 +79,7 @@ struct ctx_state {
  * but may move), taken with a try-lock: a frame that finds it taken goes
  * unmeasured rather than waiting. */
 static atomic_flag table_lock = ATOMIC_FLAG_INIT;
+static atomic_bool probed_any; /* gl_timer_first_frame ran */
 static struct ctx_state table[CONTEXTS];
 static uint64_t use_clock;
 
@@ -212,28 +215,58 @@ static bool try_fence(struct ctx_state *st, enum gl_family family, bool es,
 	return true;
 }
 
+/* The queries every probe makes; false when the context lacks them. */
+static bool query_fns(struct gl_fns *fn, enum gl_family family)
+{
+	fn->GetString = proc(family, "glGetString");
+	fn->GetStringi = proc(family, "glGetStringi");
+	fn->GetIntegerv = proc(family, "glGetIntegerv");
+	return fn->GetString && fn->GetIntegerv;
+}
+
+/* The context's version string ver as *es and *v (major x 10 + minor);
+ * whether its extensions are listed one by one (GetStringi). */
+static bool parse_version(const struct gl_fns *fn, const char *ver, bool *es,
+                          int *v)
+{
+	*es = strncmp(ver, "OpenGL ES", 9) == 0;
+	int major = 0, minor = 0;
+	/* "4.5 (Compatibility Profile) Mesa", "OpenGL ES 3.2 Mesa"; GLES 1
+	 * ("OpenGL ES-CM 1.1") parses as 0.0 and gets nothing. */
+	sscanf(*es ? ver + 9 : ver, "%d.%d", &major, &minor);
+	*v = major * 10 + minor;
+	return !*es && *v >= 30 && fn->GetStringi;
+}
+
+/* The device the context renders on, for batond (shim_set_gpu_uuid):
+ * GL_EXT_memory_object's GL_DEVICE_UUID_EXT is the deviceUUID Vulkan
+ * reports for the same device (the extension exists to share memory
+ * with Vulkan), so a GL game lands on its GPU as a Vulkan one does. */
+static void report_device(enum gl_family family)
+{
+	void (*get)(unsigned target, unsigned index, unsigned char *data) =
+	    proc(family, "glGetUnsignedBytei_vEXT");
+	if (!get)
+		return;
+	unsigned char uuid[GL_UUID_SIZE_EXT] = {0};
+	get(GL_DEVICE_UUID_EXT, 0, uuid);
+	shim_set_gpu_uuid(uuid); /* all zero (an error): not sent */
+}
+
 /* Chooses timer queries, fences or nothing for the current context. */
 static void probe(struct ctx_state *st, enum gl_family family)
 {
 	struct gl_fns *fn = &st->fn;
 	st->mode = MODE_NONE;
-	fn->GetString = proc(family, "glGetString");
-	fn->GetStringi = proc(family, "glGetStringi");
-	fn->GetIntegerv = proc(family, "glGetIntegerv");
-	if (!fn->GetString || !fn->GetIntegerv)
+	if (!query_fns(fn, family))
 		return;
 	const char *ver = (const char *)fn->GetString(GL_VERSION);
 	if (!ver)
 		return;
-	bool es = strncmp(ver, "OpenGL ES", 9) == 0;
-	int major = 0, minor = 0;
-	/* "4.5 (Compatibility Profile) Mesa", "OpenGL ES 3.2 Mesa"; GLES 1
-	 * ("OpenGL ES-CM 1.1") parses as 0.0 and gets nothing. */
-	sscanf(es ? ver + 9 : ver, "%d.%d", &major, &minor);
-	int v = major * 10 + minor;
-	bool indexed = !es && v >= 30 && fn->GetStringi;
+	bool es;
+	int v;
+	bool indexed = parse_version(fn, ver, &es, &v);
 	enum mode forced = forced_mode();
-
 	/* llvmpipe and softpipe stamp a timestamp query in every tile they
 	 * rasterize, keeping each thread's last: two stamps around a frame
 	 * then measure one tile (microseconds), not the frame. A fence
@@ -370,6 +403,23 @@ static void timer_open(struct ctx_state *st, uint64_t frame)
 	st->slot[st->next].frame = 0;
 	st->fn.QueryCounter(st->q[2 * st->next], GL_TIMESTAMP);
 	st->start_for = frame + 1;
+}
+
+void gl_timer_first_frame(enum gl_family family)
+{
+	if (atomic_load_explicit(&probed_any, memory_order_relaxed))
+		return;
+	atomic_store_explicit(&probed_any, true, memory_order_relaxed);
+	struct gl_fns fn;
+	const char *ver = NULL;
+	if (!current_context(family) || !query_fns(&fn, family) ||
+	    !(ver = (const char *)fn.GetString(GL_VERSION)))
+		return;
+	bool es;
+	int v;
+	bool indexed = parse_version(&fn, ver, &es, &v);
+	if (has_ext(&fn, indexed, "GL_EXT_memory_object"))
+		report_device(family);
 }
 
 void gl_timer_before_swap(enum gl_family family, uint64_t frame)

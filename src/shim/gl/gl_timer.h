@@ -26,6 +26,10 @@
 
 #include "shim/gl/gl_real.h"
 
+/* Before the process's first frame reaches the shim core (whose first
+ * frame starts registration): the current context's device UUID
+ * (GL_EXT_memory_object), so that it is in the hello. Once a process. */
+void gl_timer_first_frame(enum gl_family family);
 /* Right before the real swap of shim frame `frame`, with the app's context
  * current. Both calls come between shim_frame_begin and shim_frame_end,
  * which keep frames one at a time. */

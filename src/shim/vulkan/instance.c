@@ -96,6 +96,7 @@ baton_CreateInstance(const VkInstanceCreateInfo *info,
 	inst->next_destroy =
 	    (PFN_vkDestroyInstance)gipa(*out, "vkDestroyInstance");
 	vk_vram_instance_setup(inst);
+	vk_select_instance_setup(inst);
 	vk_map_publish(&vk_instances, slot, vk_map_key(*out), inst);
 	return VK_SUCCESS;
 }
@@ -130,6 +131,12 @@ static PFN_vkVoidFunction intercept(const char *name)
 	    {"vkCreateInstance", (PFN_vkVoidFunction)baton_CreateInstance},
 	    {"vkDestroyInstance", (PFN_vkVoidFunction)baton_DestroyInstance},
 	    {"vkCreateDevice", (PFN_vkVoidFunction)baton_CreateDevice},
+	    {"vkEnumeratePhysicalDevices",
+	     (PFN_vkVoidFunction)baton_EnumeratePhysicalDevices},
+	    {"vkEnumeratePhysicalDeviceGroups",
+	     (PFN_vkVoidFunction)baton_EnumeratePhysicalDeviceGroups},
+	    {"vkEnumeratePhysicalDeviceGroupsKHR",
+	     (PFN_vkVoidFunction)baton_EnumeratePhysicalDeviceGroupsKHR},
 	};
 
 	for (size_t i = 0; i < sizeof(table) / sizeof(table[0]); i++)

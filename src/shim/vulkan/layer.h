@@ -27,6 +27,10 @@ struct vk_instance {
 	 * on this instance (core in a 1.1 instance, else its KHR
 	 * extension if it enabled it), NULL: neither. */
 	const char *props2;
+	/* The device the game may see (device_select.c): select when
+	 * BATON_VK_DEVICE_UUID named one. */
+	bool select;
+	uint8_t select_uuid[VK_UUID_SIZE];
 	/* The next layer's vkGetPhysicalDeviceMemoryProperties2 under its
 	 * core and its KHR name, NULL where the instance lacks it; looked
 	 * up only under a video-memory limit (vram.c). */
@@ -86,6 +90,15 @@ baton_QueuePresentKHR(VkQueue queue, const VkPresentInfoKHR *info);
  * bytes, 0 without one; the hooks below are handed out only with one. */
 uint64_t vk_vram_limit(void);
 void vk_vram_instance_setup(struct vk_instance *inst);
+/* The device selection (device_select.c): BATON_VK_DEVICE_UUID read at
+ * vkCreateInstance, and the enumerations that hide other devices. */
+void vk_select_instance_setup(struct vk_instance *inst);
+VKAPI_ATTR VkResult VKAPI_CALL baton_EnumeratePhysicalDevices(
+    VkInstance instance, uint32_t *count, VkPhysicalDevice *out);
+VKAPI_ATTR VkResult VKAPI_CALL baton_EnumeratePhysicalDeviceGroups(
+    VkInstance instance, uint32_t *count, VkPhysicalDeviceGroupProperties *out);
+VKAPI_ATTR VkResult VKAPI_CALL baton_EnumeratePhysicalDeviceGroupsKHR(
+    VkInstance instance, uint32_t *count, VkPhysicalDeviceGroupProperties *out);
 void vk_vram_device_setup(struct vk_device *dev, PFN_vkGetInstanceProcAddr gipa,
                           PFN_vkGetDeviceProcAddr gdpa, VkPhysicalDevice gpu);
 /* What a heap may hold under the limit (vram_table.h's vram_budget_heap)

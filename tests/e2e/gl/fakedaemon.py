@@ -117,19 +117,59 @@ class FakeDaemon:
             os.unlink(self.path)
 
     def accept(self, timeout):
-        """The next tenant, or None if none connects in time."""
-        self.sock.settimeout(timeout)
-        try:
-            conn, _ = self.sock.accept()
-        except socket.timeout:
-            return None
+        """The next tenant, or None if none connects in time. A client
+        (`baton run` asking where to place its game) is answered as a
+        batond with one GPU answers it, and the wait goes on."""
+        deadline = time.monotonic() + timeout
+        while True:
+            self.sock.settimeout(max(0.01, deadline - time.monotonic()))
+            try:
+                conn, _ = self.sock.accept()
+            except socket.timeout:
+                return None
+            tenant = self._hello(conn)
+            if tenant:
+                return tenant
+
+    @staticmethod
+    def _client(conn, data):
+        """A client connection: its welcome, then a one-GPU placement
+        for each place request, until it closes."""
+        conn.sendall(b'{"type":"welcome","version":1}\n')
+        f = conn.makefile("rb")
+        rest = data[data.index(b"\n") + 1:]
+        while True:
+            line = rest if rest.endswith(b"\n") else rest + f.readline()
+            rest = b""
+            if not line.strip():
+                break
+            req = json.loads(line)
+            check(req.get("type") == "place",
+                  "a client asked the fake daemon %r" % req)
+            conn.sendall(json.dumps({
+                "type": "place", "placed": True, "by": "only",
+                "cost": "unknown",
+                "gpu": {"name": "gpu0", "device": "", "pci": "", "uuid": "",
+                        "cpus": "", "kind": "unknown"}}).encode() + b"\n")
+        conn.close()
+
+    def _hello(self, conn):
+        """The tenant of a connection; None for a client, answered, or
+        one that closed unheard (baton run's check of who listens)."""
         conn.settimeout(5)
         data, fds = b"", []
-        while not data.endswith(b"\n"):
+        while b"\n" not in data:
             msg, got, _, _ = socket.recv_fds(conn, 4096, 4)
+            if not msg and not data:
+                conn.close()
+                return None
             check(msg, "connection closed before the hello ended")
             data += msg
             fds += got
+        if not fds and json.loads(data.split(b"\n")[0]).get(
+                "role") == "client":
+            self._client(conn, data)
+            return None
         check(len(fds) == 1, "hello came with %d descriptors" % len(fds))
         check(data.count(b"\n") == 1, "more than the hello: %r" % data)
         hello = json.loads(data.decode("utf-8"))

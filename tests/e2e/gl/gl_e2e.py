@@ -328,9 +328,16 @@ def mode_daemon(args, x):
             check(first, "the tenant did not connect")
             h = first.hello
             print("hello:", h)
+            # gpu: where baton run placed it (the fake daemon answers
+            # as a batond with one GPU); gpu_uuid: llvmpipe's device
+            # (GL_EXT_memory_object), 32 hex digits
+            uuid = h.pop("gpu_uuid", "")
+            check(re.fullmatch("[0-9a-f]{32}", uuid),
+                  "gpu_uuid %r is not a device UUID" % uuid)
             check(h == {"type": "hello", "version": 1, "role": "tenant",
                         "name": name, "sla_fps": 30, "fixed_fps": 0,
-                        "api": "gl"}, "unexpected hello %r" % h)
+                        "api": "gl", "gpu": "gpu0"},
+                  "unexpected hello %r" % h)
             pid = first.map()
             check(pid == gears.proc.pid, "header pid %d is not the game's "
                   "%d" % (pid, gears.proc.pid))

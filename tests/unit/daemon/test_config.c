@@ -272,6 +272,36 @@ static void test_fdinfo_root(void **state)
 	}
 }
 
+/* Where baton run without --gpu puts a session (core/place.h): spread
+ * by default, the file's "pack", and what is refused, named. */
+static void test_placement(void **state)
+{
+	(void)state;
+	struct daemon_config cfg;
+	char out[512] = "";
+	char *plain[] = {"batond", NULL};
+	assert_int_equal(run(&cfg, out, sizeof(out), 1, plain),
+	                 DAEMON_ARGS_RUN);
+	assert_int_equal(cfg.placement, CORE_PLACE_SPREAD);
+	char *file[] = {"batond", "--config", path, NULL};
+	write_config("placement = \"pack\";\n");
+	assert_int_equal(run(&cfg, out, sizeof(out), 3, file), DAEMON_ARGS_RUN);
+	assert_int_equal(cfg.placement, CORE_PLACE_PACK);
+	unlink(path);
+	const char *bad[] = {"placement = \"fill\";\n", "placement = \"\";\n",
+	                     "placement = 1;\n"};
+	for (size_t i = 0; i < 3; i++) {
+		write_config(bad[i]);
+		out[0] = '\0';
+		assert_int_equal(run(&cfg, out, sizeof(out), 3, file),
+		                 DAEMON_ARGS_USAGE);
+		if (!strstr(out, ":1: placement: must be \"spread\" or "
+		                 "\"pack\""))
+			fail_msg("case %zu: \"%s\"", i, out);
+		unlink(path);
+	}
+}
+
 /* The quality lever (docs/quality.md): off by default, the model
  * directory's default, the file's keys, and the command line over them. */
 static void test_quality(void **state)
@@ -644,6 +674,7 @@ int main(void)
 	    cmocka_unit_test(test_apps_and_user_caps),
 	    cmocka_unit_test(test_mps_control),
 	    cmocka_unit_test(test_fdinfo_root),
+	    cmocka_unit_test(test_placement),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

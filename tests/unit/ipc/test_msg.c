@@ -518,6 +518,52 @@ static void test_capacity(void **state)
 	}
 }
 
+/* place: a profile, a cost and an SLA, or nothing (cost unknown); every
+ * refusal names the field. */
+static void test_place(void **state)
+{
+	(void)state;
+	struct ipc_msg m;
+	struct ipc_msg_error e;
+	assert_true(parse("{\"type\":\"place\"}", &m, &e));
+	assert_int_equal(m.type, IPC_MSG_PLACE);
+	assert_false(m.place.has_profile);
+	assert_false(m.place.has_cost);
+	assert_true(
+	    parse("{\"type\":\"place\",\"profile\":\"vkcube\"}", &m, &e));
+	assert_true(m.place.has_profile);
+	assert_string_equal(m.place.profile, "vkcube");
+	assert_true(parse("{\"type\":\"place\",\"cost_ms\":4,"
+	                  "\"sla_fps\":60}",
+	                  &m, &e));
+	assert_true(m.place.has_cost);
+	assert_float_equal(m.place.cost_ms, 4, 0);
+	assert_float_equal(m.place.sla_fps, 60, 0);
+
+	static const struct {
+		const char *line, *says;
+	} bad[] = {
+	    {"{\"type\":\"place\",\"cost_ms\":8}", "together"},
+	    {"{\"type\":\"place\",\"sla_fps\":30}", "together"},
+	    {"{\"type\":\"place\",\"profile\":\"g\",\"cost_ms\":1,"
+	     "\"sla_fps\":30}",
+	     "not both"},
+	    {"{\"type\":\"place\",\"cost_ms\":-1,\"sla_fps\":30}", "cost_ms"},
+	    {"{\"type\":\"place\",\"cost_ms\":\"8\",\"sla_fps\":30}",
+	     "cost_ms"},
+	    {"{\"type\":\"place\",\"cost_ms\":5,\"sla_fps\":1e9}", "sla_fps"},
+	    {"{\"type\":\"place\",\"profile\":7}", "profile"},
+	    {"{\"type\":\"place\",\"profile\":\"\"}", "profile"},
+	};
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		assert_false(parse(bad[i].line, &m, &e));
+		assert_string_equal(e.code, BATON_ERR_INVALID);
+		if (!strstr(e.message, bad[i].says))
+			fail_msg("%s: \"%s\" lacks \"%s\"", bad[i].line,
+			         e.message, bad[i].says);
+	}
+}
+
 /* Best-effort hellos (role "be"): weight in (0, 1000], default 1; cap in
  * (0, 1] (0 is no cap: leave it out); no pacing fields; every refusal
  * names the field. A set may give a weight. */
@@ -620,6 +666,7 @@ int main(void)
 	    cmocka_unit_test(test_fd_passing),
 	    cmocka_unit_test(test_caps),
 	    cmocka_unit_test(test_capacity),
+	    cmocka_unit_test(test_place),
 	    cmocka_unit_test(test_be_hello),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

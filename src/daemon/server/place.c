@@ -1,0 +1,122 @@
+/* Where a new session goes (server.h, IPC_MSG_PLACE): each GPU's
+ * controller answers admission for itself, and the config's placement
+ * (core/place.h: spread or pack) picks among the GPUs that admit. Any
+ * user may ask, as for capacity: the answer shows each GPU's aggregate
+ * load, nothing about another user's tenants. */
+#include "daemon/server/server.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "core/place.h"
+#include "daemon/gpus.h"
+#include "ipc/cpu_list.h"
+#include "ipc/msg.h"
+
+json_t *server_gpu_json(const struct daemon_gpu *g)
+{
+	static const char *const kinds[] = {
+	    [DAEMON_GPU_UNKNOWN] = "unknown",
+	    [DAEMON_GPU_HARDWARE] = "hardware",
+	    [DAEMON_GPU_CPUS] = "cpus",
+	};
+	char cpus[256] = "";
+	if (g->has_cpus)
+		ipc_cpu_list_format(&g->cpus, cpus, sizeof(cpus));
+	return json_pack("{s:s, s:s, s:s, s:s, s:s, s:s}", "name", g->name,
+	                 "device", g->device, "pci", g->pci, "uuid", g->uuid,
+	                 "cpus", cpus, "kind", kinds[daemon_gpu_kind(g)]);
+}
+
+/* The logical GPUs whose core sets hold every CPU the asker may run on
+ * (a session started under taskset renders there on a software
+ * rasterizer): those alone are eligible; every GPU when none is. */
+static void eligible_by_affinity(const struct daemon *d, pid_t pid,
+                                 struct core_place_gpu *pg)
+{
+	cpu_set_t allowed;
+	bool have = daemon_gpus_allowed(pid, &allowed) && CPU_COUNT(&allowed);
+	size_t holding = 0;
+	for (size_t g = 0; g < d->n_gpus; g++) {
+		cpu_set_t both;
+		pg[g].eligible = false;
+		if (!have || !d->gpus[g].has_cpus)
+			continue;
+		CPU_AND(&both, &allowed, &d->gpus[g].cpus);
+		pg[g].eligible = CPU_EQUAL(&both, &allowed);
+		holding += pg[g].eligible;
+	}
+	for (size_t g = 0; g < d->n_gpus && holding == 0; g++)
+		pg[g].eligible = true;
+}
+
+/* Each GPU's answer for the session (cost_s 0: its cost is unknown) into
+ * pg, and as a JSON array (NULL when out of memory). */
+static json_t *answers(const struct daemon *d, double cost_s, double sla,
+                       struct core_place_gpu *pg)
+{
+	json_t *list = json_array();
+	for (size_t g = 0; g < d->n_gpus && list; g++) {
+		const struct core_gpu *gp = &d->gpus[g].gpu;
+		struct core_admit a =
+		    cost_s > 0.0
+		        ? core_caps_admit(&d->cfg.params, gp, cost_s, sla)
+		        : core_place_admit_unknown(&d->cfg.params, gp);
+		pg[g].admits = a.fits;
+		pg[g].load = a.load;
+		pg[g].tenants = d->gpus[g].n_tenants;
+		const char *why = pg[g].eligible
+		                      ? core_admit_reason_str(a.why)
+		                      : "the session's CPUs are another GPU's";
+		json_array_append_new(
+		    list, json_pack("{s:s, s:b, s:s, s:f, s:f, s:I}", "name",
+		                    d->gpus[g].name, "fits",
+		                    (int)(a.fits && pg[g].eligible), "reason",
+		                    why, "load", a.load, "limit", a.limit,
+		                    "tenants", (json_int_t)pg[g].tenants));
+	}
+	return list;
+}
+
+void server_place(struct server *s, struct conn *c,
+                  const struct ipc_msg_place *m)
+{
+	const struct daemon *d = s->d;
+	double cost_s = 0.0, sla = 0.0;
+	const char *source = "unknown";
+	/* placement weighs the 3D engine's admission only; the encoder and
+	 * VRAM are capacity's (docs/runtime.md, "Several GPUs") */
+	struct core_res_need need;
+	if (m->has_cost) {
+		cost_s = m->cost_ms * 1e-3, sla = m->sla_fps;
+		source = "given";
+	} else if (m->has_profile &&
+	           !server_profile_cost(d, c, m->profile, &cost_s, &sla, &need,
+	                                &source)) {
+		cost_s = 0.0; /* not known: placed by load alone */
+		source = "unknown";
+	}
+	struct core_place_gpu pg[DAEMON_MAX_GPUS];
+	eligible_by_affinity(d, c->cred.pid, pg);
+	json_t *list = answers(d, cost_s, sla, pg);
+	int at = core_place_pick(pg, d->n_gpus, d->cfg.placement);
+	const char *mode = core_place_mode_name(d->cfg.placement);
+	/* One GPU leaves nothing to choose: the session goes there, as
+	 * it always did (baton run --wait is admission on such a node). */
+	if (d->n_gpus == 1)
+		at = 0, mode = "only";
+	json_t *o;
+	if (at >= 0)
+		o = json_pack("{s:s, s:b, s:s, s:s, s:o}", "type", "place",
+		              "placed", 1, "by", mode, "cost", source, "gpu",
+		              server_gpu_json(&d->gpus[at]));
+	else
+		o = json_pack("{s:s, s:b, s:s, s:s, s:s}", "type", "place",
+		              "placed", 0, "by", mode, "cost", source, "reason",
+		              "no GPU admits the session");
+	if (o && list)
+		json_object_set_new(o, "gpus", list);
+	else
+		json_decref(list);
+	conn_send_line(s, c, ipc_msg_encode(o));
+}
