@@ -10,6 +10,7 @@
 
 #include "core/place.h"
 #include "daemon/gpus.h"
+#include "daemon/tick/tick_res.h"
 #include "ipc/cpu_list.h"
 #include "ipc/msg.h"
 
@@ -50,18 +51,19 @@ static void eligible_by_affinity(const struct daemon *d, pid_t pid,
 		pg[g].eligible = true;
 }
 
-/* Each GPU's answer for the session (cost_s 0: its cost is unknown) into
- * pg, and as a JSON array (NULL when out of memory). */
+/* Each GPU's answer for the session (cost_s 0: its cost is unknown)
+ * into pg, and as a JSON array (NULL when out of memory): the same
+ * admission as capacity's (the 3D engine, the encoder, VRAM). */
 static json_t *answers(const struct daemon *d, double cost_s, double sla,
+                       const struct core_res_need *need,
                        struct core_place_gpu *pg)
 {
 	json_t *list = json_array();
 	for (size_t g = 0; g < d->n_gpus && list; g++) {
 		const struct core_gpu *gp = &d->gpus[g].gpu;
 		struct core_admit a =
-		    cost_s > 0.0
-		        ? core_caps_admit(&d->cfg.params, gp, cost_s, sla)
-		        : core_place_admit_unknown(&d->cfg.params, gp);
+		    cost_s > 0.0 ? daemon_gpu_admit(d, g, cost_s, sla, need)
+		                 : core_place_admit_unknown(&d->cfg.params, gp);
 		pg[g].admits = a.fits;
 		pg[g].load = a.load;
 		pg[g].tenants = d->gpus[g].n_tenants;
@@ -84,9 +86,7 @@ void server_place(struct server *s, struct conn *c,
 	const struct daemon *d = s->d;
 	double cost_s = 0.0, sla = 0.0;
 	const char *source = "unknown";
-	/* placement weighs the 3D engine's admission only; the encoder and
-	 * VRAM are capacity's (docs/runtime.md, "Several GPUs") */
-	struct core_res_need need;
+	struct core_res_need need = {0};
 	if (m->has_cost) {
 		cost_s = m->cost_ms * 1e-3, sla = m->sla_fps;
 		source = "given";
@@ -98,7 +98,7 @@ void server_place(struct server *s, struct conn *c,
 	}
 	struct core_place_gpu pg[DAEMON_MAX_GPUS];
 	eligible_by_affinity(d, c->cred.pid, pg);
-	json_t *list = answers(d, cost_s, sla, pg);
+	json_t *list = answers(d, cost_s, sla, &need, pg);
 	int at = core_place_pick(pg, d->n_gpus, d->cfg.placement);
 	const char *mode = core_place_mode_name(d->cfg.placement);
 	/* One GPU leaves nothing to choose: the session goes there, as

@@ -20,7 +20,8 @@ Checks:
             `baton run --name huge` exits 5 naming each GPU's reason
             (total load plus the newcomer's would reach U_l) and starts
             nothing; `--name small` starts, with BATON_GPU the GPU batond
-            chose.
+            chose; `--name bigvram` (1 ms, but 4 GiB of VRAM on GPUs of
+            2 GiB each) exits 5 naming VRAM for each GPU.
 Exit 0, 1 on a failed check, 77 with one CPU."""
 
 import argparse
@@ -37,13 +38,16 @@ from batonbed import (Batond, Client, Fail, Xvfb, check,  # noqa: E402
                       terminate_on_sigterm, thread_cpus, wait_for)
 
 
-def config(path, left, right, placement, period, apps=""):
+def config(path, left, right, placement, period, apps="", vram=None):
+    """vram: the two GPUs' vram_mb, or None for neither."""
+    sizes = ["vram_mb = %d; " % v for v in vram] if vram else ["", ""]
     with open(path, "w") as f:
-        f.write('gpus = ( { name = "left"; cpus = "%s"; },\n'
-                '         { name = "right"; cpus = "%s"; } );\n'
+        f.write('gpus = ( { name = "left"; cpus = "%s"; %s},\n'
+                '         { name = "right"; cpus = "%s"; %s} );\n'
                 'placement = "%s";\n'
                 'params = { cap_period_s = %r; };\n%s'
-                % (left, right, placement, float(period), apps))
+                % (left, sizes[0], right, sizes[1], placement,
+                   float(period), apps))
     return path
 
 
@@ -126,8 +130,9 @@ def main():
         phase(a, x, tmp, (left, right, "pack", 60), pack)
 
         apps = ('apps = ( { name = "huge"; cost_ms = 100.0; sla = 30.0; },\n'
-                '         { name = "small"; cost_ms = 1.0; sla = 30.0; } );'
-                '\n')
+                '         { name = "small"; cost_ms = 1.0; sla = 30.0; },\n'
+                '         { name = "bigvram"; cost_ms = 1.0; sla = 30.0;\n'
+                '           vram_mb = 4096; } );\n')
 
         def full(daemon, env, clients):
             # admission's own precondition: a period ended, quiet since
@@ -159,7 +164,22 @@ def main():
                   "small: exit %d, BATON_GPU %r: %s" % (
                       r.returncode, got, r.stderr))
             print("fits: ok (small placed on %s)" % got)
-        phase(a, x, tmp, (left, right, "pack", 1, apps), full)
+            # VRAM counts as capacity's does: neither GPU (2 GiB each)
+            # holds a 4-GiB session, though both admit its 1 ms
+            r = subprocess.run(
+                [a.baton, "run", "--name", "bigvram", "--", "sh", "-c",
+                 'echo "$BATON_GPU" > %s.vram' % marker], env=env,
+                capture_output=True, text=True, timeout=30)
+            check(r.returncode == 5 and not os.path.exists(marker +
+                                                           ".vram"),
+                  "bigvram: exit %d: %s" % (r.returncode, r.stderr))
+            for g in ("left", "right"):
+                check("  %s: VRAM:" % g in r.stderr,
+                      "bigvram: no VRAM reason for %s in %r" % (
+                          g, r.stderr))
+            print("vram: ok (bigvram refused: %s)" % " / ".join(
+                r.stderr.strip().splitlines()[1:3]))
+        phase(a, x, tmp, (left, right, "pack", 1, apps, (2048, 2048)), full)
     return 0
 
 
