@@ -33,6 +33,7 @@ import time
 sys.dont_write_bytecode = True
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from batonbed import (Batond, Client, Fail, Xvfb, check,  # noqa: E402
+                      check_k_follows,
                       cpu_seconds, terminate_on_sigterm, wait_for)
 
 FACTORS = {"heavy": 6.0, "light": 1.0}
@@ -105,33 +106,8 @@ def sample(d, kernel, pids):
 
 
 def check_accounting(a, b):
-    t0, _, busy0, _ = a
-    t1, st, busy1, _ = b
-    games = {t["name"]: t for t in st["tenants"]}
-    gpu = st["gpus"][0]
-    ks, ks_claim = {}, {}
-    for name in FACTORS:
-        g = games[name]
-        check(g["gpu_source"] == "fdinfo",
-              "%s: gpu_source %s, not fdinfo" % (name, g["gpu_source"]))
-        fps = g["fps"]
-        check(fps > 0, "%s has no frame rate" % name)
-        fake_k = (busy1[name] - busy0[name]) / (t1 - t0) / fps
-        ks[name] = g["k_ms"] * 1e-3
-        ks_claim[name] = g["claimed_share"] / fps
-        print("%-5s fps %6.1f  k %6.2f ms (fake kernel %6.2f ms)  "
-              "share %.3f  swap claim %.3f (%.2f ms a frame)" % (
-                  name, fps, ks[name] * 1e3, fake_k * 1e3, g["gpu_share"],
-                  g["claimed_share"], ks_claim[name] * 1e3))
-        check(abs(ks[name] - fake_k) <= 0.3 * fake_k,
-              "%s: k %.2f ms is not the accounting's %.2f ms" % (
-                  name, ks[name] * 1e3, fake_k * 1e3))
-    ratio = ks["heavy"] / ks["light"]
-    claim_ratio = ks_claim["heavy"] / ks_claim["light"]
-    print("k heavy / light: %.2f (swap claims: %.2f)" % (ratio, claim_ratio))
-    check(ratio > 3.0, "k heavy / light %.2f: not the accounting's" % ratio)
-    check(claim_ratio < 2.0, "the swap claims differ %.2f x already: the "
-          "test shows nothing" % claim_ratio)
+    ks, ks_claim, gpu = check_k_follows(a, b, FACTORS, "fdinfo",
+                                        "the fake kernel")
     common = gpu["common_fps"]
     other = gpu["other_util"]
     f_acct = (UTIL_TARGET - other) / sum(ks.values())

@@ -375,3 +375,39 @@ def wait_for(what, cond, timeout):
         check(time.monotonic() < deadline,
               "%s within %.0f s" % (what, timeout))
         time.sleep(0.2)
+
+
+def check_k_follows(a, b, names, source, fake):
+    """The games' k follow an accounting source, not their swap claims:
+    a and b are (time, status, fake busy seconds by name, ...) samples;
+    each of names must have gpu_source `source` and k within 30 % of the
+    fake's busy seconds a frame, "heavy" over "light" more than 3x while
+    their swap claims differ less than 2x. Returns (k, claimed k) by
+    name and the status's first GPU."""
+    t0, _, busy0 = a[:3]
+    t1, st, busy1 = b[:3]
+    games = {t["name"]: t for t in st["tenants"]}
+    ks, ks_claim = {}, {}
+    for name in names:
+        g = games[name]
+        check(g["gpu_source"] == source, "%s: gpu_source %s, not %s" % (
+            name, g["gpu_source"], source))
+        fps = g["fps"]
+        check(fps > 0, "%s has no frame rate" % name)
+        fake_k = (busy1[name] - busy0[name]) / (t1 - t0) / fps
+        ks[name] = g["k_ms"] * 1e-3
+        ks_claim[name] = g["claimed_share"] / fps
+        print("%-5s fps %6.1f  k %6.2f ms (%s %6.2f ms)  share %.3f  "
+              "swap claim %.3f (%.2f ms a frame)" % (
+                  name, fps, ks[name] * 1e3, fake, fake_k * 1e3,
+                  g["gpu_share"], g["claimed_share"], ks_claim[name] * 1e3))
+        check(abs(ks[name] - fake_k) <= 0.3 * fake_k,
+              "%s: k %.2f ms is not %s's %.2f ms" % (
+                  name, ks[name] * 1e3, fake, fake_k * 1e3))
+    ratio = ks["heavy"] / ks["light"]
+    claim_ratio = ks_claim["heavy"] / ks_claim["light"]
+    print("k heavy / light: %.2f (swap claims: %.2f)" % (ratio, claim_ratio))
+    check(ratio > 3.0, "k heavy / light %.2f: not %s's" % (ratio, fake))
+    check(claim_ratio < 2.0, "the swap claims differ %.2f x already: the "
+          "test shows nothing" % claim_ratio)
+    return ks, ks_claim, st["gpus"][0]
