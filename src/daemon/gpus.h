@@ -98,6 +98,12 @@ bool daemon_gpus_setup(struct daemon_gpu *gpus, size_t *n,
  * names no GPU. */
 int daemon_gpu_for(const struct daemon_gpu *gpus, size_t n, const char *gpu,
                    const char *uuid, const char *pci, const cpu_set_t *allowed);
+/* daemon_gpu_for, and whether its answer is the last rule's, the first
+ * GPU by default (*fallback): a GPU nothing about the tenant named, which
+ * its DRM clients may still decide (accounting/gpu_pdev.h). */
+int daemon_gpu_choose(const struct daemon_gpu *gpus, size_t n, const char *gpu,
+                      const char *uuid, const char *pci,
+                      const cpu_set_t *allowed, bool *fallback);
 
 /* NVIDIA GPUs from NVML (gpus_nvml.c; lib_path NULL: the driver's
  * libnvidia-ml.so.1): each one's UUID onto the render node of its PCI
