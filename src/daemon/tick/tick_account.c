@@ -108,7 +108,14 @@ static void log_pdev_ignored(const struct tenant *t,
                              const struct gpu_pdev_choice *ch)
 {
 	char safe[DRM_FDINFO_PDEV_MAX * 4];
-	if (ch->bad >= 0) {
+	if (ch->bad >= 0 && !t->acct.clients[ch->bad].pdev[0]) {
+		/* none, or a value the parser did not keep (drm_fdinfo.h) */
+		log_warn("tenant %llu \"%s\" pid %d: DRM client %llu names no "
+		         "drm-pdev batond can read; it places the tenant on no "
+		         "GPU (ignored)",
+		         (unsigned long long)t->id, t->name, (int)t->pid,
+		         (unsigned long long)t->acct.clients[ch->bad].id);
+	} else if (ch->bad >= 0) {
 		const struct gpu_client *c = &t->acct.clients[ch->bad];
 		log_warn("tenant %llu \"%s\" pid %d: DRM client %llu: drm-pdev "
 		         "\"%s\" is no PCI slot; it places the tenant on no "
