@@ -13,7 +13,9 @@
  * device; else the GPU whose UUID its Vulkan or OpenGL device reports
  * (deviceUUID; GL_EXT_memory_object's GL_DEVICE_UUID_EXT); else the
  * logical GPU whose CPUs hold every CPU the tenant may run on (a game
- * pinned to a core set renders there on llvmpipe); else the first. */
+ * pinned to a core set renders there on llvmpipe); else the first, until
+ * the drm-pdev of its DRM clients names another (tick/tick_account.c,
+ * accounting/gpu_pdev.h). */
 #pragma once
 
 #ifndef _GNU_SOURCE

@@ -153,8 +153,8 @@ static void place_by_pdev(struct daemon *d, struct tenant *t)
 		if (ch.on > 1)
 			log_info(
 			    "tenant %llu \"%s\" pid %d: its DRM clients are "
-			    "on %u GPUs with as much render time on the "
-			    "busiest; it stays on %s",
+			    "on %u GPUs, none with strictly the most render "
+			    "time; it stays on %s",
 			    (unsigned long long)t->id, t->name, (int)t->pid,
 			    ch.on, from);
 	} else if ((unsigned)ch.gpu == t->gpu) {
