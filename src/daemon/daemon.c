@@ -148,6 +148,7 @@ struct tenant *daemon_add_tenant(struct daemon *d, const char *name, pid_t pid,
 	if (!t)
 		return NULL;
 	t->owner = owner_of(&d->owners, uid);
+	t->registered_tick = d->ticks;
 	d->next_id++;
 	d->tenants[d->n_tenants++] = t;
 	tenant_seen_open(&t->seen, d->proc_root, pid, now_ns);
@@ -253,6 +254,17 @@ void daemon_tenant_to_gpu(struct daemon *d, struct tenant *t, unsigned g)
 	if (d->n_gpus > 1)
 		log_info("tenant %llu \"%s\" on %s", (unsigned long long)t->id,
 		         t->name, dg->name);
+}
+
+void daemon_tenant_move(struct daemon *d, struct tenant *t, unsigned g)
+{
+	if (g >= d->n_gpus || g == t->gpu)
+		return;
+	/* d->ticks counts the ticks done: unchanged since its
+	 * registration, no controller has seen it yet */
+	if (!t->be && d->ticks != t->registered_tick)
+		core_caps_depart(&d->gpus[t->gpu].gpu, &t->core);
+	daemon_tenant_to_gpu(d, t, g);
 }
 
 void daemon_tenant_hello_cap(struct tenant *t, double cap)

@@ -106,6 +106,12 @@ bool daemon_load_owners(struct daemon *d);
 /* Puts t (just added) on GPU g (gpus.h; < n_gpus), counted there. */
 void daemon_tenant_to_gpu(struct daemon *d, struct tenant *t, unsigned g);
 
+/* Moves game t from its GPU to GPU g (< n_gpus) after its registration:
+ * if a tick of its old GPU's controller counted it, it leaves that
+ * controller as a departing tenant does (core_caps_depart); on g it is
+ * a newcomer to the capacity stage. */
+void daemon_tenant_move(struct daemon *d, struct tenant *t, unsigned g);
+
 /* The cap a tenant asked for in its hello (BATON_CAP; 0 = none): it may
  * lower the cap of its app entry, never raise it. */
 void daemon_tenant_hello_cap(struct tenant *t, double cap);

@@ -134,6 +134,15 @@ bool daemon_gpus_setup(struct daemon_gpu *gpus, size_t *n,
 int daemon_gpu_for(const struct daemon_gpu *gpus, size_t n, const char *gpu,
                    const char *uuid, const char *pci, const cpu_set_t *allowed)
 {
+	bool fallback;
+	return daemon_gpu_choose(gpus, n, gpu, uuid, pci, allowed, &fallback);
+}
+
+int daemon_gpu_choose(const struct daemon_gpu *gpus, size_t n, const char *gpu,
+                      const char *uuid, const char *pci,
+                      const cpu_set_t *allowed, bool *fallback)
+{
+	*fallback = false;
 	if (gpu && gpu[0]) {
 		for (size_t i = 0; i < n; i++)
 			if (strcmp(gpus[i].name, gpu) == 0 ||
@@ -162,6 +171,7 @@ int daemon_gpu_for(const struct daemon_gpu *gpus, size_t n, const char *gpu,
 			if (CPU_EQUAL(&both, allowed))
 				return (int)i;
 		}
+	*fallback = true;
 	return 0;
 }
 

@@ -13,7 +13,9 @@
  * device; else the GPU whose UUID its Vulkan or OpenGL device reports
  * (deviceUUID; GL_EXT_memory_object's GL_DEVICE_UUID_EXT); else the
  * logical GPU whose CPUs hold every CPU the tenant may run on (a game
- * pinned to a core set renders there on llvmpipe); else the first. */
+ * pinned to a core set renders there on llvmpipe); else the first, until
+ * the drm-pdev of its DRM clients names another (tick/tick_account.c,
+ * accounting/gpu_pdev.h). */
 #pragma once
 
 #ifndef _GNU_SOURCE
@@ -98,6 +100,12 @@ bool daemon_gpus_setup(struct daemon_gpu *gpus, size_t *n,
  * names no GPU. */
 int daemon_gpu_for(const struct daemon_gpu *gpus, size_t n, const char *gpu,
                    const char *uuid, const char *pci, const cpu_set_t *allowed);
+/* daemon_gpu_for, and whether its answer is the last rule's, the first
+ * GPU by default (*fallback): a GPU nothing about the tenant named, which
+ * its DRM clients may still decide (accounting/gpu_pdev.h). */
+int daemon_gpu_choose(const struct daemon_gpu *gpus, size_t n, const char *gpu,
+                      const char *uuid, const char *pci,
+                      const cpu_set_t *allowed, bool *fallback);
 
 /* NVIDIA GPUs from NVML (gpus_nvml.c; lib_path NULL: the driver's
  * libnvidia-ml.so.1): each one's UUID onto the render node of its PCI

@@ -33,6 +33,10 @@ struct tenant {
 	double fixed_fps; /* > 0: pinned */
 	unsigned gpu;     /* the GPU it renders on: an index of daemon.gpus
 	                     (gpus.h: daemon_gpu_for at its hello) */
+	bool gpu_open;    /* its hello named no GPU (daemon_gpu_choose's
+	                     fallback) on a node of several: the drm-pdev of
+	                     its DRM clients places it, once (tick_account.c) */
+	uint64_t registered_tick; /* daemon.ticks when it registered */
 	/* Published GPU cap in (0, 1], 0 = none: the app entry of batond's
 	 * config, lowered by the hello's (BATON_CAP), replaced by `baton
 	 * set cap=`. The capacity stage turns it into a budget. */

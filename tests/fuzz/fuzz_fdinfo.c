@@ -4,12 +4,16 @@
  * tenant's to choose, so the text is parsed as hostile. Whatever the
  * bytes: names stay terminated and within bounds, capacities are at
  * least 1, engines at most DRM_FDINFO_MAX_ENGINES, and a busy time
- * derived from an engine is never more than its counters allow. */
+ * derived from an engine is never more than its counters allow. Its
+ * drm-pdev through the placement rule (daemon/accounting/gpu_pdev.h):
+ * a client places a tenant only on a GPU whose slot it names exactly. */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "daemon/accounting/drm_fdinfo.h"
+#include "daemon/accounting/gpu_pdev.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -34,5 +38,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			abort();
 		(void)drm_engine_class(f.driver, e->name);
 	}
+	struct gpu_client c = {.render_ns =
+	                           f.n_engines ? f.engines[0].busy_ns : 0};
+	memcpy(c.pdev, f.pdev, sizeof(c.pdev));
+	static const char *const slots[] = {"0000:03:00.0", "0000:04:00.0"};
+	struct gpu_pdev_choice ch = gpu_pdev_choose(&c, 1, slots, 2);
+	if (ch.gpu >= 0 &&
+	    (!gpu_pdev_is_slot(c.pdev) || strcasecmp(c.pdev, slots[ch.gpu])))
+		abort();
+	if (ch.gpu < 0 && ch.bad < 0 && ch.unknown < 0)
+		abort(); /* one client is placed, bad or unknown */
 	return 0;
 }

@@ -109,6 +109,28 @@ bool gpu_account_epoch(struct gpu_account *a, const struct gpu_account_who *w,
 	return counted;
 }
 
+void gpu_account_keep_pdev(struct gpu_account *a, const char *pdev)
+{
+	unsigned k = 0;
+	uint64_t resident = 0;
+	for (unsigned i = 0; i < a->n_clients; i++) {
+		const struct gpu_client *c = &a->clients[i];
+		if (pdev[0] && strcmp(c->pdev, pdev) != 0)
+			continue;
+		resident = c->resident_bytes > UINT64_MAX - resident
+		               ? UINT64_MAX
+		               : resident + c->resident_bytes;
+		a->fds[k] = c->fd;
+		a->clients[k++] = *c;
+	}
+	a->n_clients = a->n_fds = k;
+	a->resident_bytes = resident;
+	if (k == 0) {
+		a->based = false;
+		a->state = GPU_ACCOUNT_NONE;
+	}
+}
+
 const char *gpu_source_name(enum gpu_source s)
 {
 	switch (s) {

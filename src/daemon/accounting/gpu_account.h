@@ -109,6 +109,12 @@ enum gpu_account_state gpu_account_scan(struct gpu_account *a,
 bool gpu_account_epoch(struct gpu_account *a, const struct gpu_account_who *w,
                        int64_t now_ns, double dt, unsigned *scans_left);
 
+/* Keeps of a's clients those of PCI slot pdev ("" = every one): its
+ * base, its fds until the next scan and its memory. For an account read
+ * across every device (a tenant whose GPU its clients decide,
+ * gpu_pdev.h) once that GPU is known. */
+void gpu_account_keep_pdev(struct gpu_account *a, const char *pdev);
+
 /* Where a tenant's GPU seconds came from this epoch, best first
  * (docs/runtime.md, "Accounting sources"). */
 enum gpu_source {

@@ -95,15 +95,16 @@ static bool hello_over_cap(struct server *s, struct conn *c)
 }
 
 /* The GPU it renders on (daemon/gpus.h): the one it names, else the core
- * set holding every CPU it may run on, else the first. -1 (the connection
- * failed) for a name no GPU here has. */
+ * set holding every CPU it may run on, else the first (*fallback). -1
+ * (the connection failed) for a name no GPU here has. */
 static int hello_gpu(struct server *s, struct conn *c,
-                     const struct ipc_msg_hello *h)
+                     const struct ipc_msg_hello *h, bool *fallback)
 {
 	cpu_set_t allowed;
 	bool have = daemon_gpus_allowed(c->cred.pid, &allowed);
-	int gpu = daemon_gpu_for(s->d->gpus, s->d->n_gpus, h->gpu, h->gpu_uuid,
-	                         NULL, have ? &allowed : NULL);
+	int gpu =
+	    daemon_gpu_choose(s->d->gpus, s->d->n_gpus, h->gpu, h->gpu_uuid,
+	                      NULL, have ? &allowed : NULL, fallback);
 	if (gpu >= 0)
 		return gpu;
 	char msg[200], safe[32 * 4];
@@ -131,11 +132,12 @@ static int64_t connected_boot_ns(const struct conn *c)
 	return boot - (daemon_now_ns() - c->born_ns);
 }
 
-/* The tenant of a hello, on GPU gpu, taking over *shm; NULL when out of
- * memory. */
+/* The tenant of a hello, on GPU gpu (open: by default, its DRM clients
+ * may move it), taking over *shm; NULL when out of memory. */
 static struct tenant *hello_register(struct server *s, struct conn *c,
                                      const struct ipc_msg_hello *h,
-                                     struct ipc_shm *shm, unsigned gpu)
+                                     struct ipc_shm *shm, unsigned gpu,
+                                     bool open)
 {
 	struct tenant *t;
 	if (h->role == IPC_ROLE_BE) {
@@ -156,6 +158,7 @@ static struct tenant *hello_register(struct server *s, struct conn *c,
 		return NULL;
 	tenant_seen_check_peer(&t->seen, connected_boot_ns(c));
 	daemon_tenant_to_gpu(s->d, t, gpu);
+	t->gpu_open = open && s->d->n_gpus > 1;
 	daemon_tenant_hello_cap(t, h->cap);
 	/* The GL shim paces before the real swap, which hands the frame to
 	 * the device: none of it runs during the wait
@@ -187,7 +190,8 @@ static void hello(struct server *s, struct conn *c,
 		          "a tenant hello carries exactly one memfd, got none");
 		return;
 	}
-	int gpu = hello_gpu(s, c, h);
+	bool open;
+	int gpu = hello_gpu(s, c, h, &open);
 	if (gpu < 0)
 		return;
 	char err[160];
@@ -202,7 +206,7 @@ static void hello(struct server *s, struct conn *c,
 	close(c->memfd);
 	c->memfd = -1;
 	c->tenant_role = true;
-	c->tenant = hello_register(s, c, h, &shm, (unsigned)gpu);
+	c->tenant = hello_register(s, c, h, &shm, (unsigned)gpu, open);
 	if (!c->tenant) {
 		ipc_shm_unmap(&shm);
 		conn_fail(s, c, BATON_ERR_INVALID, "out of memory");

@@ -541,6 +541,7 @@ void daemon_tick(struct daemon *d, int64_t now)
 			continue;
 		}
 		gpu = tick_account_gpu(d, t, gpu, software[g], now, dt, &scans);
+		g = t->gpu; /* its DRM clients may have placed it */
 		t->gpu_share += SHARE_ALPHA * (gpu / dt - t->gpu_share);
 		busy[g] += gpu;
 		n++;

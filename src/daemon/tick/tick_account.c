@@ -5,8 +5,10 @@
 #include <math.h>
 
 #include "daemon/accounting/gpu_account.h"
+#include "daemon/accounting/gpu_pdev.h"
 #include "daemon/accounting/nvml_account.h"
 #include "daemon/tick/host_load.h"
+#include "ipc/msg.h"
 #include "util/log.h"
 
 /* Time constant of other_util's smoothing: /proc/stat counts in 10 ms
@@ -100,6 +102,76 @@ static void log_nvml(struct tenant *t, bool counted)
 		         (unsigned long long)t->id, t->name, (int)t->pid);
 }
 
+/* The drm-pdev values of t's clients that place it nowhere (gpu_pdev.h):
+ * the first that is no PCI slot, the first slot no GPU has. */
+static void log_pdev_ignored(const struct tenant *t,
+                             const struct gpu_pdev_choice *ch)
+{
+	char safe[DRM_FDINFO_PDEV_MAX * 4];
+	if (ch->bad >= 0 && !t->acct.clients[ch->bad].pdev[0]) {
+		/* none, or a value the parser did not keep (drm_fdinfo.h) */
+		log_warn("tenant %llu \"%s\" pid %d: DRM client %llu names no "
+		         "drm-pdev batond can read; it places the tenant on no "
+		         "GPU (ignored)",
+		         (unsigned long long)t->id, t->name, (int)t->pid,
+		         (unsigned long long)t->acct.clients[ch->bad].id);
+	} else if (ch->bad >= 0) {
+		const struct gpu_client *c = &t->acct.clients[ch->bad];
+		log_warn("tenant %llu \"%s\" pid %d: DRM client %llu: drm-pdev "
+		         "\"%s\" is no PCI slot; it places the tenant on no "
+		         "GPU (ignored)",
+		         (unsigned long long)t->id, t->name, (int)t->pid,
+		         (unsigned long long)c->id,
+		         ipc_escape(safe, sizeof(safe), c->pdev));
+	}
+	if (ch->unknown >= 0) {
+		const struct gpu_client *c = &t->acct.clients[ch->unknown];
+		log_info("tenant %llu \"%s\" pid %d: DRM client %llu is on %s, "
+		         "the PCI slot of none of batond's GPUs (ignored)",
+		         (unsigned long long)t->id, t->name, (int)t->pid,
+		         (unsigned long long)c->id, c->pdev);
+	}
+}
+
+/* A game whose hello named no GPU (tenant.gpu_open), at the first read
+ * that found its DRM clients (read across every device): the GPU their
+ * drm-pdev names (gpu_pdev.h) is the one it renders on, and it moves
+ * there, once, else it stays; from then on its account counts the
+ * clients of its GPU's slot only. The clients are its own process's: it
+ * moves itself, no one else. */
+static void place_by_pdev(struct daemon *d, struct tenant *t)
+{
+	const char *pci[DAEMON_MAX_GPUS];
+	for (size_t g = 0; g < d->n_gpus; g++)
+		pci[g] = d->gpus[g].pci;
+	struct gpu_pdev_choice ch =
+	    gpu_pdev_choose(t->acct.clients, t->acct.n_clients, pci, d->n_gpus);
+	t->gpu_open = false;
+	log_pdev_ignored(t, &ch);
+	const char *from = d->gpus[t->gpu].name;
+	if (ch.gpu < 0) {
+		if (ch.on > 1)
+			log_info(
+			    "tenant %llu \"%s\" pid %d: its DRM clients are "
+			    "on %u GPUs, none with strictly the most render "
+			    "time; it stays on %s",
+			    (unsigned long long)t->id, t->name, (int)t->pid,
+			    ch.on, from);
+	} else if ((unsigned)ch.gpu == t->gpu) {
+		log_info("tenant %llu \"%s\" pid %d: its DRM clients render on "
+		         "%s, %s, where it is",
+		         (unsigned long long)t->id, t->name, (int)t->pid,
+		         pci[ch.gpu], from);
+	} else {
+		log_info("tenant %llu \"%s\" pid %d: its DRM clients render on "
+		         "%s: moved from %s to %s",
+		         (unsigned long long)t->id, t->name, (int)t->pid,
+		         pci[ch.gpu], from, d->gpus[ch.gpu].name);
+		daemon_tenant_move(d, t, (unsigned)ch.gpu);
+	}
+	gpu_account_keep_pdev(&t->acct, d->gpus[t->gpu].pci);
+}
+
 /* A game's GPU seconds of the epoch from the best source there is
  * (docs/runtime.md, "Accounting sources"): the kernel's count of its DRM
  * clients; else, on an NVIDIA GPU, NVML's count of its process's SM time
@@ -118,10 +190,16 @@ double tick_account_gpu(struct daemon *d, struct tenant *t, double shim_s,
 	        d->cfg.fdinfo_root[0] ? d->cfg.fdinfo_root : d->proc_root,
 	    .pid = t->pid,
 	    .uid = t->uid,
-	    .pdev = dg->pci,
+	    /* every device's clients while they may still place it */
+	    .pdev = t->gpu_open ? "" : dg->pci,
 	};
 	bool counted = t->seen.clock.ok &&
 	               gpu_account_epoch(&t->acct, &w, now, dt, scans_left);
+	if (t->gpu_open && t->acct.state == GPU_ACCOUNT_OK) {
+		/* its first read with clients: no base yet, nothing counted */
+		place_by_pdev(d, t);
+		dg = &d->gpus[t->gpu];
+	}
 	log_account(t);
 	if (counted) {
 		t->gpu_source = GPU_SOURCE_FDINFO;

@@ -15,7 +15,10 @@
  * tick's budget for all tenants), else NVML's count of its process, else
  * on a CPU device (cpu) its process's CPU time over the device's cores,
  * else shim_s, its shim's claim as tenant_seen bounded it. Sets
- * t->gpu_source and logs each change of source. */
+ * t->gpu_source and logs each change of source. A game whose hello named
+ * no GPU (t->gpu_open) moves, at the first read that finds its DRM
+ * clients, to the GPU their drm-pdev names (accounting/gpu_pdev.h), before
+ * this tick's controllers run: t->gpu may change. */
 double tick_account_gpu(struct daemon *d, struct tenant *t, double shim_s,
                         bool cpu, int64_t now, double dt, unsigned *scans_left);
 

@@ -45,16 +45,19 @@ WINDOW_S = 4.0
 class FakeKernel:
     """Writes ROOT/PID/fdinfo/3 for each game every 50 ms: its gfx engine
     busy ns = FACTOR x its CPU time since the start (and the same client
-    on a second fd, fd 4, as Mesa's dup'ed fds would be)."""
+    on a second fd, fd 4, as Mesa's dup'ed fds would be), on the GPU of
+    PCI slot pdev."""
 
     def __init__(self, root):
         self.root = root
         self.games = {}  # name -> (pid, factor, cpu at start)
+        self.pdevs = {}  # name -> its drm-pdev
         self.stop = threading.Event()
         self.busy = {}  # name -> busy s written last
         self.thread = threading.Thread(target=self.run, daemon=True)
 
-    def add(self, name, pid, factor):
+    def add(self, name, pid, factor, pdev="0000:03:00.0"):
+        self.pdevs[name] = pdev
         d = os.path.join(self.root, str(pid))
         for sub in ("fd", "fdinfo"):
             os.makedirs(os.path.join(d, sub), exist_ok=True)
@@ -73,10 +76,10 @@ class FakeKernel:
         self.busy[name] = busy
         text = ("pos:\t0\nflags:\t02100002\nmnt_id:\t24\nino:\t1055\n"
                 "drm-driver:\tamdgpu\ndrm-client-id:\t%d\n"
-                "drm-pdev:\t0000:03:00.0\n"
+                "drm-pdev:\t%s\n"
                 "drm-resident-vram:\t44564 KiB\n"
                 "drm-engine-gfx:\t%d ns\ndrm-engine-enc:\t0 ns\n"
-                % (pid, int(busy * 1e9)))
+                % (pid, self.pdevs[name], int(busy * 1e9)))
         for fd in (3, 4):
             path = os.path.join(self.root, str(pid), "fdinfo", str(fd))
             with open(path + ".new", "w") as f:

@@ -224,6 +224,19 @@ static void test_mapping(void **state)
 	CPU_SET(0, &a);
 	assert_int_equal(daemon_gpu_for(gpus, n, NULL, NULL, NULL, &a), 0);
 	assert_int_equal(daemon_gpu_for(gpus, n, NULL, NULL, NULL, NULL), 0);
+	/* only the last rule's answer is open to a tenant's DRM clients */
+	bool fallback = false;
+	assert_int_equal(
+	    daemon_gpu_choose(gpus, n, NULL, NULL, NULL, NULL, &fallback), 0);
+	assert_true(fallback);
+	assert_int_equal(
+	    daemon_gpu_choose(gpus, n, "left", NULL, NULL, NULL, &fallback), 0);
+	assert_false(fallback);
+	CPU_ZERO(&a);
+	CPU_SET(2, &a);
+	assert_int_equal(
+	    daemon_gpu_choose(gpus, n, "", NULL, NULL, &a, &fallback), 1);
+	assert_false(fallback);
 	/* a config that does not parse is refused, naming the GPU */
 	struct daemon_gpu_conf bad = {.name = "x", .cpus = "z"};
 	assert_false(

@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "daemon/daemon.h"
+#include "daemon/tick/host_load.h"
 #include "daemon/server/server.h"
 #include "fake_proc.h"
 #include "ipc/msg.h"
@@ -661,7 +662,8 @@ static void test_tick_writes_budgets(void **state)
  * ROOT/PID/fd/3 -> a render node, ROOT/PID/fdinfo/3 in amdgpu's format
  * (amdgpu_fdinfo.c's keys) with gfx_ns of busy time; the directories
  * the tenant's uid's (1000), as the kernel gives a process's. */
-static void fdinfo_write(const char *root, int pid, long long gfx_ns)
+static void fdinfo_write_on(const char *root, int pid, long long gfx_ns,
+                            const char *pdev)
 {
 	char path[160];
 	snprintf(path, sizeof(path), "%s/%d", root, pid);
@@ -681,10 +683,15 @@ static void fdinfo_write(const char *root, int pid, long long gfx_ns)
 	assert_non_null(fi);
 	fprintf(fi,
 	        "pos:\t0\nflags:\t02100002\ndrm-driver:\tamdgpu\n"
-	        "drm-client-id:\t11\ndrm-pdev:\t0000:03:00.0\n"
+	        "drm-client-id:\t11\ndrm-pdev:\t%s\n"
 	        "drm-engine-gfx:\t%lld ns\n",
-	        gfx_ns);
+	        pdev, gfx_ns);
 	fclose(fi);
+}
+
+static void fdinfo_write(const char *root, int pid, long long gfx_ns)
+{
+	fdinfo_write_on(root, pid, gfx_ns, "0000:03:00.0");
 }
 
 /* The kernel's count of a game's DRM clients is its GPU time: its k is
@@ -736,6 +743,74 @@ static void test_fdinfo_source(void **state)
 	assert_int_equal(system(cmd), 0);
 }
 
+/* Two hardware GPUs by PCI slot; games whose hello named none
+ * (gpu_open). Game a has no DRM clients at first: it runs on gpu0 with a
+ * cap, its dynamic cap taken from gpu0's pool; when its clients show on
+ * gpu1's slot, it moves there, once: gpu0 gets its cap back, gpu1 counts
+ * it, and its GPU time is the kernel's count there. Game b's clients are
+ * on gpu1's slot from the start: it is there after the first tick. */
+static void test_pdev_places_open_tenants(void **state)
+{
+	struct fixture *f = *state;
+	if (geteuid() != 0)
+		skip(); /* the tree must be uid 1000's */
+	char root[] = "/tmp/baton-test-pdev-XXXXXX";
+	assert_non_null(mkdtemp(root));
+	snprintf(f->d.cfg.fdinfo_root, sizeof(f->d.cfg.fdinfo_root), "%s",
+	         root);
+	struct daemon_gpu *gpus = f->d.gpus;
+	snprintf(gpus[0].pci, sizeof(gpus[0].pci), "0000:03:00.0");
+	snprintf(gpus[1].name, sizeof(gpus[1].name), "gpu1");
+	snprintf(gpus[1].pci, sizeof(gpus[1].pci), "0000:04:00.0");
+	host_load_init(&gpus[1].host, NULL);
+	gpus[1].n_cpus = 2;
+	f->d.n_gpus = 2;
+	add_game(f, 0, "a", 30);
+	f->g[0].t->gpu_open = true;
+	f->g[0].t->cap = 0.3;
+	for (int e = 0; e < 20; e++)
+		epoch(f, 1, 60.0);
+	struct tenant *a = f->g[0].t;
+	assert_int_equal(a->gpu, 0);
+	assert_true(a->core.caps.joined);
+	double pool = gpus[0].gpu.caps.pool;
+	assert_true(pool < 1.0);
+	long long gfx = 0;
+	for (int e = 0; e < 40 && a->gpu == 0; e++) {
+		fdinfo_write_on(root, 100, gfx += 3 * MS, "0000:04:00.0");
+		epoch(f, 1, 60.0);
+	}
+	assert_int_equal(a->gpu, 1);
+	assert_false(a->gpu_open);
+	assert_int_equal(gpus[0].n_tenants, 0);
+	assert_int_equal(gpus[1].n_tenants, 1);
+	/* gpu0 got its cap back; gpu1's tick counts it */
+	assert_float_equal(gpus[0].gpu.caps.pool, f->d.cfg.params.cap_total,
+	                   1e-9);
+	assert_int_equal(gpus[0].gpu.caps.joined, 0);
+	for (int e = 0; e < 10; e++) {
+		fdinfo_write_on(root, 100, gfx += 3 * MS, "0000:04:00.0");
+		epoch(f, 1, 60.0);
+	}
+	assert_int_equal(a->gpu_source, GPU_SOURCE_FDINFO);
+	assert_true(a->core.caps.joined);
+	assert_true(gpus[1].gpu.caps.pool < 1.0);
+
+	fdinfo_write_on(root, 101, 0, "0000:04:00.0");
+	add_game(f, 1, "b", 30);
+	f->g[1].t->gpu_open = true;
+	/* no controller saw it on gpu0: gpu0's quiet count goes on */
+	uint32_t quiet = gpus[0].gpu.caps.quiet;
+	assert_true(quiet > 0);
+	epoch(f, 2, 60.0);
+	assert_int_equal(f->g[1].t->gpu, 1);
+	assert_true(gpus[0].gpu.caps.quiet >= quiet);
+	assert_int_equal(gpus[1].n_tenants, 2);
+	char cmd[96];
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", root);
+	assert_int_equal(system(cmd), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -758,6 +833,7 @@ int main(void)
 	    T(test_longest_status_reply_fits),
 	    T(test_tick_writes_budgets),
 	    T(test_fdinfo_source),
+	    T(test_pdev_places_open_tenants),
 #undef T
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
