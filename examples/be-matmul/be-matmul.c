@@ -16,19 +16,18 @@
  * on the host, so a row skipped or misplaced by a split fails. Prints rows
  * (work units) per second. --seconds S runs products back to back (no
  * task limit) and stops at the first launch boundary after S seconds,
- * counting the rows of a product left unfinished (so it takes no
- * --check); --progress prints `be-matmul: progress T ROWS` after the
- * first launch past each whole second, T in CLOCK_MONOTONIC seconds and
- * ROWS the rows done so far, for a benchmark to take the rate over its
- * own window (bench/harvest_real.py). --trace FILE writes one CSV line
- * per SDK sub-launch (when it started and ended, its rows, device time,
- * the window it was given and whether it ran on a partition), for seeing
- * where the idle time went. --units U runs on a sub-device of U
- * compute units (clCreateSubDevices by counts): the partition space
- * harvesting gives best-effort work (on PoCL, U cores). Exit
- * status 0, 1 on an OpenCL or SDK
- * error, 3 when --check finds a wrong element, 77 with no OpenCL device (the
- * skip status of the tests). */
+ * or while waiting for a window that has not come by then, counting
+ * the rows of a product left unfinished (so it takes no --check); --progress
+ * prints `be-matmul: progress T ROWS` after the first launch past each whole
+ * second, T in CLOCK_MONOTONIC seconds and ROWS the rows done so far, for a
+ * benchmark to take the rate over its own window (bench/harvest_real.py).
+ * --trace FILE writes one CSV line per SDK sub-launch (when it started and
+ * ended, its rows, device time, the window it was given and whether it ran on a
+ * partition), for seeing where the idle time went. --units U runs on a
+ * sub-device of U compute units (clCreateSubDevices by counts): the partition
+ * space harvesting gives best-effort work (on PoCL, U cores). Exit status 0, 1
+ * on an OpenCL or SDK error, 3 when --check finds a wrong element, 77 with no
+ * OpenCL device (the skip status of the tests). */
 #define CL_TARGET_OPENCL_VERSION 120
 #include <CL/cl.h>
 #include <math.h>
@@ -301,6 +300,10 @@ static bool number_arg(const char *opt, const char *s, double lo, bool lo_open,
 	return true;
 }
 
+/* How long one wait for a window may last under --seconds before the
+ * deadline is checked again. */
+#define SECONDS_WAIT_MS 250
+
 /* --seconds and --progress, checked after each launch. */
 struct pace {
 	double t0, seconds, next_s;
@@ -440,6 +443,11 @@ int main(int argc, char **argv)
 		o.probe = probe;
 		o.probe_user = &c;
 		o.cpu_device = c.cpu && !no_space;
+		/* With --seconds, a shut window must not hold the program
+		 * past its time: batond may give best-effort work nothing
+		 * for as long as other load fills the device. */
+		if (seconds > 0)
+			o.max_wait_ms = SECONDS_WAIT_MS;
 		int r = baton_be_open(name, &o, &be);
 		if (r != BATON_OK) {
 			fprintf(stderr, "be-matmul: baton_be_open: %s\n",
@@ -469,7 +477,14 @@ int main(int argc, char **argv)
 		int64_t off, cnt;
 		int r = 0;
 		bool stop = false;
-		while (!stop && (r = baton_be_next(be, &off, &cnt)) > 0) {
+		while (!stop) {
+			r = baton_be_next(be, &off, &cnt);
+			if (r == BATON_ETIMEDOUT && seconds > 0) {
+				stop = pace_stop(&pc, rows);
+				continue;
+			}
+			if (r <= 0)
+				break;
 			int64_t ns;
 			double start = trace ? now_s() : 0.0;
 			if (launch_rows(&c, off, cnt, &ns) < 0)

@@ -12,6 +12,7 @@
 
 #include "core/harvest.h"
 #include "core/harvest_space.h"
+#include "core/place_hold.h"
 #include "core/policy.h"
 #include "daemon/config/config.h"
 #include "daemon/accounting/nvml_video.h"
@@ -36,6 +37,9 @@ struct daemon {
 
 	struct tenant **tenants;
 	size_t n_tenants, cap_tenants;
+	/* Seats placement gave sessions that have not registered yet
+	 * (server/place.c gives, the hello takes). */
+	struct core_place_holds place_holds;
 	/* Who owns each uid for the per-uid limits (owners.h): read from
 	 * cfg.subuid_path at start and on SIGHUP (daemon_load_owners). */
 	struct owner_map owners;

@@ -20,6 +20,7 @@ bool daemon_config_defaults(struct daemon_config *cfg)
 	    .epoch_ms = DAEMON_DEFAULT_EPOCH_MS,
 	    .max_conns_per_uid = DAEMON_DEFAULT_CONNS_PER_UID,
 	    .hello_timeout_ms = DAEMON_DEFAULT_HELLO_MS,
+	    .place_hold_ms = DAEMON_DEFAULT_PLACE_HOLD_MS,
 	    .params = core_params_default(),
 	    .harvest = core_harvest_params_default(),
 	    .max_tenants_per_uid = DAEMON_DEFAULT_MAX_TENANTS_PER_UID,

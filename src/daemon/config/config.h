@@ -26,6 +26,8 @@
 #define DAEMON_DEFAULT_CONNS_PER_UID 64
 /* From accept to a complete hello. */
 #define DAEMON_DEFAULT_HELLO_MS 2000
+/* Time for a game placed by `baton run` to start and register. */
+#define DAEMON_DEFAULT_PLACE_HOLD_MS 30000
 /* Where `baton profile` models are looked up: DIR/GAME_ID.json. */
 #define DAEMON_DEFAULT_MODELS "/var/lib/baton/models"
 
@@ -94,6 +96,9 @@ struct daemon_config {
 	/* Where `baton run` without --gpu puts a session among the GPUs
 	 * that admit it (core/place.h): spread (the default) or pack. */
 	enum core_place_mode placement;
+	/* How long a GPU that placement gave a session keeps its seat for
+	 * it, unless it registers there first (core/place_hold.h); 0: off. */
+	int place_hold_ms;
 };
 
 /* The size of a field of struct daemon_config, for the messages that

@@ -114,8 +114,11 @@ void daemon_usage(FILE *out)
 	        "                    session: \"spread\", the emptiest "
 	        "GPU that admits it,\n"
 	        "                    the default, or \"pack\", the "
-	        "fullest)\n"
-	        "                    and hello_timeout_ms\n"
+	        "fullest), place_hold_ms\n"
+	        "                    (how long a GPU keeps a placed "
+	        "session's seat until\n"
+	        "                    it registers, default %d; 0: off) "
+	        "and hello_timeout_ms\n"
 	        "                    (a connection's time to say hello, "
 	        "default %d),\n"
 	        "                    a params group and a harvest group "
@@ -140,7 +143,7 @@ void daemon_usage(FILE *out)
 	        "group those of\n"
 	        "best-effort work (docs/parameters.md says what each means):\n",
 	        DAEMON_DEFAULT_CONNS_PER_UID, OWNERS_DEFAULT_PATH,
-	        DAEMON_DEFAULT_HELLO_MS);
+	        DAEMON_DEFAULT_PLACE_HOLD_MS, DAEMON_DEFAULT_HELLO_MS);
 	usage_params(out, CORE_PARAM_POLICY, "params");
 	usage_params(out, CORE_PARAM_HARVEST, "harvest");
 }

@@ -77,20 +77,31 @@ static bool file_param_group(struct file_ctx *f, enum core_param_group group,
 	return true;
 }
 
-/* The connection limits: integers, [1, 100000] connections and
- * [10, 600000] ms. */
+/* The integer limits: connections per uid in [1, 100000], the hello's
+ * timeout in [10, 600000] ms, a placement's hold in [0, 600000] ms. */
+static int *limit_field(struct daemon_config *cfg, const char *name,
+                        long long *lo, long long *hi)
+{
+	*hi = name[0] == 'm' ? 100000 : 600000;
+	*lo = name[0] == 'm' ? 1 : name[0] == 'h' ? 10 : 0;
+	return strcmp(name, "max_conns_per_uid") == 0  ? &cfg->max_conns_per_uid
+	       : strcmp(name, "hello_timeout_ms") == 0 ? &cfg->hello_timeout_ms
+	       : strcmp(name, "place_hold_ms") == 0    ? &cfg->place_hold_ms
+	                                               : NULL;
+}
+
 static bool file_limit(struct file_ctx *f, struct daemon_config *cfg,
                        const config_setting_t *s)
 {
-	bool conns = strcmp(config_setting_name(s), "max_conns_per_uid") == 0;
-	long long lo = conns ? 1 : 10, hi = conns ? 100000 : 600000;
+	long long lo, hi;
+	int *field = limit_field(cfg, config_setting_name(s), &lo, &hi);
 	int t = config_setting_type(s);
 	long long v = config_setting_get_int64(s);
 	if ((t != CONFIG_TYPE_INT && t != CONFIG_TYPE_INT64) || v < lo ||
 	    v > hi)
 		return file_error(f, s, "must be an integer in [%lld, %lld]",
 		                  lo, hi);
-	*(conns ? &cfg->max_conns_per_uid : &cfg->hello_timeout_ms) = (int)v;
+	*field = (int)v;
 	return true;
 }
 
@@ -304,7 +315,8 @@ static bool file_setting(struct file_ctx *f, struct daemon_config *cfg,
 			return file_error(f, s,
 			                  "must be an integer in [1, 10000]");
 	} else if (strcmp(name, "max_conns_per_uid") == 0 ||
-	           strcmp(name, "hello_timeout_ms") == 0) {
+	           strcmp(name, "hello_timeout_ms") == 0 ||
+	           strcmp(name, "place_hold_ms") == 0) {
 		return file_limit(f, cfg, s);
 	} else if (strcmp(name, "metrics_names") == 0) {
 		if (config_setting_type(s) != CONFIG_TYPE_BOOL)

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "core/place.h"
+#include "core/place_hold.h"
 #include "daemon/gpus.h"
 #include "daemon/tick/tick_res.h"
 #include "ipc/cpu_list.h"
@@ -51,31 +52,53 @@ static void eligible_by_affinity(const struct daemon *d, pid_t pid,
 		pg[g].eligible = true;
 }
 
-/* Each GPU's answer for the session (cost_s 0: its cost is unknown)
- * into pg, and as a JSON array (NULL when out of memory): the same
- * admission as capacity's (the 3D engine, the encoder, VRAM). */
-static json_t *answers(const struct daemon *d, double cost_s, double sla,
-                       const struct core_res_need *need,
-                       struct core_place_gpu *pg)
+/* Why a GPU that admits the session by its loads has no seat left for
+ * it: the sessions placed there but not registered yet (their holds)
+ * take the room its count of such sessions leaves. Only where the count
+ * is known (the session's cost is). */
+static bool seats_held(const struct core_admit *a, double cost_s, uint32_t held)
 {
+	return cost_s > 0.0 && a->fits && held > 0 && held >= a->more;
+}
+
+/* Each GPU's answer for the session (cost_s 0: its cost is unknown)
+ * into pg, with the seats held for sessions being placed counted as
+ * sessions (core/place_hold.h), and as a JSON array (NULL when out of
+ * memory): the same admission as capacity's (the 3D engine, the
+ * encoder, VRAM). Each GPU's expected load of the session goes to
+ * newcomer[]. */
+static json_t *answers(struct daemon *d, double cost_s, double sla,
+                       const struct core_res_need *need,
+                       struct core_place_gpu *pg, double *newcomer)
+{
+	struct core_place_gpu holds[DAEMON_MAX_GPUS] = {0};
+	uint32_t held[DAEMON_MAX_GPUS];
+	core_place_holds_apply(&d->place_holds, daemon_now_ns(), holds,
+	                       d->n_gpus, held);
 	json_t *list = json_array();
 	for (size_t g = 0; g < d->n_gpus && list; g++) {
 		const struct core_gpu *gp = &d->gpus[g].gpu;
 		struct core_admit a =
 		    cost_s > 0.0 ? daemon_gpu_admit(d, g, cost_s, sla, need)
 		                 : core_place_admit_unknown(&d->cfg.params, gp);
-		pg[g].admits = a.fits;
-		pg[g].load = a.load;
-		pg[g].tenants = d->gpus[g].n_tenants;
-		const char *why = pg[g].eligible
-		                      ? core_admit_reason_str(a.why)
-		                      : "the session's CPUs are another GPU's";
+		bool seats = seats_held(&a, cost_s, held[g]);
+		pg[g].admits = a.fits && !seats;
+		pg[g].load = a.load + holds[g].load;
+		pg[g].tenants = d->gpus[g].n_tenants + holds[g].tenants;
+		newcomer[g] = cost_s > 0.0 ? a.newcomer : 0.0;
+		const char *why = !pg[g].eligible
+		                      ? "the session's CPUs are another GPU's"
+		                  : seats ? "its room is held for sessions "
+		                            "being placed"
+		                          : core_admit_reason_str(a.why);
 		json_array_append_new(
-		    list, json_pack("{s:s, s:b, s:s, s:f, s:f, s:I}", "name",
-		                    d->gpus[g].name, "fits",
-		                    (int)(a.fits && pg[g].eligible), "reason",
-		                    why, "load", a.load, "limit", a.limit,
-		                    "tenants", (json_int_t)pg[g].tenants));
+		    list,
+		    json_pack("{s:s, s:b, s:s, s:f, s:f, s:I, s:I}", "name",
+		              d->gpus[g].name, "fits",
+		              (int)(pg[g].admits && pg[g].eligible), "reason",
+		              why, "load", pg[g].load, "limit", a.limit,
+		              "tenants", (json_int_t)d->gpus[g].n_tenants,
+		              "held", (json_int_t)held[g]));
 	}
 	return list;
 }
@@ -83,7 +106,7 @@ static json_t *answers(const struct daemon *d, double cost_s, double sla,
 void server_place(struct server *s, struct conn *c,
                   const struct ipc_msg_place *m)
 {
-	const struct daemon *d = s->d;
+	struct daemon *d = s->d;
 	double cost_s = 0.0, sla = 0.0;
 	const char *source = "unknown";
 	struct core_res_need need = {0};
@@ -98,13 +121,18 @@ void server_place(struct server *s, struct conn *c,
 	}
 	struct core_place_gpu pg[DAEMON_MAX_GPUS];
 	eligible_by_affinity(d, c->cred.pid, pg);
-	json_t *list = answers(d, cost_s, sla, &need, pg);
+	double newcomer[DAEMON_MAX_GPUS];
+	json_t *list = answers(d, cost_s, sla, &need, pg, newcomer);
 	int at = core_place_pick(pg, d->n_gpus, d->cfg.placement);
 	const char *mode = core_place_mode_name(d->cfg.placement);
 	/* One GPU leaves nothing to choose: the session goes there, as
 	 * it always did (baton run --wait is admission on such a node). */
 	if (d->n_gpus == 1)
 		at = 0, mode = "only";
+	if (at >= 0)
+		core_place_holds_add(&d->place_holds, (uint32_t)at, c->cred.uid,
+		                     newcomer[at], daemon_now_ns(),
+		                     (int64_t)d->cfg.place_hold_ms * 1000000);
 	json_t *o;
 	if (at >= 0)
 		o = json_pack("{s:s, s:b, s:s, s:s, s:o}", "type", "place",

@@ -212,6 +212,8 @@ static void hello(struct server *s, struct conn *c,
 		conn_fail(s, c, BATON_ERR_INVALID, "out of memory");
 		return;
 	}
+	/* The seat placement held for it, if any, is now its own. */
+	core_place_holds_take(&s->d->place_holds, (uint32_t)gpu, c->cred.uid);
 	conn_send_line(s, c, ipc_msg_welcome(c->tenant->id));
 }
 

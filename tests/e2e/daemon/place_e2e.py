@@ -21,7 +21,11 @@ Checks:
             (total load plus the newcomer's would reach U_l) and starts
             nothing; `--name small` starts, with BATON_GPU the GPU batond
             chose; `--name bigvram` (1 ms, but 4 GiB of VRAM on GPUs of
-            2 GiB each) exits 5 naming VRAM for each GPU.
+            2 GiB each) exits 5 naming VRAM for each GPU;
+  together  placement = "spread": two sessions placed back to back, the
+            first not yet registered (a shell that only prints its
+            BATON_GPU), go left, then right: the first one's seat is
+            held; with place_hold_ms = 0 both go left.
 Exit 0, 1 on a failed check, 77 with one CPU."""
 
 import argparse
@@ -180,7 +184,31 @@ def main():
             print("vram: ok (bigvram refused: %s)" % " / ".join(
                 r.stderr.strip().splitlines()[1:3]))
         phase(a, x, tmp, (left, right, "pack", 1, apps, (2048, 2048)), full)
+
+        def together(want):
+            def body(daemon, env, clients):
+                got = [placed_gpu(a, env, tmp, n) for n in ("t1", "t2")]
+                check(got == want, "placed on %s, want %s" % (got, want))
+                print("together: ok (%s)" % got)
+            return body
+        phase(a, x, tmp, (left, right, "spread", 60),
+              together(["left", "right"]))
+        phase(a, x, tmp, (left, right, "spread", 60, "place_hold_ms = 0;\n"),
+              together(["left", "left"]))
     return 0
+
+
+def placed_gpu(a, env, tmp, name):
+    """Where `baton run` places a session that never registers: the
+    BATON_GPU its command saw."""
+    marker = os.path.join(tmp, name + ".gpu")
+    r = subprocess.run([a.baton, "run", "--name", name, "--", "sh", "-c",
+                        'echo "$BATON_GPU" > %s' % marker], env=env,
+                       capture_output=True, text=True, timeout=30)
+    check(r.returncode == 0 and os.path.exists(marker),
+          "%s: exit %d: %s" % (name, r.returncode, r.stderr))
+    with open(marker) as f:
+        return f.read().strip()
 
 
 def capacity(a, env):

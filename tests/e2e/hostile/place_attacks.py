@@ -11,7 +11,10 @@ uid 65534 asking where a session would go.
   - nobody asking with root's game's profile gets cost "unknown": a
     learned cost is its owner's alone (root asking gets "learned");
   - 300 place requests from nobody leave batond's descriptors and memory
-    as they were, and root's status still answers within a second.
+    as they were, and root's status still answers within a second;
+  - of the seats those places hold (a placed session's, until it
+    registers), nobody keeps 8 at most (CORE_PLACE_HOLDS_PER_UID), and
+    root's seat, if its place before the flood got one, is still held.
 
 Exit 0 pass, 1 fail, 77 skipped (not root, no setpriv, no X)."""
 import json
@@ -27,6 +30,8 @@ from hostile import (SKIP, Bed, Fail, Xvfb, as_nobody, check,  # noqa: E402
                      fd_count, game, game_test_args, rss_kb)
 
 HELLO = {"type": "hello", "version": 1, "role": "client"}
+# core/place_hold.h: the seats one user's places may hold at once
+HOLDS_PER_UID = 8
 
 # One connection: hello, then each line; the replies, one per line sent.
 ASK = r'''
@@ -134,6 +139,14 @@ def main():
                       "batond after 300 places: fds %d -> %d, rss %d -> "
                       "%d KiB, status %.3f s" % (fds, fds2, rss, rss2,
                                                  took))
+                held = sum(g["held"] for g in ask(
+                    bed, [{"type": "place"}], nobody=False)[0]["gpus"])
+                # nobody's 8, and root's first if it was placed (the
+                # asking now is not counted in its own answer)
+                want = HOLDS_PER_UID + (1 if mine["placed"] else 0)
+                check(held == want, "seats held after the flood: %d, "
+                      "want %d" % (held, want))
+                print("seats held after 300 places: %d" % held)
     except (Fail, subprocess.TimeoutExpired, KeyError) as e:
         print("FAIL:", repr(e))
         return 1

@@ -13,6 +13,10 @@ Checks, on a private socket:
   gate      an unmodified OpenCL program (be-matmul --naive) under
             `baton run --be` with BATON_CL_SPLIT=matmul: registered under
             its --name, work done, product right.
+  deadline  batond keeps the whole GPU from best-effort work
+            (harvest.util_margin = 1): be-matmul --seconds 1 still stops
+            within a few seconds, having done nothing, instead of
+            waiting for a window forever.
 Exit 0, 1 on a failed check, 77 with no OpenCL device."""
 
 import argparse
@@ -39,9 +43,10 @@ class Batond:
     def __init__(self, exe, sock):
         self.exe, self.sock, self.proc = exe, sock, None
 
-    def start(self):
+    def start(self, config=None):
+        extra = ["--config", config] if config else []
         self.proc = subprocess.Popen(
-            [self.exe, "--socket", self.sock, "--metrics", "off"],
+            [self.exe, "--socket", self.sock, "--metrics", "off"] + extra,
             stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
             stderr=subprocess.DEVNULL, start_new_session=True)
         deadline = time.monotonic() + 10
@@ -82,6 +87,28 @@ def finish(proc, what):
           % (what, proc.returncode, out, err))
     check("check ok" in out, "%s: product not checked ok:\n%s" % (what, out))
     return out, err
+
+
+def check_deadline(a, env, d, tmp):
+    cfg = os.path.join(tmp, "no-be.cfg")
+    with open(cfg, "w") as f:
+        f.write("harvest = { util_margin = 1.0; };\n")
+    d.start(cfg)
+    t0 = time.monotonic()
+    try:
+        p = subprocess.run([a.matmul, "--n", "256", "--seconds", "1",
+                            "--name", "deadline-mm"], env=env,
+                           capture_output=True, text=True, timeout=30)
+    except subprocess.TimeoutExpired:
+        fail("be-matmul --seconds 1 still waiting for a window after 30 s")
+    took = time.monotonic() - t0
+    os.unlink(cfg)
+    check(p.returncode == 0, "be-matmul exited %d:\n%s"
+          % (p.returncode, p.stderr))
+    check("batond" in p.stdout and " 0 rows" in p.stdout,
+          "expected no work under batond: " + p.stdout)
+    check(took < 10, "be-matmul --seconds 1 took %.1f s" % took)
+    print("deadline: ok (stopped after %.1f s with no window)" % took)
 
 
 def main():
@@ -144,6 +171,8 @@ def main():
         out, _ = finish(p, "be-matmul under the gate")
         print("gate: ok (%.0f units/s in status, %s)"
               % (row["units_per_s"], out.strip().splitlines()[0]))
+        d.kill()
+        check_deadline(a, env, d, tmp)
     finally:
         d.kill()
         try:

@@ -20,22 +20,10 @@
 
 #include "daemon/accounting/nvml_account.h"
 #include "daemon/accounting/nvml_table.h"
-
-static char script[64];
+#include "nvml_script.h"
 
 /* The stub's second device (stub_nvml.c's UUIDs), as batond's GPU 0. */
 static const char uuids[2][40] = {"6a1c4f2e000011112222333344445552", ""};
-
-static void write_script(const char *text)
-{
-	char tmp[80];
-	snprintf(tmp, sizeof(tmp), "%s.new", script);
-	FILE *f = fopen(tmp, "w");
-	assert_non_null(f);
-	fputs(text, f);
-	fclose(f);
-	assert_int_equal(rename(tmp, script), 0);
-}
 
 static struct nvml_account *start(const char *lib_env)
 {
@@ -65,12 +53,12 @@ static void samples_of(const char *lib_env, const char *extra)
 	                    "proc 0 400 90 0 compute\n";
 	char text[512];
 	snprintf(text, sizeof(text), "now_us 1000000000\n%s%s", extra, procs);
-	write_script(text);
+	nvml_script_write(text);
 	nvml_account_poll(a, 1);
 	/* the base: what the driver kept counts nothing */
 	assert_int_equal(busy_of(a, 100), 0);
 	snprintf(text, sizeof(text), "now_us 1000500000\n%s%s", extra, procs);
-	write_script(text);
+	nvml_script_write(text);
 	nvml_account_poll(a, 2);
 	assert_int_equal(busy_of(a, 100), 250000000ULL);
 	assert_int_equal(busy_of(a, 300), 125000000ULL);
@@ -131,7 +119,7 @@ static void test_insufficient_size(void **state)
 			len +=
 			    snprintf(text + len, sizeof(text) - (size_t)len,
 			             "proc 1 %d 10 4096 graphics\n", 1000 + p);
-		write_script(text);
+		nvml_script_write(text);
 		nvml_account_poll(a, (int64_t)now * 1000);
 	}
 	assert_true(nvml_account_retries(a) >= 2);
@@ -149,11 +137,11 @@ static void test_tenant_epochs(void **state)
 	struct nvml_account *a = start("BATON_STUB_NVML");
 	assert_non_null(a);
 	struct nvml_tenant t = {0};
-	write_script("now_us 3000000000\nproc 1 100 100 0 graphics\n");
+	nvml_script_write("now_us 3000000000\nproc 1 100 100 0 graphics\n");
 	nvml_account_poll(a, 1);
 	assert_false(nvml_tenant_epoch(&t, a, 0, 100, 0.1));
 	/* two polls' worth (0.2 s busy) in one epoch of 0.1 s */
-	write_script("now_us 3000200000\nproc 1 100 100 0 graphics\n");
+	nvml_script_write("now_us 3000200000\nproc 1 100 100 0 graphics\n");
 	nvml_account_poll(a, 2);
 	assert_true(nvml_tenant_epoch(&t, a, 0, 100, 0.1));
 	assert_float_equal(t.busy_s, 0.1, 1e-9);
@@ -162,7 +150,7 @@ static void test_tenant_epochs(void **state)
 	assert_true(nvml_tenant_epoch(&t, a, 0, 100, 0.1));
 	assert_float_equal(t.busy_s, 0.0, 1e-9);
 	/* gone from the lists and unsampled past the keep time */
-	write_script("now_us 3000300000\n");
+	nvml_script_write("now_us 3000300000\n");
 	nvml_account_poll(a, 2 + NVML_TABLE_KEEP_NS + 1);
 	assert_false(nvml_tenant_epoch(&t, a, 0, 100, 0.1));
 	assert_false(t.based);
@@ -218,8 +206,6 @@ static void test_without_nvml(void **state)
 
 int main(void)
 {
-	snprintf(script, sizeof(script), "/tmp/baton-nvml-%d", (int)getpid());
-	setenv("BATON_STUB_NVML_SCRIPT", script, 1);
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_samples),
 	    cmocka_unit_test(test_newer_unsupported),
@@ -229,7 +215,6 @@ int main(void)
 	    cmocka_unit_test(test_table),
 	    cmocka_unit_test(test_without_nvml),
 	};
-	int rc = cmocka_run_group_tests(tests, NULL, NULL);
-	unlink(script);
-	return rc;
+	return cmocka_run_group_tests(tests, nvml_script_setup,
+	                              nvml_script_teardown);
 }

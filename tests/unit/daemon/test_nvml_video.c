@@ -15,45 +15,18 @@
 
 #include "daemon/accounting/gpu_res.h"
 #include "daemon/accounting/nvml_video.h"
-
-static char script[64];
-
-static void write_script(const char *text)
-{
-	FILE *f = fopen(script, "w");
-	assert_non_null(f);
-	fputs(text, f);
-	fclose(f);
-}
-
-static int setup(void **state)
-{
-	(void)state;
-	snprintf(script, sizeof(script), "/tmp/baton-nvml-XXXXXX");
-	int fd = mkstemp(script);
-	if (fd < 0)
-		return -1;
-	close(fd);
-	return setenv("BATON_STUB_NVML_SCRIPT", script, 1);
-}
-
-static int teardown(void **state)
-{
-	(void)state;
-	unlink(script);
-	return 0;
-}
+#include "nvml_script.h"
 
 /* Both devices' figures; what a device has no line for is unsupported
  * there, its flag false. */
 static void test_nvml_figures(void **state)
 {
 	(void)state;
-	write_script("0 encoder 40\n0 decoder 15\n"
-	             "0 memory 8589934592 2147483648\n"
-	             "0 session 4242 1920 1080 60\n"
-	             "0 session 4343 1280 720 30\n"
-	             "1 memory 17179869184 0\n");
+	nvml_script_write("0 encoder 40\n0 decoder 15\n"
+	                  "0 memory 8589934592 2147483648\n"
+	                  "0 session 4242 1920 1080 60\n"
+	                  "0 session 4343 1280 720 30\n"
+	                  "1 memory 17179869184 0\n");
 	struct nvml_video *n = nvml_video_open(getenv("BATON_STUB_NVML"));
 	assert_non_null(n);
 	struct nvml_video_gpu g[4];
@@ -80,7 +53,7 @@ static void test_nvml_figures(void **state)
 	assert_int_equal(g[1].memory_total, 17179869184ull);
 	assert_int_equal(g[1].n_sessions, 0);
 	/* the script changes: the next read says so (no caching) */
-	write_script("0 encoder 100\n0 encoder 101\n");
+	nvml_script_write("0 encoder 100\n0 encoder 101\n");
 	assert_int_equal(nvml_video_read(n, g, 1), 1);
 	assert_false(g[0].has_memory);
 	/* the last line wins in the stub: 101 % is no utilization */
@@ -93,12 +66,12 @@ static void test_nvml_figures(void **state)
 static void test_nvml_too_many_sessions(void **state)
 {
 	(void)state;
-	FILE *f = fopen(script, "w");
-	assert_non_null(f);
-	fputs("0 encoder 90\n", f);
+	char text[64 * (NVML_VIDEO_MAX_SESSIONS + 2)];
+	int len = snprintf(text, sizeof(text), "0 encoder 90\n");
 	for (int i = 0; i < NVML_VIDEO_MAX_SESSIONS + 1; i++)
-		fprintf(f, "0 session %d 640 360 30\n", 1000 + i);
-	fclose(f);
+		len += snprintf(text + len, sizeof(text) - (size_t)len,
+		                "0 session %d 640 360 30\n", 1000 + i);
+	nvml_script_write(text);
 	struct nvml_video *n = nvml_video_open(getenv("BATON_STUB_NVML"));
 	assert_non_null(n);
 	struct nvml_video_gpu g[2];
@@ -176,5 +149,6 @@ int main(void)
 	    cmocka_unit_test(test_nvml_absent),
 	    cmocka_unit_test(test_sysfs_vram),
 	};
-	return cmocka_run_group_tests(tests, setup, teardown);
+	return cmocka_run_group_tests(tests, nvml_script_setup,
+	                              nvml_script_teardown);
 }

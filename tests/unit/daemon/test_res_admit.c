@@ -19,19 +19,10 @@
 #include "daemon/accounting/nvml_video.h"
 #include "daemon/daemon.h"
 #include "daemon/tick/tick_res.h"
+#include "nvml_script.h"
 
 #define MIB (1024ull * 1024ull)
 #define T0  1000000000000LL
-
-static char script[64];
-
-static void write_script(const char *text)
-{
-	FILE *f = fopen(script, "w");
-	assert_non_null(f);
-	fputs(text, f);
-	fclose(f);
-}
 
 /* A daemon of one GPU, "gpu0", whose 3D engine admits: its capacity
  * stage sampled, quiet, at load 0.1 under U_l 0.7. */
@@ -53,24 +44,6 @@ static void start(struct daemon *d, double vram_mb)
 	c->total_load = 0.1;
 }
 
-static int setup(void **state)
-{
-	(void)state;
-	snprintf(script, sizeof(script), "/tmp/baton-nvml-XXXXXX");
-	int fd = mkstemp(script);
-	if (fd < 0)
-		return -1;
-	close(fd);
-	return setenv("BATON_STUB_NVML_SCRIPT", script, 1);
-}
-
-static int teardown(void **state)
-{
-	(void)state;
-	unlink(script);
-	return 0;
-}
-
 /* NVML's figures reach the GPU matched by its UUID, once a second. */
 static void test_nvml_gpu(void **state)
 {
@@ -82,9 +55,9 @@ static void test_nvml_gpu(void **state)
 	/* the stub's second device */
 	daemon_gpus_uuid_norm("GPU-6a1c4f2e-0000-1111-2222-333344445552",
 	                      d.gpus[0].uuid, sizeof(d.gpus[0].uuid));
-	write_script("0 encoder 90\n"
-	             "1 encoder 55\n1 decoder 20\n"
-	             "1 memory 8589934592 6442450944\n");
+	nvml_script_write("0 encoder 90\n"
+	                  "1 encoder 55\n1 decoder 20\n"
+	                  "1 memory 8589934592 6442450944\n");
 	daemon_res_tick(&d, T0, 0.1);
 	const struct gpu_res *r = &d.gpus[0].res;
 	assert_string_equal(r->encoder_source, "nvml");
@@ -95,7 +68,7 @@ static void test_nvml_gpu(void **state)
 	assert_int_equal(r->core.vram_total, 8192 * MIB);
 	assert_int_equal(r->core.vram_used, 6144 * MIB);
 	/* within the second: NVML is not read again */
-	write_script("1 encoder 10\n");
+	nvml_script_write("1 encoder 10\n");
 	daemon_res_tick(&d, T0 + 500000000LL, 0.1);
 	assert_float_equal(r->encoder_util, 0.55, 1e-12);
 	daemon_res_tick(&d, T0 + 1000000000LL, 0.1);
@@ -157,5 +130,6 @@ int main(void)
 	    cmocka_unit_test(test_nvml_gpu),
 	    cmocka_unit_test(test_admit_smallest),
 	};
-	return cmocka_run_group_tests(tests, setup, teardown);
+	return cmocka_run_group_tests(tests, nvml_script_setup,
+	                              nvml_script_teardown);
 }
