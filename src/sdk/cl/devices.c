@@ -51,6 +51,10 @@ static struct {
 	cl_platform_id *shown;
 } filt;
 static pthread_once_t filt_once = PTHREAD_ONCE_INIT;
+/* This thread is in filter_setup: a driver that calls an entry point by
+ * its name while the loader starts it reaches these wrappers, which
+ * must pass it on rather than wait for the setup they are part of. */
+static _Thread_local bool in_setup;
 
 /* Whether d lists extension ext in CL_DEVICE_EXTENSIONS. */
 static bool has_ext(cl_device_id d, const char *ext)
@@ -178,9 +182,11 @@ static void keep_matches(cl_platform_id p, const struct cl_device_ident *want,
 	free(d);
 }
 
-/* Once, at the first call the filter answers: the real entry points,
- * the device wanted, and the devices and platforms shown. */
-static void filter_setup(void)
+/* Once, at the first call the filter answers (filter_setup): the real
+ * entry points, the device wanted, and the devices and platforms shown;
+ * one line says what came of it (a malformed value in the same line:
+ * be_log lets one a second through). */
+static void work_out_filter(void)
 {
 	filt.platforms = (platforms_fn)dlsym(RTLD_NEXT, "clGetPlatformIDs");
 	filt.devices = (devices_fn)dlsym(RTLD_NEXT, "clGetDeviceIDs");
@@ -191,10 +197,11 @@ static void filter_setup(void)
 	struct cl_device_ident want;
 	char why[256];
 	bool asked = cl_device_want_parse(uuid, pci, &want, why, sizeof(why));
-	if (why[0])
-		be_log(BE_LOG_DEVICE, "OpenCL: %s", why);
-	if (!asked || !filt.platforms || !filt.devices)
+	if (!asked || !filt.platforms || !filt.devices) {
+		if (why[0])
+			be_log(BE_LOG_DEVICE, "OpenCL: %s", why);
 		return;
+	}
 	char named[96];
 	snprintf(named, sizeof(named), "%s%s%s%s%s",
 	         want.has_uuid ? "UUID " : "", want.has_uuid ? uuid : "",
@@ -211,15 +218,33 @@ static void filter_setup(void)
 	if (filt.on)
 		be_log(BE_LOG_DEVICE,
 		       "OpenCL: showing the program only the device placed "
-		       "on (%s): %u of %u devices",
-		       named, filt.n_kept, counts[0]);
+		       "on (%s): %u of %u devices%s%s",
+		       named, filt.n_kept, counts[0], why[0] ? "; " : "", why);
 	else
 		be_log(BE_LOG_DEVICE,
 		       "OpenCL: no device is the GPU placed on (%s): of %u "
 		       "devices %u report a UUID (cl_khr_device_uuid), %u a "
 		       "PCI slot (cl_khr_pci_bus_info); every device stays "
-		       "visible",
-		       named, counts[0], counts[1], counts[2]);
+		       "visible%s%s",
+		       named, counts[0], counts[1], counts[2],
+		       why[0] ? "; " : "", why);
+}
+
+static void filter_setup(void)
+{
+	in_setup = true;
+	work_out_filter();
+	in_setup = false;
+}
+
+/* Whether the filter decides this call (else it goes to the loader as
+ * made): worked out once, by whichever call comes first. */
+static bool filtering(void)
+{
+	if (in_setup)
+		return false;
+	pthread_once(&filt_once, filter_setup);
+	return filt.on;
 }
 
 static bool is_kept(cl_device_id d)
@@ -264,10 +289,10 @@ EXPORT CL_API_ENTRY cl_int CL_API_CALL clGetPlatformIDs(cl_uint room,
                                                         cl_platform_id *out,
                                                         cl_uint *count)
 {
-	pthread_once(&filt_once, filter_setup);
+	bool on = filtering();
 	if (!filt.platforms)
 		return CL_OUT_OF_RESOURCES; /* no loader after us */
-	if (!filt.on)
+	if (!on)
 		return filt.platforms(room, out, count);
 	if ((room == 0 && out) || (!out && !count))
 		return CL_INVALID_VALUE;
@@ -281,10 +306,10 @@ EXPORT CL_API_ENTRY cl_int CL_API_CALL clGetDeviceIDs(cl_platform_id p,
                                                       cl_device_id *out,
                                                       cl_uint *count)
 {
-	pthread_once(&filt_once, filter_setup);
+	bool on = filtering();
 	if (!filt.devices)
 		return CL_OUT_OF_RESOURCES;
-	if (!filt.on)
+	if (!on)
 		return filt.devices(p, type, room, out, count);
 	if ((room == 0 && out) || (!out && !count))
 		return CL_INVALID_VALUE;
@@ -313,8 +338,7 @@ EXPORT CL_API_ENTRY cl_context CL_API_CALL
 clCreateContextFromType(const cl_context_properties *props, cl_device_type type,
                         notify_fn notify, void *user, cl_int *errcode)
 {
-	pthread_once(&filt_once, filter_setup);
-	if (!filt.on) {
+	if (!filtering()) {
 		if (filt.from_type)
 			return filt.from_type(props, type, notify, user,
 			                      errcode);

@@ -15,7 +15,9 @@ MODE is one of
         its context and the default device fake-a too), with fake-b's
         only fake-b; with fake-c's slot (BATON_DEVICE_PCI) only fake-c,
         with fake-a's slot and no UUID only fake-a; with a UUID no device
-        has, or a malformed one, every device, and one line saying why;
+        has, or a malformed one, every device, and one line saying why
+        (a malformed UUID beside a good slot: the slot's device, the
+        value named in the same line);
   run   batond with two logical GPUs whose devices are fake-b's and
         fake-a's NVML-style UUIDs ("left", "right") and one named by
         fake-c's PCI slot: `baton run --be` without --gpu is placed left
@@ -122,6 +124,12 @@ def check_gate(a, env):
     got, err = run(a, dict(env, BATON_VK_DEVICE_UUID="GPU-xyz\n"), what)
     check_all(got, err, everything, what,
               'BATON_VK_DEVICE_UUID="GPU-xyz?" is not a device UUID')
+    what = "a malformed UUID beside fake-b's slot"
+    got, err = run(a, dict(env, BATON_VK_DEVICE_UUID="GPU-xyz",
+                           BATON_DEVICE_PCI=FAKE["fake-b"][1]), what)
+    check_only(got, err, "fake-b", what)
+    check('BATON_VK_DEVICE_UUID="GPU-xyz" is not' in err,
+          "%s: the malformed value not named:\n%s" % (what, err))
     print("gate: each fake kept alone by its UUID or slot; every device "
           "kept for no match and for a malformed value")
 
