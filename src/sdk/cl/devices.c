@@ -103,8 +103,8 @@ static struct cl_device_ident ident_of(cl_device_id d)
 	return id;
 }
 
-/* The n items of list real(..., 0, NULL, &n) then real(..., n, list,
- * NULL) give, malloc'd; NULL with *n 0 for none or an error. */
+/* Every platform the loader lists, malloc'd, in *n; NULL with *n 0 for
+ * none or an error. */
 static cl_platform_id *all_platforms(cl_uint *n)
 {
 	*n = 0;
@@ -119,6 +119,9 @@ static cl_platform_id *all_platforms(cl_uint *n)
 	return p;
 }
 
+/* The devices of type on p the loader lists, malloc'd, in *n; none is
+ * not an error (NULL, *n 0, *err CL_SUCCESS), the loader's errors are
+ * in *err. */
 static cl_device_id *devices_of(cl_platform_id p, cl_device_type type,
                                 cl_uint *n, cl_int *err)
 {
