@@ -1,6 +1,8 @@
 /* The environment for a GPU (run_gpu_env.h). */
 #include "cli/run_gpu_env.h"
 
+#include "ipc/device_id.h"
+
 #include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
@@ -14,28 +16,12 @@ static void put(struct run_gpu_env *e, const char *key, const char *value)
 	e->n++;
 }
 
-static bool hex_uuid(const char *u)
-{
-	return u && strlen(u) == 32 && strspn(u, "0123456789abcdef") == 32;
-}
-
 /* "0000:01:00.0" as Mesa's "pci-0000_01_00_0" (the udev ID_PATH_TAG
- * form DRI_PRIME takes); false for anything not shaped like a slot. */
-static bool dri_prime_tag(const char *pci, char *out, size_t len)
+ * form DRI_PRIME takes). */
+static void dri_prime_tag(const struct ipc_pci_slot *p, char *out, size_t len)
 {
-	static const char shape[] = "xxxx:xx:xx.x";
-	if (!pci || strlen(pci) != sizeof(shape) - 1 || len < sizeof(shape) + 4)
-		return false;
-	memcpy(out, "pci-", 4);
-	for (size_t i = 0; shape[i]; i++) {
-		char c = pci[i];
-		if (shape[i] == 'x' ? !strchr("0123456789abcdefABCDEF", c) || !c
-		                    : c != shape[i])
-			return false;
-		out[4 + i] = shape[i] == 'x' ? c : '_';
-	}
-	out[4 + sizeof(shape) - 1] = '\0';
-	return true;
+	snprintf(out, len, "pci-%04x_%02x_%02x_%x", (unsigned)p->domain,
+	         (unsigned)p->bus, (unsigned)p->device, (unsigned)p->function);
 }
 
 void run_gpu_env_for(const struct run_gpu_target *t, struct run_gpu_env *out)
@@ -43,8 +29,12 @@ void run_gpu_env_for(const struct run_gpu_target *t, struct run_gpu_env *out)
 	out->n = 0;
 	put(out, "BATON_GPU", t->name);
 	bool hardware = t->kind && strcmp(t->kind, "hardware") == 0;
-	if (hex_uuid(t->uuid)) {
-		put(out, "BATON_VK_DEVICE_UUID", t->uuid);
+	struct ipc_pci_slot pci;
+	bool has_pci = ipc_pci_slot_parse(t->pci, &pci);
+	if (has_pci)
+		put(out, BATON_DEVICE_PCI_ENV, t->pci);
+	if (ipc_device_uuid_parse(t->uuid, NULL)) {
+		put(out, BATON_DEVICE_UUID_ENV, t->uuid);
 		if (!hardware)
 			return;
 		/* NVML's form: GPU-8-4-4-4-12 hex digits */
@@ -59,6 +49,8 @@ void run_gpu_env_for(const struct run_gpu_target *t, struct run_gpu_env *out)
 		return;
 	}
 	char tag[32];
-	if (hardware && dri_prime_tag(t->pci, tag, sizeof(tag)))
+	if (hardware && has_pci) {
+		dri_prime_tag(&pci, tag, sizeof(tag));
 		put(out, "DRI_PRIME", tag);
+	}
 }

@@ -2,7 +2,10 @@
  * batond's GPUs (run_gpu.c applies it; docs/runtime.md, "Several GPUs"):
  *   every GPU     BATON_GPU=NAME (the shim names it in its hello);
  *   a UUID known  BATON_VK_DEVICE_UUID (Baton's Vulkan layer shows the
- *                 game that physical device only);
+ *                 game that physical device only, the OpenCL gate that
+ *                 device: ipc/device_id.h);
+ *   a PCI slot    BATON_DEVICE_PCI (the OpenCL gate's filter, for a
+ *                 device that reports no UUID);
  *   NVIDIA        (its UUID is NVML's): CUDA_VISIBLE_DEVICES=GPU-<uuid>
  *                 (CUDA, and NVIDIA's OpenCL, see that GPU only), and
  *                 the PRIME render offload variables of NVIDIA's driver

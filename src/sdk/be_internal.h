@@ -106,7 +106,8 @@ enum {
 	BE_LOG_LOST, /* its own key: it follows "registered" closely */
 	BE_LOG_PROBE,
 	BE_LOG_WAIT,
-	BE_LOG_IDLE, /* the idle lane (be_idle.c) */
+	BE_LOG_IDLE,   /* the idle lane (be_idle.c) */
+	BE_LOG_DEVICE, /* the OpenCL gate's device filter (cl/devices.c) */
 	BE_LOG_KEYS
 };
 

@@ -20,7 +20,10 @@
  * program made it. A shut window is waited for at most
  * BATON_CL_MAX_WAIT_MS (default 1000) per launch, then the launch goes,
  * is reported as any other, and a line is logged: the gate never hangs a
- * program forever. */
+ * program forever.
+ *
+ * Device enumeration (clGetPlatformIDs, clGetDeviceIDs,
+ * clCreateContextFromType) is the device filter's, in devices.c. */
 #define CL_TARGET_OPENCL_VERSION 300
 #define CL_USE_DEPRECATED_OPENCL_1_2_APIS
 #include <CL/cl.h>

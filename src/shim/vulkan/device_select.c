@@ -8,20 +8,16 @@
  * device. A malformed value turns the filter off. */
 #include "shim/vulkan/layer.h"
 
+#include "ipc/device_id.h"
+
 #include <stdlib.h>
 #include <string.h>
 
 void vk_select_instance_setup(struct vk_instance *inst)
 {
-	const char *s = getenv("BATON_VK_DEVICE_UUID");
-	inst->select = false;
-	if (!s || strlen(s) != 32 || strspn(s, "0123456789abcdef") != 32)
-		return;
-	for (int i = 0; i < 16; i++) {
-		char byte[3] = {s[2 * i], s[2 * i + 1], '\0'};
-		inst->select_uuid[i] = (uint8_t)strtoul(byte, NULL, 16);
-	}
-	inst->select = true;
+	_Static_assert(VK_UUID_SIZE == IPC_DEVICE_UUID_SIZE, "one UUID size");
+	inst->select = ipc_device_uuid_parse(getenv(BATON_DEVICE_UUID_ENV),
+	                                     inst->select_uuid);
 }
 
 /* Whether gpu is another device than the one selected. */

@@ -39,6 +39,7 @@ static void nvidia(void **state)
 	assert_string_equal(get(&e, "__GLX_VENDOR_LIBRARY_NAME"), "nvidia");
 	assert_string_equal(get(&e, "__VK_LAYER_NV_optimus"), "NVIDIA_only");
 	assert_null(get(&e, "DRI_PRIME"));
+	assert_string_equal(get(&e, "BATON_DEVICE_PCI"), "0000:41:00.0");
 }
 
 static void mesa(void **state)
@@ -50,10 +51,25 @@ static void mesa(void **state)
 	                           .kind = "hardware"};
 	struct run_gpu_env e;
 	run_gpu_env_for(&t, &e);
-	assert_int_equal(e.n, 2);
+	assert_int_equal(e.n, 3);
 	assert_string_equal(get(&e, "DRI_PRIME"), "pci-0000_03_00_0");
+	assert_string_equal(get(&e, "BATON_DEVICE_PCI"), "0000:03:00.0");
 	assert_null(get(&e, "CUDA_VISIBLE_DEVICES"));
 	assert_null(get(&e, "BATON_VK_DEVICE_UUID"));
+}
+
+/* sysfs writes slots in lowercase, udev's ID_PATH_TAG too: a slot given
+ * in capitals (the config's device) still matches Mesa's tag. */
+static void mesa_slot_in_capitals(void **state)
+{
+	(void)state;
+	struct run_gpu_target t = {.name = "gpu0",
+	                           .pci = "0000:0A:1F.7",
+	                           .uuid = "",
+	                           .kind = "hardware"};
+	struct run_gpu_env e;
+	run_gpu_env_for(&t, &e);
+	assert_string_equal(get(&e, "DRI_PRIME"), "pci-0000_0a_1f_7");
 }
 
 static void core_set(void **state)
@@ -98,7 +114,7 @@ static void malformed_values_are_dropped(void **state)
 		                           .kind = "hardware"};
 		struct run_gpu_env e;
 		run_gpu_env_for(&t, &e);
-		if (get(&e, "DRI_PRIME"))
+		if (get(&e, "DRI_PRIME") || get(&e, "BATON_DEVICE_PCI"))
 			fail_msg("pci %s gave DRI_PRIME=%s", bad_pci[i],
 			         get(&e, "DRI_PRIME"));
 	}
@@ -125,6 +141,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(nvidia),
 	    cmocka_unit_test(mesa),
+	    cmocka_unit_test(mesa_slot_in_capitals),
 	    cmocka_unit_test(core_set),
 	    cmocka_unit_test(core_set_with_uuid),
 	    cmocka_unit_test(malformed_values_are_dropped),
