@@ -21,7 +21,6 @@ The checks, on measurements of the same run:
 Then the fake tree's fdinfo is removed: the tenants fall back to the next
 source ("cpu" on this software rasterizer) with one log line each."""
 
-import argparse
 import json
 import os
 import subprocess
@@ -34,7 +33,8 @@ sys.dont_write_bytecode = True
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from batonbed import (Batond, Client, Fail, Xvfb, check,  # noqa: E402
                       check_k_follows,
-                      cpu_seconds, terminate_on_sigterm, wait_for)
+                      cpu_seconds, gears_args, terminate_on_sigterm,
+                      wait_for)
 
 FACTORS = {"heavy": 6.0, "light": 1.0}
 UTIL_TARGET = 0.95  # batond's default util_target
@@ -154,12 +154,7 @@ def fall_back(d, kernel):
 
 def main():
     terminate_on_sigterm()
-    p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    p.add_argument("--baton", required=True)
-    p.add_argument("--batond", required=True)
-    p.add_argument("--xvfb", default="Xvfb")
-    p.add_argument("--glxgears", default="glxgears")
-    args, _ = p.parse_known_args()
+    args = gears_args(__doc__)
     try:
         with tempfile.TemporaryDirectory(prefix="baton-acct-") as tmp, \
                 Xvfb(args.xvfb) as x:

@@ -8,6 +8,7 @@ client output readers, from the OpenGL tests' tests/e2e/gl/glharness.py.
 This adds batond, the swap probe's frame timestamps, glmark2's reports and
 CPU accounting."""
 
+import argparse
 import json
 import os
 import resource
@@ -411,3 +412,16 @@ def check_k_follows(a, b, names, source, fake):
     check(claim_ratio < 2.0, "the swap claims differ %.2f x already: the "
           "test shows nothing" % claim_ratio)
     return ks, ks_claim, st["gpus"][0]
+
+
+def gears_args(doc, *required):
+    """The command line of a test that runs glxgears under batond:
+    --baton, --batond and each of required (all required), --xvfb and
+    --glxgears (found on PATH by default). Unknown options are ignored,
+    as meson may pass more."""
+    p = argparse.ArgumentParser(description=doc.split("\n")[0])
+    for name in ("baton", "batond") + required:
+        p.add_argument("--" + name, required=True)
+    p.add_argument("--xvfb", default="Xvfb")
+    p.add_argument("--glxgears", default="glxgears")
+    return p.parse_known_args()[0]

@@ -21,7 +21,6 @@ Then the stub's device utilization says 30 points more than the games'
 (a load that belongs to no tenant): the GPU's other_util reads about
 0.30 and ESA's allotment (common rate x sum k) shrinks by it."""
 
-import argparse
 import os
 import subprocess
 import sys
@@ -33,7 +32,8 @@ sys.dont_write_bytecode = True
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from batonbed import (Batond, Client, Fail, Xvfb, check,  # noqa: E402
                       check_k_follows,
-                      cpu_seconds, terminate_on_sigterm, wait_for)
+                      cpu_seconds, gears_args, terminate_on_sigterm,
+                      wait_for)
 
 FACTORS = {"heavy": 6.0, "light": 1.0}
 UTIL_TARGET = 0.95  # batond's default util_target
@@ -133,13 +133,7 @@ def check_logged(d):
 
 def main():
     terminate_on_sigterm()
-    p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    p.add_argument("--baton", required=True)
-    p.add_argument("--batond", required=True)
-    p.add_argument("--stub-nvml", required=True)
-    p.add_argument("--xvfb", default="Xvfb")
-    p.add_argument("--glxgears", default="glxgears")
-    args, _ = p.parse_known_args()
+    args = gears_args(__doc__, "stub-nvml")
     try:
         with tempfile.TemporaryDirectory(prefix="baton-nvml-") as tmp, \
                 Xvfb(args.xvfb) as x:

@@ -8,7 +8,6 @@ it (exit 0, glxgears in its JSON) and draw a PNG.
 Prints batond's own account of the recording (its log at info): seconds
 queued, the mean and largest time one queued copy took on the tick."""
 
-import argparse
 import json
 import os
 import subprocess
@@ -19,7 +18,7 @@ import time
 sys.dont_write_bytecode = True
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from batonbed import (Batond, Client, Fail, Xvfb, check,  # noqa: E402
-                      terminate_on_sigterm)
+                      gears_args, terminate_on_sigterm)
 
 RUN_S = 6.0
 # Lines against whole wall seconds batond ran: the first and the last
@@ -70,12 +69,7 @@ def check_report(args, path, png, env):
 
 def main():
     terminate_on_sigterm()
-    p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    p.add_argument("--baton", required=True)
-    p.add_argument("--batond", required=True)
-    p.add_argument("--xvfb", default="Xvfb")
-    p.add_argument("--glxgears", default="glxgears")
-    args, _ = p.parse_known_args()
+    args = gears_args(__doc__)
     try:
         with tempfile.TemporaryDirectory(prefix="baton-record-") as tmp, \
                 Xvfb(args.xvfb) as x:

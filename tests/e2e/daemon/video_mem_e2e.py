@@ -34,7 +34,6 @@ Checks, on figures of the same run:
 - `baton status` (text) shows the encoder and VRAM line, /metrics the
   families, the history file the fields."""
 
-import argparse
 import json
 import os
 import re
@@ -47,7 +46,8 @@ import time
 sys.dont_write_bytecode = True
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from batonbed import (Batond, Client, Fail, Xvfb, check,  # noqa: E402
-                      cpu_seconds, terminate_on_sigterm, wait_for)
+                      cpu_seconds, gears_args, terminate_on_sigterm,
+                      wait_for)
 
 MIB = 1024 * 1024
 VRAM_MB = 4096
@@ -274,12 +274,7 @@ def check_reports(d, baton, env, hist):
 
 def main():
     terminate_on_sigterm()
-    p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    p.add_argument("--baton", required=True)
-    p.add_argument("--batond", required=True)
-    p.add_argument("--xvfb", default="Xvfb")
-    p.add_argument("--glxgears", default="glxgears")
-    args, _ = p.parse_known_args()
+    args = gears_args(__doc__)
     try:
         with tempfile.TemporaryDirectory(prefix="baton-res-") as tmp, \
                 Xvfb(args.xvfb) as x:
