@@ -160,15 +160,23 @@ static bool reaches(const struct core_params *p, const struct core_tenant *t,
 	return reach >= it->weight * (1.0 + (above ? 2.0 : 1.0) * h);
 }
 
+/* An item's weight (dJay's Eq. 2 sums weight x cost): the rate it is
+ * held to; 1 in paper mode, where costs are ms a frame. */
+static double item_weight(const struct core_params *p,
+                          const struct core_tenant *t)
+{
+	return p->quality_paper     ? 1.0
+	       : t->fixed_fps > 0.0 ? t->fixed_fps
+	                            : core_sla_ref(p, t);
+}
+
 /* One tenant as an item; false if it has nothing to count yet. */
 static bool make_item(const struct core_params *p, const struct core_tenant *t,
                       struct quality_item *it, unsigned *base, unsigned *cur)
 {
 	const struct core_quality_tenant *q = &t->quality;
 	double unit = p->quality_paper ? 1000.0 : 1.0; /* dJay counts ms */
-	it->weight = p->quality_paper     ? 1.0
-	             : t->fixed_fps > 0.0 ? t->fixed_fps
-	                                  : core_sla_ref(p, t);
+	it->weight = item_weight(p, t);
 	bool levels = has_estimates(q);
 	double scale = levels ? calibration(t) * look_ahead(q) : 1.0;
 	if (levels && q->pinned > 0 && q->pinned <= q->n_levels) {
@@ -263,6 +271,55 @@ static void learn_ceiling(const struct core_params *p, struct core_gpu *gpu,
 	}
 }
 
+/* dJay's knapsack (Eq. 2: the sum over games of weight x cost at the
+ * chosen levels within the budget) takes each cost as known. Measured,
+ * each game's cost per frame moves from one epoch to the next (10-20 %
+ * on llvmpipe on a shared machine, more when its scene or a neighbour's
+ * turns heavy), and the games' moves add up: when several draw heavy
+ * frames at once, the epoch's total is over the machine although the
+ * means fit, and every game's frames run late together (each game's
+ * reach, measured while the others drew their usual frames, says
+ * nothing of that). Baton mode keeps the knapsack a chance constraint
+ * instead: the mean total plus quality_spread_z standard deviations of
+ * the total within the budget (z = 1.645: over it in one epoch in
+ * twenty, were the total normal). The variance is measured, not
+ * assumed: each epoch, the sum over the games with frames of weight x
+ * (this epoch's cost per frame - k before it) is the total's deviation
+ * from what the knapsack counted, its square smoothed at k_alpha, the
+ * rate k itself learns at. Summing the deviations before squaring
+ * counts the games' covariance: three games turning heavy in the same
+ * epoch weigh nine times one game's move, not three. A game's first two
+ * epochs with frames after a level change are left out (their frames
+ * carry the old level's cost; the step rule's quiet epochs). Steady
+ * costs keep no headroom, so density is lost only where the costs
+ * actually move. */
+static void track_spread(const struct core_params *p, struct core_gpu *gpu,
+                         const struct core_tenant *t, size_t n)
+{
+	struct core_quality_gpu *g = &gpu->quality;
+	double a = p->k_alpha;
+	if (!(p->quality_spread_z > 0.0) || !(a > 0.0) || !(a < 1.0)) {
+		g->spread_var = 0.0;
+		g->spread = 0.0;
+		return;
+	}
+	double dev = 0.0;
+	bool any = false;
+	for (size_t i = 0; i < n; i++) {
+		double s = t[i].k_sample;
+		if (!(s > 0.0) || !isfinite(s) || !(t[i].k > 0.0) ||
+		    t[i].quality.step_quiet > 0)
+			continue;
+		/* k already took this sample: k = k0 + a (s - k0) */
+		double k0 = (t[i].k - a * s) / (1.0 - a);
+		dev += item_weight(p, &t[i]) * (s - k0);
+		any = true;
+	}
+	if (any)
+		g->spread_var += a * (dev * dev - g->spread_var);
+	g->spread = p->quality_spread_z * sqrt(g->spread_var);
+}
+
 static struct quality_params budget_for(const struct core_params *p,
                                         const struct core_gpu *gpu)
 {
@@ -271,6 +328,7 @@ static struct quality_params budget_for(const struct core_params *p,
 		qp.budget = base_budget(p, gpu);
 		if (gpu->quality.ceiling > 0.0)
 			qp.budget = fmin(qp.budget, gpu->quality.ceiling);
+		qp.budget = fmax(qp.budget - gpu->quality.spread, 0.0);
 	}
 	return qp;
 }
@@ -526,6 +584,7 @@ void core_quality_tick(const struct core_params *p, struct core_gpu *gpu,
 		return;
 	if (!p->quality_paper) {
 		learn_ceiling(p, gpu, t, n);
+		track_spread(p, gpu, t, n);
 		for (size_t i = 0; i < n; i++)
 			follow_step(p, &t[i]);
 	}

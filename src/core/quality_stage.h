@@ -105,6 +105,11 @@ struct core_quality_gpu {
 	                         the budget (quality_stage.c, learn_ceiling);
 	                         0 = none */
 	double settle_s;      /* before the ceiling may be cut again */
+	double spread_var;    /* the variance of the total's epoch cost
+	                         about the games' k (quality_stage.c,
+	                         track_spread) */
+	double spread;        /* quality_spread_z standard deviations of
+	                         it: the headroom taken off the budget */
 	double floor;         /* the total with every placed game at its
 	                         cheapest level: what admission can count
 	                         on (core_quality_admit) */

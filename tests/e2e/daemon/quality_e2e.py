@@ -68,7 +68,8 @@ NOISY_CORES = 0.3
 LEVELS = {"all-lo": 0, "all-me": 1, "all-hi": 2}
 # the lever, and variants for side-by-side runs: batond params
 LEVERS = {"lever": "", "lever-noreach": "quality_reach_headroom = 0;",
-          "lever-nostep": "quality_step_ratio = 0;"}
+          "lever-nostep": "quality_step_ratio = 0;",
+          "lever-nospread": "quality_spread_z = 0;"}
 
 
 STALE_PENALTY = 0.5  # a repeated frame's SSIM factor (docs/scenarios.md)
