@@ -273,28 +273,33 @@ static void learn_ceiling(const struct core_params *p, struct core_gpu *gpu,
 
 /* dJay's knapsack (Eq. 2: the sum over games of weight x cost at the
  * chosen levels within the budget) takes each cost as known. Measured,
- * each game's cost per frame moves from one epoch to the next (10-20 %
- * on llvmpipe on a shared machine, more when its scene or a neighbour's
- * turns heavy), and the games' moves add up: when several draw heavy
- * frames at once, the epoch's total is over the machine although the
- * means fit, and every game's frames run late together (each game's
- * reach, measured while the others drew their usual frames, says
- * nothing of that). Baton mode keeps the knapsack a chance constraint
- * instead: the mean total plus quality_spread_z standard deviations of
- * the total within the budget (z = 1.645: over it in one epoch in
- * twenty, were the total normal). The variance is measured, not
- * assumed: each epoch, the sum over the games with frames of weight x
- * (this epoch's cost per frame - k before it) is the total's deviation
- * from what the knapsack counted, its square smoothed at k_alpha, the
- * rate k itself learns at. Summing the deviations before squaring
- * counts the games' covariance: three games turning heavy in the same
- * epoch weigh nine times one game's move, not three. A game's first two
- * epochs with frames after a level change are left out (their frames
- * carry the old level's cost; the step rule's quiet epochs). Steady
- * costs keep no headroom, so density is lost only where the costs
- * actually move. */
+ * each game's cost per frame moves (10-20 % on llvmpipe on a shared
+ * machine, more when its scene or a neighbour's turns heavy), and the
+ * games' moves add up: when several draw heavy frames at once, the total
+ * is over the machine although the means fit, and every game's frames
+ * run late together (each game's reach, measured while the others drew
+ * their usual frames, says nothing of that). Baton mode keeps the
+ * knapsack a chance constraint instead: the mean total plus
+ * quality_spread_z standard deviations of the total within the budget
+ * (z = 1.282: over it in one window in ten, were the total normal).
+ *
+ * The variance is measured, not assumed. Over a window of fps_smooth_s
+ * (the horizon the rates are judged on), each game's GPU seconds less
+ * what k counted for the same frames, over its frames, is its cost's
+ * deviation from what the knapsack counted; weight x that, summed over
+ * the games, is the total's. Its square is smoothed at the rate k learns
+ * at (k_alpha an epoch, compounded over the window). Summing before
+ * squaring counts the games' covariance: three games turning heavy
+ * together weigh nine times one game's move, not three. A window, not an
+ * epoch: at 10 FPS an epoch of 100 ms holds zero, one or two frames, and
+ * a frame's CPU time falls on both sides of an epoch's edge; one epoch's
+ * cost per frame is off by a good part of a frame where the window's
+ * sums are off by a part of one frame in all. Epochs with frames after a
+ * level change are left out while the step rule's are (their frames carry
+ * the old level's cost). Steady costs keep no headroom: density is given
+ * up only where the costs move. */
 static void track_spread(const struct core_params *p, struct core_gpu *gpu,
-                         const struct core_tenant *t, size_t n)
+                         struct core_tenant *t, size_t n)
 {
 	struct core_quality_gpu *g = &gpu->quality;
 	double a = p->k_alpha;
@@ -303,20 +308,36 @@ static void track_spread(const struct core_params *p, struct core_gpu *gpu,
 		g->spread = 0.0;
 		return;
 	}
-	double dev = 0.0;
-	bool any = false;
 	for (size_t i = 0; i < n; i++) {
+		struct core_quality_tenant *q = &t[i].quality;
 		double s = t[i].k_sample;
 		if (!(s > 0.0) || !isfinite(s) || !(t[i].k > 0.0) ||
-		    t[i].quality.step_quiet > 0)
+		    q->step_quiet > 0)
 			continue;
 		/* k already took this sample: k = k0 + a (s - k0) */
 		double k0 = (t[i].k - a * s) / (1.0 - a);
-		dev += item_weight(p, &t[i]) * (s - k0);
-		any = true;
+		q->spread_over_s += (s - k0) * t[i].frames;
+		q->spread_frames += t[i].frames;
+	}
+	double window = fmax(round(p->fps_smooth_s / p->epoch_s), 1.0);
+	if (++g->spread_epochs < window)
+		return;
+	g->spread_epochs = 0;
+	double dev = 0.0;
+	bool any = false;
+	for (size_t i = 0; i < n; i++) {
+		struct core_quality_tenant *q = &t[i].quality;
+		if (q->spread_frames > 0) {
+			dev += item_weight(p, &t[i]) * q->spread_over_s /
+			       q->spread_frames;
+			any = true;
+		}
+		q->spread_over_s = 0.0;
+		q->spread_frames = 0;
 	}
 	if (any)
-		g->spread_var += a * (dev * dev - g->spread_var);
+		g->spread_var +=
+		    (1.0 - pow(1.0 - a, window)) * (dev * dev - g->spread_var);
 	g->spread = p->quality_spread_z * sqrt(g->spread_var);
 }
 

@@ -601,14 +601,16 @@ static void test_cost_step_lowers_at_once(void **state)
  * SDK game at HI, 0.606, beside the unmodified one at 0.008 s a frame,
  * 0.242; 0.848 of the 0.95 budget). Steady costs keep no headroom: HI
  * stays. Then both games' frames move together, 0.85 and 1.15 of their
- * means in alternate epochs (all heavy at once, then all light): the
- * means still fit, k (an EWMA) stays within 5 % of them, so the knapsack
- * alone keeps HI while every other epoch's total is 0.975, over the
- * budget. The measured spread of the total (about 0.127 a standard
- * deviation) takes the SDK game down to ME, whose total with the
- * spread's headroom fits; with quality_spread_z = 0 it stays at HI (the
- * stage before the spread). Returns the level after 60 such epochs. */
-static uint32_t level_under_joint_noise(double z, double *spread)
+ * means, `half` epochs each way: with half = 5 (half a second heavy,
+ * half a second light) the means still fit and k (an EWMA) stays within
+ * about 10 % of them, so the knapsack alone keeps HI while every other
+ * half second's total is 0.975, over the budget; the measured spread of
+ * the total takes the SDK game down to ME, whose total with the spread's
+ * headroom fits. With quality_spread_z = 0 (the stage before the spread)
+ * it stays at HI. With half = 1 the moves cancel within the spread's
+ * window, as a frame's CPU time falling on both sides of an epoch's edge
+ * does: HI stays. Returns the level after 80 such epochs. */
+static uint32_t level_under_joint_noise(double z, int half, double *spread)
 {
 	struct step_bed b = {.drawn = 2};
 	setup_fixture(&b.f, false);
@@ -620,8 +622,8 @@ static uint32_t level_under_joint_noise(double z, double *spread)
 		step_epoch(&b, 0.008, 0);
 	assert_int_equal(b.f.t[0].quality.level, 2);
 	assert_true(b.f.gpu.quality.spread < 1e-9);
-	for (int e = 0; e < 60; e++) {
-		double f = e % 2 ? 1.15 : 0.85;
+	for (int e = 0; e < 80; e++) {
+		double f = (e / half) % 2 ? 1.15 : 0.85;
 		b.scale0 = f;
 		step_epoch(&b, 0.008 * f, 2);
 	}
@@ -635,10 +637,16 @@ static void test_joint_noise_keeps_headroom(void **state)
 {
 	(void)state;
 	double spread = 0.0;
-	assert_int_equal(level_under_joint_noise(0.0, &spread), 2);
+	assert_int_equal(level_under_joint_noise(0.0, 5, &spread), 2);
 	assert_true(spread == 0.0);
-	uint32_t level = level_under_joint_noise(1.282, &spread);
-	print_message("joint noise: level %u, spread %.3f\n", level, spread);
+	assert_int_equal(level_under_joint_noise(1.282, 1, &spread), 2);
+	print_message("joint noise, epoch by epoch: spread %.3f\n", spread);
+	/* under a third of what epoch-by-epoch deviations would give:
+	 * 1.282 x 0.15 x 0.848 */
+	assert_true(spread < 1.282 * 0.127 / 3.0);
+	uint32_t level = level_under_joint_noise(1.282, 5, &spread);
+	print_message("joint noise, by half seconds: level %u, spread %.3f\n",
+	              level, spread);
 	assert_int_equal(level, 1);
 	/* z x the total's deviation at ME: 0.15 x (0.303 + 0.242) */
 	assert_true(spread > 1.282 * 0.6 * 0.082 &&
