@@ -38,7 +38,7 @@ static const char status_usage[] =
     "            \"slot_period_ms\", \"quality\": {\"mode\", "
     "\"budget\", \"total_cost\",\n"
     "            \"total_benefit\", \"items\", "
-    "\"reassignments\", \"refusals\"},\n"
+    "\"reassignments\", \"refusals\", \"spread\"},\n"
     "            \"space\": {\"units\", \"split\", \"be_units\", "
     "\"scheme\", \"switches\",\n"
     "            \"be_use\", \"holdoff_s\", \"releases\"}}\n"

@@ -37,6 +37,7 @@ struct core_params core_params_default(void)
 	    .quality_reach_headroom = 0.25,
 	    .quality_step_ratio = 0.25,
 	    .quality_step_epochs = 2,
+	    .quality_spread_z = 1.282,
 	};
 }
 

@@ -92,6 +92,11 @@ struct core_params {
 	 * takes the least of those epochs' costs at once; 0 = off. */
 	double quality_step_ratio;
 	uint32_t quality_step_epochs;
+	/* Headroom for the games' joint cost noise (quality_stage.c, not in
+	 * paper mode): the levels fit the budget less this many standard
+	 * deviations of the knapsack's total, measured epoch by epoch;
+	 * 0 = off. */
+	double quality_spread_z;
 };
 
 /* One tenant as the policy core sees it. The driver (simulator or daemon)

@@ -160,15 +160,23 @@ static bool reaches(const struct core_params *p, const struct core_tenant *t,
 	return reach >= it->weight * (1.0 + (above ? 2.0 : 1.0) * h);
 }
 
+/* An item's weight (dJay's Eq. 2 sums weight x cost): the rate it is
+ * held to; 1 in paper mode, where costs are ms a frame. */
+static double item_weight(const struct core_params *p,
+                          const struct core_tenant *t)
+{
+	return p->quality_paper     ? 1.0
+	       : t->fixed_fps > 0.0 ? t->fixed_fps
+	                            : core_sla_ref(p, t);
+}
+
 /* One tenant as an item; false if it has nothing to count yet. */
 static bool make_item(const struct core_params *p, const struct core_tenant *t,
                       struct quality_item *it, unsigned *base, unsigned *cur)
 {
 	const struct core_quality_tenant *q = &t->quality;
 	double unit = p->quality_paper ? 1000.0 : 1.0; /* dJay counts ms */
-	it->weight = p->quality_paper     ? 1.0
-	             : t->fixed_fps > 0.0 ? t->fixed_fps
-	                                  : core_sla_ref(p, t);
+	it->weight = item_weight(p, t);
 	bool levels = has_estimates(q);
 	double scale = levels ? calibration(t) * look_ahead(q) : 1.0;
 	if (levels && q->pinned > 0 && q->pinned <= q->n_levels) {
@@ -263,6 +271,76 @@ static void learn_ceiling(const struct core_params *p, struct core_gpu *gpu,
 	}
 }
 
+/* dJay's knapsack (Eq. 2: the sum over games of weight x cost at the
+ * chosen levels within the budget) takes each cost as known. Measured,
+ * each game's cost per frame moves (10-20 % on llvmpipe on a shared
+ * machine, more when its scene or a neighbour's turns heavy), and the
+ * games' moves add up: when several draw heavy frames at once, the total
+ * is over the machine although the means fit, and every game's frames
+ * run late together (each game's reach, measured while the others drew
+ * their usual frames, says nothing of that). Baton mode keeps the
+ * knapsack a chance constraint instead: the mean total plus
+ * quality_spread_z standard deviations of the total within the budget
+ * (z = 1.282: over it in one window in ten, were the total normal).
+ *
+ * The variance is measured, not assumed. Over a window of fps_smooth_s
+ * (the horizon the rates are judged on), each game's GPU seconds less
+ * what k counted for the same frames, over its frames, is its cost's
+ * deviation from what the knapsack counted; weight x that, summed over
+ * the games, is the total's. Its square is smoothed at the rate k learns
+ * at (k_alpha an epoch, compounded over the window). Summing before
+ * squaring counts the games' covariance: three games turning heavy
+ * together weigh nine times one game's move, not three. A window, not an
+ * epoch: at 10 FPS an epoch of 100 ms holds zero, one or two frames, and
+ * a frame's CPU time falls on both sides of an epoch's edge; one epoch's
+ * cost per frame is off by a good part of a frame where the window's
+ * sums are off by a part of one frame in all. Epochs with frames after a
+ * level change are left out while the step rule's are (their frames carry
+ * the old level's cost). Steady costs keep no headroom: density is given
+ * up only where the costs move. */
+static void track_spread(const struct core_params *p, struct core_gpu *gpu,
+                         struct core_tenant *t, size_t n)
+{
+	struct core_quality_gpu *g = &gpu->quality;
+	double a = p->k_alpha;
+	if (!(p->quality_spread_z > 0.0) || !(a > 0.0) || !(a < 1.0)) {
+		g->spread_var = 0.0;
+		g->spread = 0.0;
+		return;
+	}
+	for (size_t i = 0; i < n; i++) {
+		struct core_quality_tenant *q = &t[i].quality;
+		double s = t[i].k_sample;
+		if (!(s > 0.0) || !isfinite(s) || !(t[i].k > 0.0) ||
+		    q->step_quiet > 0)
+			continue;
+		/* k already took this sample: k = k0 + a (s - k0) */
+		double k0 = (t[i].k - a * s) / (1.0 - a);
+		q->spread_over_s += (s - k0) * t[i].frames;
+		q->spread_frames += t[i].frames;
+	}
+	double window = fmax(round(p->fps_smooth_s / p->epoch_s), 1.0);
+	if (++g->spread_epochs < window)
+		return;
+	g->spread_epochs = 0;
+	double dev = 0.0;
+	bool any = false;
+	for (size_t i = 0; i < n; i++) {
+		struct core_quality_tenant *q = &t[i].quality;
+		if (q->spread_frames > 0) {
+			dev += item_weight(p, &t[i]) * q->spread_over_s /
+			       q->spread_frames;
+			any = true;
+		}
+		q->spread_over_s = 0.0;
+		q->spread_frames = 0;
+	}
+	if (any)
+		g->spread_var +=
+		    (1.0 - pow(1.0 - a, window)) * (dev * dev - g->spread_var);
+	g->spread = p->quality_spread_z * sqrt(g->spread_var);
+}
+
 static struct quality_params budget_for(const struct core_params *p,
                                         const struct core_gpu *gpu)
 {
@@ -271,6 +349,7 @@ static struct quality_params budget_for(const struct core_params *p,
 		qp.budget = base_budget(p, gpu);
 		if (gpu->quality.ceiling > 0.0)
 			qp.budget = fmin(qp.budget, gpu->quality.ceiling);
+		qp.budget = fmax(qp.budget - gpu->quality.spread, 0.0);
 	}
 	return qp;
 }
@@ -526,6 +605,7 @@ void core_quality_tick(const struct core_params *p, struct core_gpu *gpu,
 		return;
 	if (!p->quality_paper) {
 		learn_ceiling(p, gpu, t, n);
+		track_spread(p, gpu, t, n);
 		for (size_t i = 0; i < n; i++)
 			follow_step(p, &t[i]);
 	}

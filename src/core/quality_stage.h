@@ -85,6 +85,10 @@ struct core_quality_tenant {
 	uint32_t step_run;
 	double step_min;
 	uint32_t step_quiet;
+	/* The joint noise (quality_stage.c, track_spread): this window's
+	 * GPU seconds over what k counted for its frames, and its frames. */
+	double spread_over_s;
+	uint32_t spread_frames;
 };
 
 /* Per GPU, in struct core_gpu. */
@@ -97,20 +101,26 @@ struct core_quality_gpu {
 
 	struct quality_alarm alarm;
 	/* outputs of the last tick */
-	bool starved;         /* workspace too small: levels left alone */
-	double budget;        /* what the levels had to fit */
-	double total_cost;    /* sum weight x calibrated cost at the levels */
-	double total_benefit; /* sum of est_benefit of the items */
-	double ceiling;       /* the total the games proved they get, under
-	                         the budget (quality_stage.c, learn_ceiling);
-	                         0 = none */
-	double settle_s;      /* before the ceiling may be cut again */
-	double floor;         /* the total with every placed game at its
-	                         cheapest level: what admission can count
-	                         on (core_quality_admit) */
-	uint32_t items;       /* tenants in the knapsack (a refused one with a
-	                         measured cost included) */
-	uint32_t changed;     /* level changes this tick */
+	bool starved;           /* workspace too small: levels left alone */
+	double budget;          /* what the levels had to fit */
+	double total_cost;      /* sum weight x calibrated cost at the levels */
+	double total_benefit;   /* sum of est_benefit of the items */
+	double ceiling;         /* the total the games proved they get, under
+	                           the budget (quality_stage.c, learn_ceiling);
+	                           0 = none */
+	double settle_s;        /* before the ceiling may be cut again */
+	double spread_var;      /* the variance of the total's cost over a
+	                           window about the games' k (quality_stage.c,
+	                           track_spread) */
+	uint32_t spread_epochs; /* into the window */
+	double spread;          /* quality_spread_z standard deviations of
+	                           it: the headroom taken off the budget */
+	double floor;           /* the total with every placed game at its
+	                           cheapest level: what admission can count
+	                           on (core_quality_admit) */
+	uint32_t items;         /* tenants in the knapsack (a refused one with a
+	                           measured cost included) */
+	uint32_t changed;       /* level changes this tick */
 	enum quality_alarm_verdict verdict;
 	uint64_t reassignments; /* full reassignments (alarms and joins) */
 	uint64_t refusals;      /* tenants refused (counted once per refusal

@@ -82,14 +82,15 @@ static json_t *quality_gpu_status(const struct daemon *d,
 {
 	const struct core_params *p = &d->cfg.params;
 	const struct core_quality_gpu *g = &dg->gpu.quality;
-	return json_pack(
-	    "{s:s, s:f, s:f, s:f, s:i, s:I, s:I}", "mode",
-	    !p->quality_on     ? "off"
-	    : p->quality_paper ? "paper"
-	                       : "baton",
-	    "budget", g->budget, "total_cost", g->total_cost, "total_benefit",
-	    g->total_benefit, "items", (int)g->items, "reassignments",
-	    (json_int_t)g->reassignments, "refusals", (json_int_t)g->refusals);
+	return json_pack("{s:s, s:f, s:f, s:f, s:i, s:I, s:I, s:f}", "mode",
+	                 !p->quality_on     ? "off"
+	                 : p->quality_paper ? "paper"
+	                                    : "baton",
+	                 "budget", g->budget, "total_cost", g->total_cost,
+	                 "total_benefit", g->total_benefit, "items",
+	                 (int)g->items, "reassignments",
+	                 (json_int_t)g->reassignments, "refusals",
+	                 (json_int_t)g->refusals, "spread", g->spread);
 }
 
 /* One GPU's figures: its controller's (utilization, overload, capacity),

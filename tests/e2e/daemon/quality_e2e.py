@@ -13,7 +13,8 @@ Configurations:
 
     quality_e2e.py --baton EXE --batond EXE --arena EXE --models DIR
                    [--profile JSON] [--configs lever,all-hi] [--max N]
-                   [--join-s S] [--hold-s S] [--sla FPS] [--xvfb P]
+                   [--join-s S] [--hold-s S] [--sla FPS]
+                   [--sla-of-hi R] [--xvfb P]
                    [--json FILE]
                    [--no-check]
 
@@ -68,7 +69,8 @@ NOISY_CORES = 0.3
 LEVELS = {"all-lo": 0, "all-me": 1, "all-hi": 2}
 # the lever, and variants for side-by-side runs: batond params
 LEVERS = {"lever": "", "lever-noreach": "quality_reach_headroom = 0;",
-          "lever-nostep": "quality_step_ratio = 0;"}
+          "lever-nostep": "quality_step_ratio = 0;",
+          "lever-nospread": "quality_spread_z = 0;"}
 
 
 STALE_PENALTY = 0.5  # a repeated frame's SSIM factor (docs/scenarios.md)
@@ -359,7 +361,7 @@ def experiment(args, configs, tmp):
         print("solo rates: high %.1f FPS, low %.1f FPS" % (solo["hi"],
                                                           solo["lo"]))
         if not args.sla:
-            args.sla = round(SLA_OF_HI * solo["hi"], 1)
+            args.sla = round(args.sla_of_hi * solo["hi"], 1)
         print("SLA %.1f FPS" % args.sla)
         for c in configs:
             try:
@@ -396,6 +398,10 @@ def main():
     p.add_argument("--sla", type=float, default=0.0,
                    help="the SLA (default: SLA_OF_HI x the solo rate at "
                    "high, measured first)")
+    p.add_argument("--sla-of-hi", type=float, default=SLA_OF_HI,
+                   help="the SLA as this share of the solo rate at high "
+                   "(default %g; higher packs the instances tighter)" %
+                   SLA_OF_HI)
     p.add_argument("--xvfb", default="Xvfb")
     p.add_argument("--json")
     p.add_argument("--no-check", action="store_true")

@@ -531,12 +531,14 @@ struct step_bed {
 	struct fixture f;
 	uint32_t drawn; /* the level the SDK game's frames are drawn at */
 	uint32_t lag;   /* epochs left at that level after a change */
+	double scale0;  /* the SDK game's frames over its model; 0: 1 */
 };
 
 static void step_epoch(struct step_bed *b, double cost1, uint32_t lag_epochs)
 {
 	struct core_tenant *t = b->f.t;
-	double cost[2] = {lv_cost[b->drawn], cost1};
+	double s0 = b->scale0 > 0.0 ? b->scale0 : 1.0;
+	double cost[2] = {lv_cost[b->drawn] * s0, cost1};
 	for (int i = 0; i < 2; i++) {
 		t[i].fps = 30;
 		t[i].frames = 3;
@@ -560,6 +562,7 @@ static unsigned epochs_to_lower(double ratio)
 	struct step_bed b = {.drawn = 2};
 	setup_fixture(&b.f, false);
 	b.f.p.quality_step_ratio = ratio;
+	b.f.p.quality_spread_z = 0.0; /* the step rule alone */
 	game(&b.f.t[0], 30, lv_cost, lv_benefit, 3);
 	b.f.t[0].quality.start_level = 2;
 	b.f.t[1] = (struct core_tenant){.sla_fps = 30};
@@ -594,6 +597,62 @@ static void test_cost_step_lowers_at_once(void **state)
 	assert_int_equal(epochs_to_lower(0.0), 5);
 }
 
+/* The games' joint cost noise with the budget packed (the step bed: the
+ * SDK game at HI, 0.606, beside the unmodified one at 0.008 s a frame,
+ * 0.242; 0.848 of the 0.95 budget). Steady costs keep no headroom: HI
+ * stays. Then both games' frames move together, 0.85 and 1.15 of their
+ * means, `half` epochs each way: with half = 5 (half a second heavy,
+ * half a second light) the means still fit and k (an EWMA) stays within
+ * about 10 % of them, so the knapsack alone keeps HI while every other
+ * half second's total is 0.975, over the budget; the measured spread of
+ * the total takes the SDK game down to ME, whose total with the spread's
+ * headroom fits. With quality_spread_z = 0 (the stage before the spread)
+ * it stays at HI. With half = 1 the moves cancel within the spread's
+ * window, as a frame's CPU time falling on both sides of an epoch's edge
+ * does: HI stays. Returns the level after 80 such epochs. */
+static uint32_t level_under_joint_noise(double z, int half, double *spread)
+{
+	struct step_bed b = {.drawn = 2};
+	setup_fixture(&b.f, false);
+	b.f.p.quality_spread_z = z;
+	game(&b.f.t[0], 30, lv_cost, lv_benefit, 3);
+	b.f.t[0].quality.start_level = 2;
+	b.f.t[1] = (struct core_tenant){.sla_fps = 30};
+	for (int e = 0; e < 30; e++)
+		step_epoch(&b, 0.008, 0);
+	assert_int_equal(b.f.t[0].quality.level, 2);
+	assert_true(b.f.gpu.quality.spread < 1e-9);
+	for (int e = 0; e < 80; e++) {
+		double f = (e / half) % 2 ? 1.15 : 0.85;
+		b.scale0 = f;
+		step_epoch(&b, 0.008 * f, 2);
+	}
+	*spread = b.f.gpu.quality.spread;
+	uint32_t level = b.f.t[0].quality.level;
+	free(b.f.ws);
+	return level;
+}
+
+static void test_joint_noise_keeps_headroom(void **state)
+{
+	(void)state;
+	double spread = 0.0;
+	assert_int_equal(level_under_joint_noise(0.0, 5, &spread), 2);
+	assert_true(spread == 0.0);
+	assert_int_equal(level_under_joint_noise(1.282, 1, &spread), 2);
+	print_message("joint noise, epoch by epoch: spread %.3f\n", spread);
+	/* under a third of what epoch-by-epoch deviations would give:
+	 * 1.282 x 0.15 x 0.848 */
+	assert_true(spread < 1.282 * 0.127 / 3.0);
+	uint32_t level = level_under_joint_noise(1.282, 5, &spread);
+	print_message("joint noise, by half seconds: level %u, spread %.3f\n",
+	              level, spread);
+	assert_int_equal(level, 1);
+	/* z x the total's deviation at ME: 0.15 x (0.303 + 0.242) */
+	assert_true(spread > 1.282 * 0.6 * 0.082 &&
+	            spread < 1.282 * 1.4 * 0.082);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -610,6 +669,7 @@ int main(void)
 	    cmocka_unit_test(test_demand_follows_level),
 	    cmocka_unit_test(test_reach_bounds_levels),
 	    cmocka_unit_test(test_cost_step_lowers_at_once),
+	    cmocka_unit_test(test_joint_noise_keeps_headroom),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
