@@ -103,7 +103,8 @@ static const struct core_param table[] = {
            "their cost"),
     POLICY("quality_spread_z", NULL, D, quality_spread_z, 1, 0, 10, false, "",
            "the levels fit the budget less this many standard deviations "
-           "of their total's epoch cost; 0 off"),
+           "of their total's epoch cost; 0 off (1.282: over in one window "
+           "in ten)"),
     POLICY("quality_warn_epochs", "warn_epochs", U, quality.warn_epochs, 1, 1,
            100000, false, "epochs", "dJay's Warning: epochs in the band"),
     POLICY("quality_critical_epochs", "critical_epochs", U,
