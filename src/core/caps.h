@@ -28,6 +28,16 @@ struct core_owner_cap {
 	double cap; /* (0, 1]; anything else is ignored */
 };
 
+/* The utilization a cap is sized for: under U_o by this share of it (0.71
+ * at U_o 0.95). A cap sized at U_o itself (its cost x SLA / U_o) leaves
+ * the tenant no room for its cost's ordinary noise: a heavy glmark2
+ * holding its SLA in a light scene on llvmpipe read u 0.70-0.89 one
+ * period to the next under such a cap, and now and then crossed U_o three
+ * periods in a row, was flagged overloaded, took cap from a donor and
+ * stopped admission. Sized at 0.81 (a margin of 0.15) it still read up
+ * to 0.92: the cost learned at the join was 15 % under its later use. */
+#define CORE_CAP_SIZE_MARGIN 0.25
+
 /* Per-tenant state of the capacity stage, kept in struct core_tenant. */
 struct core_cap_state {
 	bool joined; /* got its first dynamic cap (from the pool) */

@@ -297,9 +297,10 @@ def mitigation_run(args, x, tmp, out, heavy_b, mod_b, attempt):
     cfg = config(os.path.join(tmp, "mit.cfg"),
                  [("gears", CAP), ("moderate", CAP), ("heavy", CAP)])
     clients = []
+    # info: batond logs each overload it flags, with the tenant's u and FPS
     with Batond(args.batond, args.baton, sock,
                 ["--policy", "sa", "--sla", "%g" % SLA, "--config", cfg],
-                env) as d:
+                dict(env, BATON_LOG="info")) as d:
         try:
             def start(name, argv):
                 c = Client([args.baton, "run", "--name", name, "--"] + argv,
@@ -380,6 +381,12 @@ def analyse_mitigation(out, samples, switch, metrics):
     check(before, "no status sample in the 3 s before the switch")
     out["over_before"] = any(ts["heavy"]["overloaded"] for _, ts, _ in
                              before)
+    # what batond saw of the heavy tenant then, to tell which rule
+    # flagged it if one did (docs/capacity.md, "Overload")
+    out["heavy_before"] = [
+        (round(t - switch, 2), ts["heavy"]["fps"], ts["heavy"]["u"],
+         ts["heavy"]["budget"], ts["heavy"]["overloaded"])
+        for t, ts, _ in before]
     b0 = {n: x["budget"] for n, x in before[-1][1].items()}
     out["budgets_at_switch"] = b0
     after = [r for r in rows if r[0] >= switch]
@@ -466,6 +473,9 @@ def report_mitigation(r):
            if r["control_overloaded"] else "not overloaded"))
     print("others %.2f cores, steal %.0f%%" % (r["others_cores"] or 0,
                                                 r["steal"] * 100))
+    print("heavy in the 3 s before the switch (s, FPS, u, budget, "
+          "overloaded): %s" % ", ".join(
+              "(%.2f, %.1f, %.2f, %.3f, %s)" % h for h in r["heavy_before"]))
     for ln in r["log"]:
         print("batond:", ln)
 

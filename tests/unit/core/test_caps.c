@@ -24,6 +24,9 @@ static struct core_params params(void)
 	return p;
 }
 
+/* The utilization caps are sized for under it (caps.h): 0.675. */
+#define SIZED_U (0.9 * (1.0 - CORE_CAP_SIZE_MARGIN))
+
 /* One sampling period (10 ticks of 100 ms): tenant i uses busy[i] of the
  * GPU and shows fps[i] frames per second; the GPU's utilization is the sum. */
 static void period(const struct core_params *p, struct core_gpu *gpu,
@@ -125,7 +128,8 @@ static void test_join_takes_only_spare(void **state)
 }
 
 /* A newcomer whose cost is already learned aims at what it needs at its
- * SLA under U_o (k x sla / U_o), more or less than a fair share. */
+ * SLA at the sized utilization (k x sla / 0.675), more or less than a
+ * fair share. */
 static void test_join_by_need(void **state)
 {
 	(void)state;
@@ -138,16 +142,17 @@ static void test_join_by_need(void **state)
 	t[2] =
 	    (struct core_tenant){.sla_fps = 30, .cap_initial = 0.5, .k = 0.015};
 	core_caps_tick(&p, &gpu, t, 3);
-	/* needs 0.5; half the others' spare 2 x (0.5 - 0.1 / 0.9) */
+	/* needs 0.67, wants its 0.5; half the others' spare 2 x (0.5 - 0.1 /
+	 * 0.9) */
 	double spare = 0.5 - 0.1 / 0.9;
 	assert_float_equal(t[2].caps.cap, spare, 1e-9);
 	assert_true(t[2].caps.cap > 1.0 / 3);
 	assert_float_equal(sum_caps(&gpu, t, 3), 1.0, 1e-9);
-	/* a cheap newcomer takes only what it needs: 0.001 x 30 / 0.9 */
+	/* a cheap newcomer takes only what it needs: 0.001 x 30 / 0.675 */
 	struct core_tenant u = {.sla_fps = 30, .cap_initial = 0.5, .k = 0.001};
 	struct core_tenant v[4] = {t[0], t[1], t[2], u};
 	core_caps_tick(&p, &gpu, v, 4);
-	assert_float_equal(v[3].caps.cap, 0.001 * 30 / 0.9, 1e-9);
+	assert_float_equal(v[3].caps.cap, 0.001 * 30 / SIZED_U, 1e-9);
 }
 
 /* G4, G5: u = busy / (cap x T), e = (SLA - fps) / SLA, once per period. */
