@@ -54,6 +54,9 @@ static const struct core_param table[] = {
            "short of the reference: reachable rate under ref x (1 - this)"),
     POLICY("reach_hold_s", NULL, D, reach_hold_s, 1, 0, 60, false, "s",
            "short this long in a row: the tenant is limited"),
+    POLICY("reach_low_s", NULL, D, reach_low_s, 1, 0, 60, false, "s",
+           "the slow frames' reach follows a drop at once, a rise with "
+           "this time constant; 0 off"),
     POLICY("esa_climb", NULL, D, esa_climb, 1, 0, 1, false, "1/s",
            "ESA: a lowered common reference climbs back by this share a "
            "second"),

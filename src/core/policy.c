@@ -16,6 +16,7 @@ struct core_params core_params_default(void)
 	    .fps_smooth_s = 0.5,
 	    .reach_tol = 0.03,
 	    .reach_hold_s = 0.3,
+	    .reach_low_s = 2.0,
 	    .esa_climb = 0.03,
 	    .cap_period_s = 1.0,
 	    .cap_u_over = 0.95,

@@ -41,6 +41,9 @@ struct core_params {
 	                        rate it can reach is under ref * (1 - tol) */
 	double reach_hold_s; /* a tenant short of its reference this long
 	                        in a row is "limited" (reach.h) */
+	double reach_low_s;  /* the reach of its slow frames (reach_low_fps)
+	                        follows a drop at once and a rise with this
+	                        time constant (s); 0 = not kept (reach.h) */
 	double esa_climb;    /* ESA: while every tenant reaches it, a lowered
 	                        common reference climbs back by this fraction
 	                        per second */
@@ -152,6 +155,9 @@ struct core_tenant {
 	double fps_smooth; /* F_out smoothed over fps_smooth_s; 0 = none yet */
 	double reach_fps;  /* the rate the game could run at were its pacer
 	                      not holding it back, smoothed; 0 = unknown */
+	double reach_low_fps;    /* the same of its slowest frames lately: down
+	                            at once with a slower epoch, up over
+	                            reach_low_s (reach.h); 0 = unknown */
 	uint32_t short_epochs;   /* consecutive epochs short of the reference */
 	uint32_t ungated_epochs; /* consecutive epochs with frames and no
 	                            gate wait (reach.h: cap_bound) */

@@ -144,9 +144,13 @@ static void smooth_potential(const struct core_params *p,
  * ahead of a heavy area). Baton mode offers a level only if that clears
  * the held rate by quality_reach_headroom (h), and a level above the one
  * it runs by 2h: the gap is the hysteresis that keeps a game from going
- * back up to the level it was just taken down from. Without a settled
- * reach or a k (a new game, a cap-bound one, whose reach is its cap's),
- * any level. */
+ * back up to the level it was just taken down from. The slow frames
+ * count too (reach_low_fps, the slowest of the last few seconds): the
+ * mean frame can clear 2h while one frame in ten misses its period, and
+ * then each such frame is a second under the SLA. A level is kept only
+ * while they would make the held rate there, and offered above the one
+ * it runs only if they would clear it by h. Without a settled reach or a k (a
+ * new game, a cap-bound one, whose reach is its cap's), any level. */
 static bool reaches(const struct core_params *p, const struct core_tenant *t,
                     const struct quality_item *it, unsigned l)
 {
@@ -156,9 +160,13 @@ static bool reaches(const struct core_params *p, const struct core_tenant *t,
 	if (!(h > 0.0) || !settled || !(t->reach_fps > 0.0) || !(t->k > 0.0) ||
 	    t->cap_bound || !(it->cost[l] > 0.0))
 		return true;
-	double reach = t->reach_fps * t->k / it->cost[l];
+	double scale = t->k / it->cost[l];
 	bool above = l > current_level(&t->quality);
-	return reach >= it->weight * (1.0 + (above ? 2.0 : 1.0) * h);
+	if (t->reach_low_fps > 0.0 &&
+	    t->reach_low_fps * scale < it->weight * (above ? 1.0 + h : 1.0))
+		return false;
+	return t->reach_fps * scale >=
+	       it->weight * (1.0 + (above ? 2.0 : 1.0) * h);
 }
 
 /* One tenant as an item; false if it has nothing to count yet. */
@@ -246,6 +254,7 @@ static void follow_step(const struct core_params *p, struct core_tenant *t)
 	if (++q->step_run < p->quality_step_epochs)
 		return;
 	t->reach_fps *= t->k / q->step_min;
+	t->reach_low_fps *= t->k / q->step_min;
 	t->k = q->step_min;
 	q->step_run = 0;
 }
@@ -369,6 +378,7 @@ static void apply(const struct core_params *p, struct core_quality_gpu *g,
 					tn->k *= r;
 					/* and its reach with it */
 					tn->reach_fps /= r;
+					tn->reach_low_fps /= r;
 				}
 			}
 			smooth_potential(p, q);

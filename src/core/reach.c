@@ -64,6 +64,22 @@ static bool update_cap_bound(const struct core_params *p, struct core_tenant *t)
 	return false;
 }
 
+/* reach_low_fps (reach.h): down at once, up over reach_low_s. */
+static void follow_low(const struct core_params *p, struct core_tenant *t,
+                       double sample)
+{
+	if (!(p->reach_low_s > 0.0)) {
+		t->reach_low_fps = 0.0;
+		return;
+	}
+	if (!(t->reach_low_fps > 0.0) || sample < t->reach_low_fps) {
+		t->reach_low_fps = sample;
+		return;
+	}
+	double a = 1.0 - exp(-p->epoch_s / p->reach_low_s);
+	t->reach_low_fps += a * (sample - t->reach_low_fps);
+}
+
 void core_reach_update(const struct core_params *p, struct core_tenant *t)
 {
 	/* In an epoch the gate held, the pacer's sleep is no headroom: the
@@ -81,6 +97,7 @@ void core_reach_update(const struct core_params *p, struct core_tenant *t)
 			double a = 1.0 - exp(-p->epoch_s / p->fps_smooth_s);
 			t->reach_fps += a * (sample - t->reach_fps);
 		}
+		follow_low(p, t, sample);
 	}
 	/* Short: under the reference by more than the tolerance, and not
 	 * for the pacer's doing: it hardly sleeps, or the PI loop already

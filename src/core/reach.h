@@ -11,6 +11,16 @@
  *
  *     reach = F_out / (1 - s).
  *
+ * Each epoch with frames gives one such sample; at a game's rate of 10 FPS
+ * and 100-ms epochs, one frame's. reach_fps smooths them (over
+ * fps_smooth_s), which is the game's mean frame: a game whose frames
+ * mostly take half their period but one in ten takes more than all of it
+ * reads twice its rate and still misses a frame a second. reach_low_fps
+ * keeps its slow frames: it takes a lower sample at once and rises toward
+ * higher ones with the time constant reach_low_s, so it reads the slowest
+ * frame of the last few seconds (the quality stage raises a level only if
+ * those would make the period too; quality_stage.c).
+ *
  * A tenant whose smoothed F_out stays under ref * (1 - reach_tol) for
  * reach_hold_s seconds in a row, while its smoothed reach is under that too
  * or the PI loop already asks more than ref * (1 + reach_tol) of it, is

@@ -178,14 +178,16 @@ static json_t *game_status(struct daemon *d, struct tenant *t, int64_t now)
 	double q = 0.99, p99;
 	stats_quantiles(d->intervals, n, &q, &p99, 1);
 	json_t *o = json_pack(
-	    "{s:s, s:i, s:f, s:f, s:f, s:f, s:f, s:I, s:b, s:f, s:I, s:f, s:I}",
+	    "{s:s, s:i, s:f, s:f, s:f, s:f, s:f, s:I, s:b, s:f, s:f, s:I, s:f, "
+	    "s:I}",
 	    "name", t->name, "pid", (int)t->pid, "sla_fps",
 	    daemon_tenant_sla(d, t), "target_fps", t->core.target_fps, "fps",
 	    fps, "frame_ms_p99", p99 * 1e3, "gpu_share", t->gpu_share,
 	    "below_sla_s", (json_int_t)t->below_sla_s,
-	    /* cannot reach its reference (core/reach.h), and the rate it
-	       could reach */
+	    /* cannot reach its reference (core/reach.h), the rate it could
+	       reach, and that of its slow frames */
 	    "limited", (int)t->core.limited, "reach_fps", t->core.reach_fps,
+	    "reach_low_fps", t->core.reach_low_fps,
 	    /* beyond proto.h: the id of its welcome and its pin (0 = none) */
 	    "id", (json_int_t)t->id, "fixed_fps", t->fixed_fps, "uid",
 	    (json_int_t)t->uid);

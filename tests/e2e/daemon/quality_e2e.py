@@ -70,7 +70,8 @@ LEVELS = {"all-lo": 0, "all-me": 1, "all-hi": 2}
 # the lever, and variants for side-by-side runs: batond params
 LEVERS = {"lever": "", "lever-noreach": "quality_reach_headroom = 0;",
           "lever-nostep": "quality_step_ratio = 0;",
-          "lever-nospread": "quality_spread_z = 0;"}
+          "lever-nospread": "quality_spread_z = 0;",
+          "lever-nolow": "reach_low_s = 0;"}
 
 
 STALE_PENALTY = 0.5  # a repeated frame's SSIM factor (docs/scenarios.md)
@@ -183,6 +184,7 @@ def run_config(args, x, tmp, config):
                     "tenants": [{
                         "pid": t["pid"], "fps": t["fps"],
                         "reach": t.get("reach_fps"),
+                        "reach_low": t.get("reach_low_fps"),
                         "level": level_of(t, config),
                         "est_ms": (t.get("quality") or {}).get(
                             "est_cost_ms"),

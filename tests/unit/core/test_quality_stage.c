@@ -519,6 +519,78 @@ static void test_reach_bounds_levels(void **state)
 	free(f.ws);
 }
 
+/* The slow frames bound the levels (reach.h, reach_low_fps). At ME its
+ * mean frame says HI would reach 50 (over 45.5, twice the headroom), but
+ * its slowest frame of late says 35: under the held rate (30.3) x 1.25,
+ * 37.9, so one such frame at HI would be late. It stays at ME until its
+ * slow frames clear that too; the low reach follows the level as the mean
+ * does. At HI, a frame that missed its period takes it down. Not kept
+ * (reach_low_s 0, reach_low_fps 0): the mean alone decides. */
+static void test_slow_frames_bound_levels(void **state)
+{
+	(void)state;
+	struct fixture f;
+	setup_fixture(&f, false);
+	struct core_tenant *t = &f.t[0];
+	game(t, 30, lv_cost, lv_benefit, 3);
+	tick(&f, 1);
+	t->k = lv_cost[2];
+	t->epochs = 10;
+	t->reach_fps = 35.0; /* HI's reach under 37.9: down to ME */
+	tick(&f, 1);
+	assert_int_equal(t->quality.level, 1);
+	t->reach_fps = 100.0;    /* HI: 50 */
+	t->reach_low_fps = 70.0; /* HI: 35 < 37.9 */
+	for (int e = 0; e < 10; e++) {
+		tick(&f, 1);
+		assert_int_equal(t->quality.level, 1);
+	}
+	t->reach_low_fps = 80.0; /* HI: 40 */
+	tick(&f, 1);
+	assert_int_equal(t->quality.level, 2);
+	assert_float_equal(t->reach_low_fps, 40.0, 1e-9);
+	/* at HI its mean reach is 50, but a frame just took longer than
+	 * its period (a reach of 25 < 30.3): down to ME, where it is 50 */
+	t->reach_fps = 50.0;
+	t->reach_low_fps = 25.0;
+	tick(&f, 1);
+	assert_int_equal(t->quality.level, 1);
+	assert_float_equal(t->reach_low_fps, 50.0, 1e-9);
+	/* the rule off: the mean alone raises it */
+	t->quality.hold_s = 0.0;
+	t->reach_fps = 100.0;
+	t->reach_low_fps = 0.0;
+	tick(&f, 1);
+	assert_int_equal(t->quality.level, 2);
+	free(f.ws);
+}
+
+/* reach_low_fps from the epochs (reach.c): a game at 10 FPS whose pacer
+ * sleeps half of each period reaches 20. One epoch with no sleep (a frame
+ * that took its whole period) takes the low reach to 10 at once, while
+ * the mean moves a fifth of the way; after 2 s (reach_low_s) of fast
+ * frames again it is back 63 % of the way, at 20 - 10 / e. */
+static void test_low_reach_follows_slow_frames(void **state)
+{
+	(void)state;
+	struct core_params p = core_params_default();
+	struct core_tenant t = {.sla_fps = 10, .fps = 10, .frames = 1};
+	t.sleep_s = 0.05;
+	core_reach_update(&p, &t);
+	assert_float_equal(t.reach_low_fps, 20.0, 1e-9);
+	t.sleep_s = 0.0;
+	core_reach_update(&p, &t);
+	assert_float_equal(t.reach_low_fps, 10.0, 1e-9);
+	assert_true(t.reach_fps > 17.0);
+	t.sleep_s = 0.05;
+	for (int e = 0; e < 20; e++)
+		core_reach_update(&p, &t);
+	assert_float_equal(t.reach_low_fps, 20.0 - 10.0 * exp(-1.0), 1e-6);
+	p.reach_low_s = 0.0; /* not kept */
+	core_reach_update(&p, &t);
+	assert_float_equal(t.reach_low_fps, 0.0, 0.0);
+}
+
 /* A cost that steps up with the budget packed: an SDK game at HI (0.606 of
  * the GPU at 30.3 FPS) beside an unmodified one at 0.008 s a frame (0.242;
  * 0.848 in all), whose frames grow to 0.013 s (0.394: 1.0 in all, over).
@@ -668,6 +740,8 @@ int main(void)
 	    cmocka_unit_test(test_cap_bounds_levels),
 	    cmocka_unit_test(test_demand_follows_level),
 	    cmocka_unit_test(test_reach_bounds_levels),
+	    cmocka_unit_test(test_slow_frames_bound_levels),
+	    cmocka_unit_test(test_low_reach_follows_slow_frames),
 	    cmocka_unit_test(test_cost_step_lowers_at_once),
 	    cmocka_unit_test(test_joint_noise_keeps_headroom),
 	};

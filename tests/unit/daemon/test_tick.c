@@ -203,6 +203,9 @@ static void test_limited_reported_in_status(void **state)
 	assert_true(json_is_true(json_object_get(t0, "limited")));
 	assert_float_equal(json_number_value(json_object_get(t0, "reach_fps")),
 	                   20.0, 0.5);
+	/* every epoch alike: its slow frames are its frames */
+	assert_float_equal(
+	    json_number_value(json_object_get(t0, "reach_low_fps")), 20.0, 0.5);
 	/* 2 ms a frame at 30.3: 6% of the GPU, no overload */
 	assert_float_equal(json_number_value(json_object_get(st, "sla_util")),
 	                   0.002 * 30.3, 0.01);
