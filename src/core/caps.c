@@ -51,14 +51,6 @@ static double unused_cap(const struct core_tenant *t)
 	return t->caps.cap * (1.0 - (u > 0.0 ? u : 0.0));
 }
 
-/* U_o less CORE_CAP_SIZE_MARGIN of it (caps.h) */
-static double sized_u(const struct core_params *p)
-{
-	return p->cap_u_over > 0.0
-	           ? p->cap_u_over * (1.0 - CORE_CAP_SIZE_MARGIN)
-	           : 1.0;
-}
-
 /* What a tenant can give a newcomer and still run under U_o at its last
  * measured use: cap - used / U_o (its whole cap before it was sampled).
  * The newcomer takes at most half of it, so the giver stays under U_o. */
@@ -95,8 +87,8 @@ static void follow_published(struct core_gpu *gpu, struct core_tenant *t)
 /* A newcomer's first dynamic cap. The paper leaves it unspecified (notes,
  * Sec. 3 "Admission"); Baton's rule: the pool first, then, up to what its
  * learned cost needs at its SLA at the sized utilization (k x sla /
- * sized_u), or a fair share
- * cap_total / (joined + 1) while its cost is unknown, half of the others'
+ * sized_u, caps.h), or a fair share cap_total / (joined + 1) while its
+ * cost is unknown, half of the others'
  * spare cap, taken in proportion to it. Never above its published cap. The sum
  * of caps and pool does not change. */
 static void join(const struct core_params *p, struct core_gpu *gpu,
@@ -118,7 +110,10 @@ static void join(const struct core_params *p, struct core_gpu *gpu,
 		spare += spare_cap(p, &t[i]);
 	}
 	double fair = p->cap_total / (double)(joined + 1);
-	double need = nt->k > 0.0 ? nt->k * nt->sla_fps / sized_u(p) : 0.0;
+	/* the sized utilization: U_o less CORE_CAP_SIZE_MARGIN of it */
+	double sized_u = p->cap_u_over * (1.0 - CORE_CAP_SIZE_MARGIN);
+	double need =
+	    nt->k > 0.0 && sized_u > 0.0 ? nt->k * nt->sla_fps / sized_u : 0.0;
 	double aim = need > 0.0 ? need : fair;
 	double extra = (want < aim ? want : aim) - got;
 	if (extra > 0.0 && spare > 0.0) {

@@ -32,10 +32,11 @@ struct core_owner_cap {
  * at U_o 0.95). A cap sized at U_o itself (its cost x SLA / U_o) leaves
  * the tenant no room for its cost's ordinary noise: a heavy glmark2
  * holding its SLA in a light scene on llvmpipe read u 0.70-0.89 one
- * period to the next under such a cap, and now and then crossed U_o three
- * periods in a row, was flagged overloaded, took cap from a donor and
- * stopped admission. Sized at 0.81 (a margin of 0.15) it still read up
- * to 0.92: the cost learned at the join was 15 % under its later use. */
+ * period to the next under such a cap, within noise of crossing U_o three
+ * periods in a row (being flagged overloaded, taking cap from a donor and
+ * stopping admission) while it held its SLA. Sized at 0.81 (a margin of 0.15)
+ * it still read up to 0.92: the cost learned at the join was 15 % under its
+ * later use. */
 #define CORE_CAP_SIZE_MARGIN 0.25
 
 /* Per-tenant state of the capacity stage, kept in struct core_tenant. */

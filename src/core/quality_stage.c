@@ -149,8 +149,9 @@ static void smooth_potential(const struct core_params *p,
  * mean frame can clear 2h while one frame in ten misses its period, and
  * then each such frame is a second under the SLA. A level is kept only
  * while they would make the held rate there, and offered above the one
- * it runs only if they would clear it by h. Without a settled reach or a k (a
- * new game, a cap-bound one, whose reach is its cap's), any level. */
+ * it runs only if they would clear it by h. Without a settled reach or
+ * a k (a new game, a cap-bound one, whose reach is its cap's), any
+ * level. */
 static bool reaches(const struct core_params *p, const struct core_tenant *t,
                     const struct quality_item *it, unsigned l)
 {

@@ -18,8 +18,8 @@
  * reads twice its rate and still misses a frame a second. reach_low_fps
  * keeps its slow frames: it takes a lower sample at once and rises toward
  * higher ones with the time constant reach_low_s, so it reads the slowest
- * frame of the last few seconds (the quality stage raises a level only if
- * those would make the period too; quality_stage.c).
+ * frame of the last few seconds (the quality stage keeps a level only
+ * while those would make its period there; quality_stage.c).
  *
  * A tenant whose smoothed F_out stays under ref * (1 - reach_tol) for
  * reach_hold_s seconds in a row, while its smoothed reach is under that too
