@@ -13,6 +13,7 @@
 
 #include "arena_sdk.h"
 #include "capture.h"
+#include "crash_report.h"
 #include "render.h"
 
 #define LOG_LAG 2 /* frames a GPU time query is read late */
@@ -248,6 +249,7 @@ static int run_frames(struct run *run)
 
 int main(int argc, char **argv)
 {
+	crash_report_install();
 	struct options opt;
 	int parsed = parse_args(argc, argv, &opt);
 	if (parsed)

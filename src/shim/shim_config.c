@@ -194,14 +194,19 @@ static void default_name(char *dst, size_t dst_len)
 	shim_utf8_copy(dst, dst_len, name ? name : "");
 }
 
+bool shim_disabled_by_env(void)
+{
+	const char *d = getenv("BATON_DISABLE");
+	return d && strcmp(d, "1") == 0;
+}
+
 void shim_config_read(struct shim_config *cfg)
 {
 	*cfg = (struct shim_config){0};
 	cfg->log = parse_level(getenv("BATON_LOG"));
 	shim_log_set_level(cfg->log);
 
-	const char *d = getenv("BATON_DISABLE");
-	cfg->disable = d && strcmp(d, "1") == 0;
+	cfg->disable = shim_disabled_by_env();
 	cfg->fixed_fps = read_fps("BATON_FPS");
 	cfg->sla_fps = read_fps("BATON_SLA");
 	const char *cap = getenv("BATON_CAP");

@@ -45,6 +45,9 @@ bool shim_parse_fps(const char *s, double *out);
 /* shim_parse_decimal, and a GPU-time cap in (0, 1] (core/gate.h). */
 bool shim_parse_cap(const char *s, double *out);
 
+/* BATON_DISABLE=1: every hook passes straight through. */
+bool shim_disabled_by_env(void);
+
 /* Fills cfg from the environment. Invalid values are ignored (and logged
  * when BATON_LOG asks): a typo must not take a game down. */
 void shim_config_read(struct shim_config *cfg);

@@ -10,6 +10,7 @@
 #pragma once
 
 #include <stdbool.h>
+#include <pthread.h>
 #include <stdint.h>
 
 #include "shim/gl/gl_real.h"
@@ -39,3 +40,5 @@ GL_EXPORT gl_proc eglGetProcAddress(const char *name);
 GL_EXPORT void glXDestroyContext(void *dpy, void *ctx);
 GL_EXPORT unsigned int eglDestroyContext(void *dpy, void *ctx);
 GL_EXPORT void *dlsym(void *handle, const char *name);
+/* Not a GL hook: gl_mutex_drain.c, against a race in Mesa's llvmpipe. */
+GL_EXPORT int pthread_mutex_destroy(pthread_mutex_t *m);

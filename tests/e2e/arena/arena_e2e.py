@@ -11,7 +11,10 @@ Checks, on short stretches of the camera path at each quality level:
     is the process's CPU time over the cores), the
     area following the path (town -> panorama at frame 200, dungeon at
     400) and objects drawn;
-  - --help exits 0, a bad argument exits 2 and names the argument.
+  - --help exits 0, a bad argument exits 2 and names the argument;
+  - a fatal signal mid-run is reported on stderr (signal, thread,
+    backtrace through arena's own code) and still ends the process by
+    that signal.
 Standard library only.
 
 usage: arena_e2e.py --arena PATH [--xvfb PATH]
@@ -22,7 +25,9 @@ import csv
 import os
 import subprocess
 import sys
+import signal
 import tempfile
+import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
                                 ".."))
@@ -97,7 +102,37 @@ def check_log(log, level, start, areas):
             raise Fail("%s: no object drawn in %s" % (log, row))
 
 
+def check_crash_report(args, env, tmp):
+    """SIGSEGV while drawing: the report names the signal and the thread,
+    the backtrace reaches arena's own frames, and the exit is by the
+    signal (the default action, with its core where cores are kept)."""
+    log = os.path.join(tmp, "crash.csv")
+    proc = subprocess.Popen([args.arena, "--frames", "100000", "--log", log],
+                            env=env, stdout=subprocess.DEVNULL,
+                            stderr=subprocess.PIPE, text=True)
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline and proc.poll() is None:
+        if os.path.exists(log) and os.path.getsize(log) > 2048:
+            break  # the header and some rows: frames are being drawn
+        time.sleep(0.1)
+    proc.send_signal(signal.SIGSEGV)
+    _, err = proc.communicate(timeout=60)
+    if proc.returncode != -signal.SIGSEGV:
+        raise Fail("after SIGSEGV: exit %d, expected -%d: %s" %
+                   (proc.returncode, signal.SIGSEGV, err.strip()))
+    if "AddressSanitizer" in err:
+        return  # a sanitizer build: its own report
+    lines = err.splitlines()
+    head = [i for i, ln in enumerate(lines)
+            if ln.startswith("arena: fatal signal 11 (SEGV, code ") and
+            "in thread" in ln and ln.endswith("backtrace:")]
+    if not head or not any("/arena(" in ln for ln in lines[head[0] + 1:]):
+        raise Fail("no crash report with a backtrace through arena on "
+                   "SIGSEGV: %s" % err.strip())
+
+
 def check(args, env, tmp):
+    check_crash_report(args, env, tmp)
     p = run(args, env, ["--help"])
     if "--seed" not in p.stdout:
         raise Fail("--help does not list --seed")
