@@ -23,9 +23,10 @@ usage: arena_e2e.py --arena PATH [--xvfb PATH]
 import argparse
 import csv
 import os
+import resource
 import subprocess
-import sys
 import signal
+import sys
 import tempfile
 import time
 
@@ -102,6 +103,11 @@ def check_log(log, level, start, areas):
             raise Fail("%s: no object drawn in %s" % (log, row))
 
 
+def no_core():
+    """In the child: the crash it is sent leaves no core file behind."""
+    resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+
+
 def check_crash_report(args, env, tmp):
     """SIGSEGV while drawing: the report names the signal and the thread,
     the backtrace reaches arena's own frames, and the exit is by the
@@ -109,7 +115,8 @@ def check_crash_report(args, env, tmp):
     log = os.path.join(tmp, "crash.csv")
     proc = subprocess.Popen([args.arena, "--frames", "100000", "--log", log],
                             env=env, stdout=subprocess.DEVNULL,
-                            stderr=subprocess.PIPE, text=True)
+                            stderr=subprocess.PIPE, text=True, cwd=tmp,
+                            preexec_fn=no_core)
     deadline = time.monotonic() + 60
     while time.monotonic() < deadline and proc.poll() is None:
         if os.path.exists(log) and os.path.getsize(log) > 2048:

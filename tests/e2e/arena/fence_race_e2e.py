@@ -27,6 +27,7 @@ usage: fence_race_e2e.py --arena PATH --shim PATH --probe PATH [--xvfb PATH]
 
 import argparse
 import os
+import resource
 import subprocess
 import sys
 import tempfile
@@ -49,6 +50,11 @@ class Fail(Exception):
     pass
 
 
+def no_core():
+    """In the child: a crash without the drain leaves no core file."""
+    resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+
+
 def run_once(args, env, tmp, disabled, i):
     out = os.path.join(tmp, "probe-%s-%d.txt" % (
         "off" if disabled else "on", i))
@@ -58,7 +64,8 @@ def run_once(args, env, tmp, disabled, i):
     proc = subprocess.Popen([args.arena, "--frames", str(FRAMES), "--level",
                              "2"], env=renv, stdout=subprocess.DEVNULL,
                             stderr=subprocess.PIPE, text=True,
-                            errors="replace")
+                            errors="replace", cwd=tmp,
+                            preexec_fn=no_core)
     # Without the drain, once a mutex was freed while held the rest is
     # undefined: the run may finish, crash or deadlock. Its outcome is
     # awaited OUTCOME_S more, not the whole limit.
