@@ -189,6 +189,8 @@ def main():
     p.add_argument("--arena", required=True)
     p.add_argument("--xvfb", default="Xvfb")
     args = p.parse_args()
+    # Absolute: the crash runs start in the scratch folder.
+    args.arena = os.path.abspath(args.arena)
     try:
         with tempfile.TemporaryDirectory(prefix="baton-arena-e2e-") as tmp, \
                 Xvfb(args.xvfb) as x:

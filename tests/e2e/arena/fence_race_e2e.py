@@ -106,6 +106,10 @@ def main():
     p.add_argument("--probe", required=True)
     p.add_argument("--xvfb", default="Xvfb")
     args = p.parse_args()
+    # Absolute: the crash runs start in the scratch folder.
+    args.arena = os.path.abspath(args.arena)
+    args.shim = os.path.abspath(args.shim)
+    args.probe = os.path.abspath(args.probe)
     runs = {True: [], False: []}
     try:
         with tempfile.TemporaryDirectory(prefix="baton-fence-race-") as tmp, \
