@@ -9,8 +9,8 @@
  * How each hook finds the function it wraps: gl_real.h. */
 #pragma once
 
-#include <stdbool.h>
 #include <pthread.h>
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "shim/gl/gl_real.h"

@@ -3,8 +3,8 @@
  * destroyed, so that the memory the caller frees next is no longer in the
  * holder's hands.
  *
- * Why: Mesa's llvmpipe (GL and, through lavapipe, Vulkan on a machine
- * without a GPU; Mesa 22.3, and its lp_fence.c is unchanged since) frees a
+ * Why: Mesa's llvmpipe (GL on a machine without a GPU; seen with Mesa
+ * 22.3, and later Mesa's lp_fence.c reads the count the same way) frees a
  * fence while the rasterizer thread that signalled it may still be inside
  * the fence's critical section. The thread counts the fence done under the
  * fence's mutex, then broadcasts and unlocks; the render thread reads the
