@@ -692,6 +692,15 @@ def free_model_error(free_run, free_sim):
     return {n: free_sim[n] / real[n] - 1 for n, _ in SCENES}
 
 
+def compounded(*ratios):
+    """The relative change of relative changes applied one after another:
+    (1 + a) (1 + b) ... - 1."""
+    out = 1.0
+    for r in ratios:
+        out *= 1.0 + r
+    return out - 1.0
+
+
 def twin_tolerance(tw, policy, sim, run, free=None):
     """{name: (below, above)}: how far under and over the measured rate
     the simulated one may be, relative, measured in this run as the sum
@@ -707,7 +716,9 @@ def twin_tolerance(tw, policy, sim, run, free=None):
       contention than alone, which solo costs cannot know;
     - esa, above only: how far batond's own steady rate, (U - other) /
       sum(k) from its status in this run (esa_steady), was over the rate
-      ESA reached. ESA's ceiling comes down when a tenant stalls
+      the tenant reached (one a little short of ESA's common rate, as
+      desktop often is, fell short of batond's steady one by that much
+      more). ESA's ceiling comes down when a tenant stalls
       (glmark2's start-up, its benchmark switches) and climbs back
       slowly; the twin's frames do not stall, so it predicts the steady
       rate (docs/runtime.md), and batond measures the gap itself;
@@ -720,7 +731,11 @@ def twin_tolerance(tw, policy, sim, run, free=None):
       above its SLA free: its rate is then the free-running model's,
       whose error (+4 to +30% for jellyfish and shading in the runs so
       far) is printed under `none`, not asserted.
-    Each of these is a reading of this run; none is a constant."""
+    Each of these is a reading of this run; none is a constant. They are
+    ratios that stack: the twin's rate over batond's steady one, times
+    that over the rate reached, is the twin's over the rate reached, so
+    the side above compounds them (compounded) rather than adding them;
+    at a transient of 20% a sum fell short by a fifth of the rest."""
     seeds = tw.seed_spread(policy, sim)
     inputs = tw.input_error(policy, sim, run)
     noise = real_spread(run)
@@ -728,10 +743,10 @@ def twin_tolerance(tw, policy, sim, run, free=None):
     transient = {n: 0.0 for n, _ in SCENES}
     steady = esa_steady(run) if policy == "esa" else None
     if steady:
-        transient = {n: max(steady[2] / common_rate(real) - 1, 0.0)
+        transient = {n: max(steady[2] / real[n] - 1, 0.0)
                      for n, _ in SCENES}
     drift = rate_drift(run)
-    transient = {n: transient[n] + drift[n] for n, _ in SCENES}
+    transient = {n: compounded(transient[n], drift[n]) for n, _ in SCENES}
     model = {n: 0.0 for n, _ in SCENES}
     if policy == "fsa" and free:
         share = fsa_free(run)
@@ -742,7 +757,8 @@ def twin_tolerance(tw, policy, sim, run, free=None):
               "batond's trace to measure its spread" % (policy, name))
         below = seeds[name] + noise[name] + inputs[name]
         out[name] = (below + max(-model[name], 0.0),
-                     below + transient[name] + max(model[name], 0.0))
+                     compounded(below, transient[name],
+                                max(model[name], 0.0)))
         print("twin: %s %-9s tolerance -%.1f%% / +%.1f%%: seeds %.1f%%, "
               "measurement %.1f%%, inputs %.1f%%, transients %.1f%%, "
               "free-running model %+.1f%%" % (
