@@ -23,7 +23,6 @@ usage: arena_e2e.py --arena PATH [--xvfb PATH]
 import argparse
 import csv
 import os
-import resource
 import subprocess
 import signal
 import sys
@@ -33,6 +32,7 @@ import time
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
                                 ".."))
 from xvfb import Xvfb  # noqa: E402
+import crashable  # noqa: E402
 
 # The mesh types, each counted per apparent size and in the sun's view
 # (render.h).
@@ -103,20 +103,13 @@ def check_log(log, level, start, areas):
             raise Fail("%s: no object drawn in %s" % (log, row))
 
 
-def no_core():
-    """In the child: the crash it is sent leaves no core file behind."""
-    resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
-
-
 def check_crash_report(args, env, tmp):
     """SIGSEGV while drawing: the report names the signal and the thread,
     the backtrace reaches arena's own frames, and the exit is by the
     signal (the default action, with its core where cores are kept)."""
     log = os.path.join(tmp, "crash.csv")
-    proc = subprocess.Popen([args.arena, "--frames", "100000", "--log", log],
-                            env=env, stdout=subprocess.DEVNULL,
-                            stderr=subprocess.PIPE, text=True, cwd=tmp,
-                            preexec_fn=no_core)
+    proc = crashable.start([args.arena, "--frames", "100000", "--log", log],
+                           env, tmp)
     deadline = time.monotonic() + 60
     while time.monotonic() < deadline and proc.poll() is None:
         if os.path.exists(log) and os.path.getsize(log) > 2048:

@@ -27,8 +27,6 @@ usage: fence_race_e2e.py --arena PATH --shim PATH --probe PATH [--xvfb PATH]
 
 import argparse
 import os
-import resource
-import subprocess
 import sys
 import tempfile
 import time
@@ -36,6 +34,7 @@ import time
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
                                 ".."))
 from xvfb import Xvfb  # noqa: E402
+import crashable  # noqa: E402
 
 ROUNDS = 3
 FRAMES = 60
@@ -50,22 +49,14 @@ class Fail(Exception):
     pass
 
 
-def no_core():
-    """In the child: a crash without the drain leaves no core file."""
-    resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
-
-
 def run_once(args, env, tmp, disabled, i):
     out = os.path.join(tmp, "probe-%s-%d.txt" % (
         "off" if disabled else "on", i))
     renv = dict(env, BATON_PROBE_OUT=out, BATON_PROBE_DELAY_US=str(DELAY_US),
                 BATON_DISABLE="1" if disabled else "0",
                 LD_PRELOAD="%s %s" % (args.probe, args.shim))
-    proc = subprocess.Popen([args.arena, "--frames", str(FRAMES), "--level",
-                             "2"], env=renv, stdout=subprocess.DEVNULL,
-                            stderr=subprocess.PIPE, text=True,
-                            errors="replace", cwd=tmp,
-                            preexec_fn=no_core)
+    proc = crashable.start([args.arena, "--frames", str(FRAMES), "--level",
+                            "2"], renv, tmp)
     # Without the drain, once a mutex was freed while held the rest is
     # undefined: the run may finish, crash or deadlock. Its outcome is
     # awaited OUTCOME_S more, not the whole limit.
