@@ -703,8 +703,9 @@ def compounded(*ratios):
 
 def twin_tolerance(tw, policy, sim, run, free=None):
     """{name: (below, above)}: how far under and over the measured rate
-    the simulated one may be, relative, measured in this run as the sum
-    of what moves either side without the twin's model being wrong:
+    the simulated one may be, relative, measured in this run from what
+    moves either side without the twin's model being wrong (added below,
+    compounded above; see the end):
 
     - the simulator's own spread: its rate over TWIN_SEEDS on the same
       costs (seed_spread);
